@@ -1,0 +1,3 @@
+from gamester.play.cli import main
+
+raise SystemExit(main())

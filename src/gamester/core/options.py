@@ -1,0 +1,151 @@
+"""Game options: a frozen dataclass per game, fields described by :func:`option`, and named rule sets.
+
+A game declares::
+
+    @dataclass(frozen=True)
+    class PenneechOptions:
+        target: int = option(61, doc="points that win the game", minimum=1)
+        follow: str = option("suit_or_trump", choices=("suit_or_trump", "suit"), doc="...")
+
+and a mapping of :class:`RuleSet`. :func:`build_options` applies a rule set, then explicit options, and
+coerces every value (JSON-typed or a string: ``0`` or ``"0"``), failing with an :class:`OptionError`
+that lists what is valid.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from gamester.core.errors import OptionError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A named reading of the rules: option overrides plus the source they follow."""
+
+    name: str
+    options: Mapping[str, Any]
+    source: str
+    reading: str
+
+
+def option(default: Any, *, doc: str, choices: tuple[Any, ...] | None = None,
+           minimum: int | None = None, maximum: int | None = None,
+           parse: Callable[[Any], Any] | None = None, describe: str | None = None) -> Any:
+    """A dataclass field with what :func:`build_options` needs to coerce and explain it.
+
+    ``parse`` (for values of their own shape) must return the coerced value or raise ``ValueError``
+    with a message saying what is valid; ``describe`` says in words what values are accepted.
+    """
+    meta = {"doc": doc, "choices": choices, "minimum": minimum, "maximum": maximum, "parse": parse,
+            "describe": describe}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _truth(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    s = str(value).strip().lower()
+    if s in ("1", "true", "yes", "on"):
+        return True
+    if s in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("must be true or false")
+
+
+def describe_values(f: dataclasses.Field[Any]) -> str:
+    m = f.metadata
+    if m.get("describe"):
+        return str(m["describe"])
+    if m.get("choices") is not None:
+        return "one of " + ", ".join(str(c) for c in m["choices"])
+    if f.type in (bool, "bool"):
+        return "true or false"
+    if f.type in (int, "int"):
+        lo, hi = m.get("minimum"), m.get("maximum")
+        if lo is not None and hi is not None:
+            return f"a whole number from {lo} to {hi}"
+        if lo is not None:
+            return f"a whole number, at least {lo}"
+        return "a whole number"
+    return "a value"
+
+
+def coerce(f: dataclasses.Field[Any], value: Any) -> Any:
+    """Coerce one raw option value for field ``f`` or raise ``ValueError`` saying what is valid."""
+    m = f.metadata
+    if m.get("parse") is not None:
+        return m["parse"](value)
+    choices = m.get("choices")
+    if choices is not None:
+        for c in choices:
+            if value == c and type(value) is type(c) or str(value).strip().lower() == str(c).lower():
+                return c
+        raise ValueError(describe_values(f))
+    if f.type in (bool, "bool"):
+        return _truth(value)
+    if f.type in (int, "int"):
+        if isinstance(value, bool):
+            raise ValueError(describe_values(f))
+        try:
+            n = int(str(value).strip())
+        except ValueError:
+            raise ValueError(describe_values(f)) from None
+        lo, hi = m.get("minimum"), m.get("maximum")
+        if (lo is not None and n < lo) or (hi is not None and n > hi):
+            raise ValueError(describe_values(f))
+        return n
+    return value
+
+
+def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[str, Any],
+                  game: str) -> T:
+    """Options of ``cls`` from a rule set (``raw['ruleset']``, default ``standard``) and overrides."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    raw = dict(raw)
+    rs_name = str(raw.pop("ruleset", "standard")).strip()
+    if rs_name not in rulesets:
+        raise OptionError(f"{game}: unknown rule set {rs_name!r}; valid rule sets: "
+                          + ", ".join(rulesets))
+    values: dict[str, Any] = {}
+    for source, items in (("rule set " + rs_name, rulesets[rs_name].options), ("option", raw)):
+        for k, v in items.items():
+            if k not in fields:
+                raise OptionError(f"{game}: unknown option {k!r}; valid options: ruleset, "
+                                  + ", ".join(fields))
+            try:
+                values[k] = coerce(fields[k], v)
+            except ValueError as e:
+                raise OptionError(f"{game}: {source} {k}={v!r} is not valid: {k} must be {e}") from None
+    opts = cls(**values)
+    check = getattr(opts, "validate", None)
+    if check is not None:
+        try:
+            check()
+        except ValueError as e:
+            raise OptionError(f"{game}: {e}") from None
+    return opts
+
+
+def options_to_json(opts: Any) -> dict[str, Any]:
+    """Every option with its value, JSON-typed (tuples become lists)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(opts):
+        v = getattr(opts, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def describe_options(cls: type[Any]) -> list[tuple[str, Any, str, str]]:
+    """``(name, default, accepted values, doc)`` for each option, for ``gamester rules``."""
+    out = []
+    for f in dataclasses.fields(cls):
+        d = f.default
+        out.append((f.name, list(d) if isinstance(d, tuple) else d, describe_values(f),
+                    f.metadata.get("doc", "")))
+    return out

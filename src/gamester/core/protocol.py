@@ -1,0 +1,182 @@
+"""The game protocol: what every game's ``Game`` and ``State`` provide.
+
+A ``Game`` is a rule set made concrete (its options fixed); it creates states. A ``State`` is one
+position with its history, its own random generator and the chance it has consumed. Actions are dense
+ints (``0 … num_distinct_actions - 1``) for search and learning, with notation strings for people and
+records. Chance is never an action: it comes from the record's ``chance`` list or the state's seed.
+
+Games subclass :class:`Game` and :class:`State` and fill in the abstract parts; records, replay and
+summaries (``gamester.core.record``) only use what is declared here.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from gamester.core.options import RuleSet, options_to_json
+from gamester.core.rng import Chance, make_rng, new_seed
+
+TERMINAL = -4
+"""``current_player()`` once the game is over (OpenSpiel's marker)."""
+
+
+class Game(ABC):
+    """A game with its options fixed. Subclasses set the class attributes below."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    rules_version: ClassVar[int] = 1
+    options_class: ClassVar[type]
+    rulesets: ClassVar[Mapping[str, RuleSet]]
+
+    def __init__(self, options: Any) -> None:
+        self.options = options
+
+    # -- description -------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def num_distinct_actions(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def observation_tensor_size(self) -> int: ...
+
+    def options_json(self) -> dict[str, Any]:
+        return options_to_json(self.options)
+
+    def spec(self) -> str:
+        """A string ``load_game`` accepts, naming every option that differs from its default."""
+        default = options_to_json(self.options_class())
+        now = self.options_json()
+        diff = [f"{k}={_spec_value(v)}" for k, v in now.items() if default.get(k) != v]
+        return f"{self.name}({','.join(diff)})" if diff else self.name
+
+    def __repr__(self) -> str:
+        return f"load_game({self.spec()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.name == other.name and self.options == other.options
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.options))
+
+    # -- states ------------------------------------------------------------------------------
+    def new_initial_state(self, seed: int | None = None,
+                          chance: Sequence[Any] | None = None) -> State:
+        """The start of a game. ``chance`` (a record's list) wins over ``seed`` when both are given."""
+        if seed is None:
+            seed = new_seed()
+        rng = make_rng(seed)
+        return self._new_state(seed, Chance(rng, None if chance is None else list(chance)))
+
+    @abstractmethod
+    def _new_state(self, seed: int, chance: Chance) -> State: ...
+
+    @abstractmethod
+    def parse_chance(self, entry: Any) -> int:
+        """Decode one card (or other outcome) of a record's ``chance`` into its id."""
+
+    @abstractmethod
+    def format_chance(self, entry: Any) -> Any:
+        """Encode one logged chance outcome for a record (codes)."""
+
+
+def _spec_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return " ".join(str(x) for x in v)
+    return str(v)
+
+
+class State(ABC):
+    """One position. Subclasses keep their own fields; this base holds the bookkeeping."""
+
+    game: Game
+    seed: int
+    chance: Chance
+
+    # -- whose turn, what is legal -----------------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int:
+        """The player to act, or :data:`TERMINAL`."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal actions, sorted ascending; empty once the game is over."""
+
+    @abstractmethod
+    def apply_action(self, action: int) -> None:
+        """Play ``action`` for the current player; raises ``IllegalActionError`` if not legal."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Each player's result: zero until the game is over."""
+
+    @abstractmethod
+    def scores(self) -> list[int]:
+        """Each player's score in the game's own terms (points so far)."""
+
+    @abstractmethod
+    def clone(self) -> State: ...
+
+    # -- notation ----------------------------------------------------------------------------
+    @abstractmethod
+    def action_to_string(self, action: int) -> str: ...
+
+    @abstractmethod
+    def string_to_action(self, text: str) -> int:
+        """Parse notation into an action; ``InvalidActionError`` when it is not one."""
+
+    @abstractmethod
+    def history_strings(self) -> list[str]:
+        """Every player action so far, in notation (what a record's ``actions`` holds)."""
+
+    # -- what a seat knows -------------------------------------------------------------------
+    @abstractmethod
+    def observation(self, player: int) -> dict[str, Any]:
+        """A JSON-able view holding exactly what ``player`` knows."""
+
+    @abstractmethod
+    def observation_tensor(self, player: int) -> list[float]:
+        """A fixed-size numeric encoding of ``observation(player)``."""
+
+    def legal_actions_mask(self) -> list[int]:
+        mask = [0] * self.game.num_distinct_actions
+        for a in self.legal_actions():
+            mask[a] = 1
+        return mask
+
+    @abstractmethod
+    def determinize(self, player: int, rng: random.Random) -> State:
+        """A full state, drawn at random, consistent with everything ``player`` knows."""
+
+    def last_events(self) -> list[dict[str, Any]]:
+        """The public events caused by the last action (tricks won, points scored …), for narration.
+
+        Each event is a dict with a ``type``; an event meant for some seats only carries
+        ``"seats": [...]``.
+        """
+        return []
+
+    def summary_extra(self) -> dict[str, Any]:
+        """Game-specific fields of ``gamester replay --json``."""
+        return {}
+
+    def record(self) -> dict[str, Any]:
+        from gamester.core.record import make_record
+
+        return make_record(self)
+
+    def __str__(self) -> str:
+        return f"<{self.game.spec()} after {len(self.history_strings())} actions>"

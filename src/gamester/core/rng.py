@@ -1,0 +1,220 @@
+"""Randomness: every state owns a ``random.Random``; chance outcomes come from it or from a record.
+
+:class:`Chance` is the single door through which a game receives chance outcomes. Given a record's
+``chance`` list it hands out those entries in order (checking each); otherwise it draws them from the
+state's own generator. Either way it logs every outcome, so ``record()`` can always write ``chance``
+and a saved game replays identically under any Python.
+
+:func:`shuffled` is an exactly uniform shuffle (unrolled Fisher–Yates whose indices are decoded from a
+few random words, see ``_make_shuffler``): faster than ``random.shuffle`` for a 52-card pack, and under
+our control, so seeds give the same packs on every Python version.
+"""
+
+from __future__ import annotations
+
+import _random
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gamester.core.cards import card_code
+from gamester.core.errors import RecordError
+
+_SHUFFLERS: dict[tuple[int, int], Callable[[random.Random, Sequence[int]], list[int]]] = {}
+
+
+def _make_shuffler(n: int, used: int) -> Callable[[random.Random, Sequence[int]], list[int]]:
+    """Straight-line Fisher–Yates (top first) fixing positions ``0 … used-1`` of ``n`` items.
+
+    Position i swaps with a uniform j in ``i … n-1``. The offsets are the mixed-radix digits of
+    uniform random numbers: consecutive radices are grouped while their product stays below 2**62,
+    each group takes one ``getrandbits`` call (redrawn when it is not below the product, so every digit
+    is exactly uniform), and the loop is unrolled because this runs once per deal in every playout.
+    """
+    lines = ["def shuffle(rng, items):", "    o = list(items)", "    g = rng.getrandbits"]
+    i = 0
+    last = min(used, n - 1)
+    while i < last:
+        group, prod = [], 1
+        while i < last and prod * (n - i) < 1 << 62:
+            group.append(i)
+            prod *= n - i
+            i += 1
+        bits = (prod - 1).bit_length()
+        lines.append(f"    x = g({bits})")
+        lines.append(f"    while x >= {prod}:")
+        lines.append(f"        x = g({bits})")
+        for k in group:
+            lines.append(f"    j = {k} + x % {n - k}")
+            lines.append(f"    x //= {n - k}")
+            lines.append(f"    o[{k}], o[j] = o[j], o[{k}]")
+    lines.append("    return o")
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # noqa: S102 - generated from integers only, see docstring
+    fn: Callable[[random.Random, Sequence[int]], list[int]] = namespace["shuffle"]
+    return fn
+
+
+def shuffled(rng: random.Random, items: Sequence[int], used: int | None = None) -> list[int]:
+    """A uniformly random permutation of ``items`` drawn from ``rng`` (the input is not changed).
+
+    With ``used``, only the first ``used`` positions are random (a uniform draw of that many items
+    in order); the rest are the remaining items in no particular order.
+    """
+    n = len(items)
+    key = (n, n if used is None else used)
+    fn = _SHUFFLERS.get(key)
+    if fn is None:
+        fn = _SHUFFLERS[key] = _make_shuffler(*key)
+    return fn(rng, items)
+
+
+class PartialPack:
+    """A pack of which only the top ``used`` cards were shuffled so far.
+
+    Games read only the top of a pack (a Penneech deal, 22 of 52 cards), so the rest is ordered
+    only when someone looks at it (a record, or a rule that reads deeper): from its own seed, drawn
+    from the state's generator at shuffle time, so the whole pack is uniform and reproducible.
+    """
+
+    __slots__ = ("top", "used", "tail_seed")
+
+    def __init__(self, top: list[int], used: int, tail_seed: int) -> None:
+        self.top = top
+        self.used = used
+        self.tail_seed = tail_seed
+
+    def full(self) -> list[int]:
+        p = self.top[:self.used]
+        p += shuffled(random.Random(self.tail_seed), self.top[self.used:])
+        return p
+
+
+def new_seed() -> int:
+    """A fresh seed for a game started without one (it is written to the record)."""
+    return secrets.randbits(63)
+
+
+def make_rng(seed: int | None) -> random.Random:
+    """A Mersenne Twister seeded with ``seed`` (the C seeding call, without the Python wrapper)."""
+    r = random.Random.__new__(random.Random)
+    _random.Random.seed(r, seed)
+    return r
+
+
+class Chance:
+    """Hands out chance outcomes in order, from a given list or from the state's generator.
+
+    Entries are packs (lists of card ids, top first) or single card ids. ``log`` keeps what was
+    handed out, in order. ``decode`` turns a record's entry (codes) into ids; it is supplied by the
+    game, since only the game knows which cards a pack must hold.
+    """
+
+    __slots__ = ("_rng", "_owned", "given", "log")
+
+    def __init__(self, rng: random.Random, given: Sequence[Any] | None = None) -> None:
+        self._rng = rng
+        self._owned = True
+        self.given = given
+        self.log: list[Any] = []
+
+    @property
+    def rng(self) -> random.Random:
+        """This state's generator (copied first if a clone still shares it: copy on write)."""
+        if not self._owned:
+            r = random.Random.__new__(random.Random)
+            r.setstate(self._rng.getstate())
+            self._rng = r
+            self._owned = True
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
+        self._owned = True
+
+    def copy(self) -> Chance:
+        """An independent copy with the same future. The generator is shared until either side
+        draws (copying a Mersenne Twister costs more than a whole Penneech playout, and most clones
+        never draw)."""
+        c = Chance.__new__(Chance)
+        c._rng = self._rng
+        c._owned = self._owned = False
+        c.given = self.given
+        c.log = list(self.log)
+        return c
+
+    def _given_entry(self) -> Any:
+        i = len(self.log)
+        assert self.given is not None
+        if i >= len(self.given):
+            raise RecordError(f"chance[{i}] is missing: the game needs another chance outcome here "
+                              f"but the record lists only {len(self.given)}")
+        return self.given[i]
+
+    def pack(self, cards: Sequence[int], parse: Callable[[Any], int], used: int | None = None) -> list[int]:
+        """A shuffled pack of exactly ``cards`` (top first).
+
+        With ``used``, the caller promises to read only the top ``used`` cards (or to call
+        :meth:`full_pack` first): the rest is shuffled only if a record or a deeper read needs it.
+        """
+        if self.given is None:
+            if used is not None and used < len(cards) - 1:
+                rng = self.rng
+                p = shuffled(rng, cards, used)
+                self.log.append(PartialPack(p, used, rng.getrandbits(64)))
+                return p
+            p = shuffled(self.rng, cards)
+        else:
+            i = len(self.log)
+            entry = self._given_entry()
+            if isinstance(entry, str):
+                entry = entry.replace(",", " ").split()
+            if not isinstance(entry, list):
+                raise RecordError(f"chance[{i}] must be a pack: a list of {len(cards)} card codes")
+            try:
+                p = [parse(c) for c in entry]
+            except ValueError as e:
+                raise RecordError(f"chance[{i}]: {e}") from None
+            if len(p) != len(cards) or set(p) != set(cards):
+                missing = sorted(set(cards) - set(p))
+                extra = sorted(set(p) - set(cards))
+                dup = len(p) - len(set(p))
+                raise RecordError(
+                    f"chance[{i}] must list each of the {len(cards)} cards of this pack exactly once "
+                    f"(got {len(p)}; missing {missing_codes(missing)}; not in this pack "
+                    f"{missing_codes(extra)}; duplicates {dup})")
+        self.log.append(p)
+        return p
+
+    def full_pack(self, index: int) -> list[int]:
+        """The whole of the pack logged at ``index`` (ordering a partial pack's rest now)."""
+        entry = self.log[index]
+        if isinstance(entry, PartialPack):
+            entry = self.log[index] = entry.full()
+        return list(entry)
+
+    def entries(self) -> list[Any]:
+        """Every chance outcome so far, packs whole (what a record's ``chance`` lists)."""
+        return [e.full() if isinstance(e, PartialPack) else e for e in self.log]
+
+    def draw(self, candidates: Sequence[int], parse: Callable[[Any], int]) -> int:
+        """One outcome chosen uniformly from ``candidates`` (e.g. a card drawn from a hand)."""
+        if self.given is None:
+            c = candidates[self.rng.randrange(len(candidates))]
+        else:
+            i = len(self.log)
+            entry = self._given_entry()
+            try:
+                c = parse(entry)
+            except ValueError as e:
+                raise RecordError(f"chance[{i}]: {e}") from None
+            if c not in candidates:
+                raise RecordError(f"chance[{i}]: {entry!r} is not a possible outcome here")
+        self.log.append(c)
+        return c
+
+
+def missing_codes(cards: Sequence[int]) -> str:
+    return "[" + " ".join(card_code(c) for c in cards) + "]" if cards else "none"

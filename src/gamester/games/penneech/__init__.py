@@ -1,0 +1,8 @@
+"""Penneech (Cotton, 1674): two players, a new trump turned up before every trick.
+
+Rules: ``docs/rules/penneech.md`` (the project's words) after ``shared/rules/penneech.md`` (rulings).
+"""
+
+from gamester.games.penneech.game import PenneechGame, PenneechOptions, PenneechState
+
+__all__ = ["PenneechGame", "PenneechOptions", "PenneechState"]

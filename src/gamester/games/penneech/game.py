@@ -1,0 +1,683 @@
+"""Penneech: the rules engine.
+
+Every rule cites its ruling in ``shared/rules/penneech.md`` (section names in the comments). Hands are
+52-bit masks of card ids (``gamester.core.cards``); actions are the card ids 0–51, then ``keep`` (52)
+and ``redeal`` (53). Dealing, turn-ups and trick resolution happen inside ``apply_action``: chance is
+never an action, it is drawn through ``self.chance`` (one pack per deal, redeals included; with
+``first_dealer=draw`` the first pack is the draw).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from gamester.core.cards import (
+    ACE,
+    DIAMONDS,
+    FULL_PACK,
+    JACK,
+    KING,
+    QUEEN,
+    SEVEN,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUITS,
+    card_code,
+    cards_of,
+    make_card,
+    mask_of,
+    parse_card,
+)
+from gamester.core.errors import IllegalActionError, InvalidActionError
+from gamester.core.options import RuleSet
+from gamester.core.protocol import TERMINAL, Game, State
+from gamester.core.rng import Chance
+from gamester.games.penneech.options import RULESETS, PenneechOptions
+
+KEEP = 52
+REDEAL = 53
+NUM_ACTIONS = 54
+SEVEN_D = make_card(SEVEN, DIAMONDS)
+HAND_SIZE = 7
+BIT = tuple(1 << c for c in range(52))
+TRICKS = 7
+DEAL_READS = 2 * HAND_SIZE + TRICKS + 1
+
+# Phases.
+REDEAL_PHASE, PLAY, OVER = 0, 1, 2
+_PHASE_NAMES = ("redeal", "play", "over")
+
+# rules/penneech.md, Cards: rank order; the 7D tops diamonds whether or not they are trump.
+POWER = [c % 13 for c in range(52)]
+POWER[SEVEN_D] = 13
+
+# rules/penneech.md, Cards: honours. Turned up: 7D 14, A 5, K 4, Q 3, J 2.
+_HONOUR_BY_RANK = {ACE: 5, KING: 4, QUEEN: 3, JACK: 2}
+TURNUP_POINTS = [_HONOUR_BY_RANK.get(c % 13, 0) for c in range(52)]
+TURNUP_POINTS[SEVEN_D] = 14
+HIGH_MASK = mask_of(c for c in range(52) if c % 13 in _HONOUR_BY_RANK)
+
+
+def _trick_tables(trump_only: bool) -> tuple[tuple[int, ...], ...]:
+    """Points each card scores when won in a trick, per trump suit.
+
+    rules/penneech.md, Tricks (trick_honours): 'any' scores every A/K/Q/J, 'trump' only those of the
+    trick's trump; the 7D scores 7 only when diamonds are trump.
+    """
+    tables = []
+    for trump in range(4):
+        row = []
+        for c in range(52):
+            if c == SEVEN_D:
+                row.append(7 if trump == DIAMONDS else 0)
+            elif trump_only and c // 13 != trump:
+                row.append(0)
+            else:
+                row.append(_HONOUR_BY_RANK.get(c % 13, 0))
+        tables.append(tuple(row))
+    return tuple(tables)
+
+
+TRICK_POINTS = {"any": _trick_tables(False), "trump": _trick_tables(True)}
+
+# rules/penneech.md, Redeal: which cards make a hand ineligible.
+REDEAL_BLOCKERS = {"above_ten": HIGH_MASK | (1 << SEVEN_D), "no_ace_or_face": HIGH_MASK, "off": 0}
+
+_NO_EVENTS: list[tuple[Any, ...]] = []  # shared and never appended to: a lead causes no event
+
+# Mask -> sorted action list, one table per suit (13 bits each), so legal_actions is four lookups.
+_CHUNK: list[list[list[int]]] = []
+
+
+def _build_chunks() -> None:
+    for s in range(4):
+        table = []
+        for m in range(1 << 13):
+            table.append([s * 13 + r for r in range(13) if m >> r & 1])
+        _CHUNK.append(table)
+
+
+_build_chunks()
+
+
+def mask_to_actions(m: int) -> list[int]:
+    c0, c1, c2, c3 = _CHUNK
+    return c0[m & 8191] + c1[(m >> 13) & 8191] + c2[(m >> 26) & 8191] + c3[m >> 39]
+
+
+def draw_rank(card: int) -> int:
+    """Rank for the first-dealer draw: Ace 1 … King 13, the 7D a plain 7."""
+    r = card % 13
+    return 1 if r == ACE else r + 2
+
+
+def _codes(mask: int) -> list[str]:
+    return [card_code(c) for c in cards_of(mask)]
+
+
+class PenneechGame(Game):
+    name = "penneech"
+    title = "Penneech"
+    rules_version = 1
+    options_class = PenneechOptions
+    rulesets: dict[str, RuleSet] = RULESETS
+    options: PenneechOptions
+
+    @property
+    def num_players(self) -> int:
+        return 2
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def observation_tensor_size(self) -> int:
+        return OBS_SIZE
+
+    def _new_state(self, seed: int, chance: Chance) -> PenneechState:
+        return PenneechState(self, seed, chance)
+
+    def parse_chance(self, entry: Any) -> int:
+        return parse_card(entry)
+
+    def format_chance(self, entry: Any) -> Any:
+        return [card_code(c) for c in entry]
+
+
+# Observation tensor layout (per observing seat):
+#   hand 52 | turn-up 52 | trump 4 | led card 52 | my plays 52 | opponent plays 52 | earlier turn-ups 52
+#   | opponent known voids 4 | phase 3 | I deal 1 | I am to act 1 | tricks mine, theirs (/7) 2
+#   | scores mine, theirs (/target) 2 | opponent known redeal-eligible, known not 2
+OBS_SIZE = 52 * 6 + 4 + 4 + 3 + 1 + 1 + 2 + 2 + 2
+
+
+class PenneechState(State):
+    __slots__ = (
+        "game", "seed", "chance", "_follow_suit", "_points", "_blockers", "_target", "_deal_only",
+        "_scores", "_dealer", "_hands", "_pack", "_pos", "_trump", "_phase",
+        "_cur", "_leader", "_led", "_tricks", "_dealt", "_voids", "_deal_no", "_eligible",
+        "_history", "_winner", "_events", "_shown", "_last_trick",
+    )
+
+    def __init__(self, game: PenneechGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
+        self.game = game
+        self.seed = seed
+        self.chance = chance
+        if _blank:
+            return
+        o = game.options
+        self._follow_suit = o.follow == "suit"
+        self._points = TRICK_POINTS[o.trick_honours]
+        self._blockers = REDEAL_BLOCKERS[o.redeal]
+        self._target = o.target
+        self._deal_only = o.objective == "deal"
+        self._scores = [0, 0]
+        self._history: list[int] = []
+        self._winner = -1
+        self._shown: list[tuple[int, int]] = []
+        self._deal_no = 0
+        self._events: list[tuple[Any, ...]] = []
+        self._last_trick: tuple[int, int, int, int, int] | None = None
+        # rules/penneech.md, Seats, dealing: first dealer by draw (lower card deals) or fixed.
+        if o.first_dealer == "draw":
+            self._dealer = self._draw_for_deal()
+        else:
+            self._dealer = int(o.first_dealer)
+        self._start_deal()
+
+    # -- chance ------------------------------------------------------------------------------
+    def _draw_for_deal(self) -> int:
+        """rules/penneech.md, Seats, dealing: seat 0 takes pack[0], seat 1 pack[1]; ties go on to the
+        next pair. (Should a whole pack tie pair by pair, the draw goes on with a fresh pack.)"""
+        parse = self.game.parse_chance
+        chance = self.chance
+        while True:
+            pack = chance.pack(FULL_PACK, parse, used=2)
+            for i in range(0, 52, 2):
+                if i == 2:  # a tie: read deeper into the pack
+                    pack = chance.full_pack(len(chance.log) - 1)
+                a, b = draw_rank(pack[i]), draw_rank(pack[i + 1])
+                if a != b:
+                    dealer = 0 if a < b else 1
+                    self._events.append(("draw", pack[i], pack[i + 1], dealer))
+                    return dealer
+                self._events.append(("draw", pack[i], pack[i + 1], -1))
+
+    def _start_deal(self) -> None:
+        """rules/penneech.md, Seats, dealing: one card at a time, non-dealer first; the rest is stock."""
+        # A deal reads the 14 dealt cards and at most 8 turn-ups.
+        pack = self.chance.pack(FULL_PACK, self.game.parse_chance, used=DEAL_READS)
+        d = self._dealer
+        nd = 1 - d
+        hands = [0, 0]
+        # Distinct bits, so their sum is their union (and sum/map run in C).
+        hands[nd] = sum(map(BIT.__getitem__, pack[0:14:2]))
+        hands[d] = sum(map(BIT.__getitem__, pack[1:14:2]))
+        self._hands = hands
+        self._pack = pack
+        self._pos = 14
+        self._trump = -1
+        self._tricks = [0, 0]
+        self._dealt = hands[:]
+        self._voids = [0, 0]
+        self._led = -1
+        self._leader = nd
+        self._eligible: list[bool | None] = [None, None]
+        self._events.append(("deal", d, self._deal_no))
+        # rules/penneech.md, Redeal: each eligible seat, non-dealer first, chooses.
+        blockers = self._blockers
+        if blockers:
+            for seat in (nd, d):
+                if not hands[seat] & blockers:
+                    self._eligible[seat] = True
+                    self._phase = REDEAL_PHASE
+                    self._cur = seat
+                    return
+                self._eligible[seat] = False
+        self._begin_play()
+
+    def _begin_play(self) -> None:
+        if self._blockers:
+            # Not asked means not eligible: everyone saw that no choice was offered.
+            for seat in (0, 1):
+                if self._eligible[seat] is None:
+                    self._eligible[seat] = False
+        # rules/penneech.md, Turn-ups: the dealer turns the first.
+        if self._turn_up(self._dealer):
+            return
+        self._phase = PLAY
+        self._cur = self._leader
+
+    def _turn_up(self, seat: int) -> bool:
+        """Turn the next stock card; its suit is trump. Returns True if the turn-up won the game."""
+        c = self._pack[self._pos]
+        self._pos += 1
+        self._trump = c // 13
+        pts = TURNUP_POINTS[c]
+        self._events.append(("turnup", seat, c, pts))
+        return bool(pts) and self._award(seat, pts)
+
+    def _award(self, seat: int, pts: int) -> bool:
+        """rules/penneech.md, Winning: points are pegged as they arise; reaching the target wins."""
+        s = self._scores[seat] + pts
+        self._scores[seat] = s
+        if s >= self._target and not self._deal_only:
+            self._finish(seat)
+            return True
+        return False
+
+    def _finish(self, winner: int) -> None:
+        self._phase = OVER
+        self._cur = TERMINAL
+        self._winner = winner
+        self._events.append(("over", winner))
+
+    # -- protocol ----------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        return self._phase == OVER
+
+    def _turned(self) -> list[int]:
+        """This deal's turn-ups so far, in order (they are the stock's top cards)."""
+        return self._pack[14:self._pos]
+
+    def _played(self, seat: int) -> int:
+        """The cards ``seat`` has played in this deal."""
+        return self._dealt[seat] & ~self._hands[seat]
+
+    def _legal_mask(self) -> int:
+        hand = self._hands[self._cur]
+        led = self._led
+        if led < 0:
+            return hand
+        follow = hand & SUIT_MASKS[led // 13]
+        if not follow:
+            return hand
+        # rules/penneech.md, Tricks (follow): 'suit' obliges the led suit; 'suit_or_trump' allows a
+        # trump instead.
+        if self._follow_suit:
+            return follow
+        return follow | (hand & SUIT_MASKS[self._trump])
+
+    def legal_actions(self) -> list[int]:
+        ph = self._phase
+        if ph == PLAY:
+            hand = self._hands[self._cur]
+            led = self._led
+            if led >= 0:
+                follow = hand & SUIT_MASKS[led // 13]
+                if follow:
+                    hand = follow if self._follow_suit else follow | (hand & SUIT_MASKS[self._trump])
+            c0, c1, c2, c3 = _CHUNK
+            return c0[hand & 8191] + c1[(hand >> 13) & 8191] + c2[(hand >> 26) & 8191] + c3[hand >> 39]
+        if ph == REDEAL_PHASE:
+            return [KEEP, REDEAL]
+        return []
+
+    def apply_action(self, action: int) -> None:
+        if self._phase == PLAY:
+            # The hot path of every playout: legality inlined (rules/penneech.md, Tricks, follow).
+            seat = self._cur
+            hand = self._hands[seat]
+            if action.__class__ is not int or not 0 <= action < 52 or not hand >> action & 1:
+                raise IllegalActionError(self._why_illegal(action))
+            led = self._led
+            if led < 0:
+                self._history.append(action)
+                self._hands[seat] = hand ^ (1 << action)
+                self._led = action
+                self._cur = 1 - seat
+                self._events = _NO_EVENTS
+                return
+            ls = led // 13
+            cs = action // 13
+            if cs != ls and hand & SUIT_MASKS[ls] and (self._follow_suit or cs != self._trump):
+                raise IllegalActionError(self._why_illegal(action))
+            self._history.append(action)
+            self._hands[seat] = hand ^ (1 << action)
+            self._finish_trick(seat, led, ls, action, cs)
+        elif self._phase == REDEAL_PHASE:
+            if action != KEEP and action != REDEAL:
+                raise IllegalActionError(self._why_illegal(action))
+            self._events = []
+            self._history.append(action)
+            self._decide_redeal(action == REDEAL)
+        else:
+            raise IllegalActionError(self._why_illegal(action))
+
+    def _finish_trick(self, seat: int, led: int, ls: int, c: int, cs: int) -> None:
+        self._events = events = []
+        trump = self._trump
+        # rules/penneech.md, Tricks: a follower who did not follow reveals a void in the led suit
+        # (under 'suit_or_trump', only when he played no trump either).
+        if cs != ls and (self._follow_suit or cs != trump):
+            self._voids[seat] |= 1 << ls
+        # rules/penneech.md, Tricks: highest trump wins, else highest of the led suit.
+        leader = 1 - seat
+        if cs == ls:
+            winner = seat if POWER[c] > POWER[led] else leader
+        elif cs == trump:
+            winner = seat
+        else:
+            winner = leader
+        table = self._points[trump]
+        pts = table[led] + table[c]
+        tricks = self._tricks
+        tricks[winner] += 1
+        self._last_trick = (leader, led, c, winner, pts)
+        events.append(("trick", winner, leader, led, c, pts))
+        self._led = -1
+        if pts and self._award(winner, pts):
+            return
+        if tricks[0] + tricks[1] < TRICKS:
+            # rules/penneech.md, Turn-ups: the winner turns the next trump, then leads.
+            nxt = self._pack[self._pos]
+            if TURNUP_POINTS[nxt]:
+                if self._turn_up(winner):
+                    return
+            else:  # _turn_up inlined for the common case of no honour
+                self._pos += 1
+                self._trump = nxt // 13
+                events.append(("turnup", winner, nxt, 0))
+            self._leader = self._cur = winner
+            return
+        # rules/penneech.md, Turn-ups: after trick 7 its winner turns one more card.
+        if self._turn_up(winner):
+            return
+        # rules/penneech.md, End of deal: 4+ tricks score 2 x tricks - 7.
+        best = 0 if tricks[0] >= 4 else 1
+        bonus = 2 * tricks[best] - 7
+        events.append(("bonus", best, bonus))
+        if self._award(best, bonus):
+            return
+        if self._deal_only:
+            s0, s1 = self._scores
+            self._finish(0 if s0 > s1 else 1 if s1 > s0 else -1)
+            return
+        self._dealer = 1 - self._dealer
+        self._deal_no += 1
+        self._start_deal()
+
+    def _decide_redeal(self, redeal: bool) -> None:
+        seat = self._cur
+        if redeal:
+            # rules/penneech.md, Redeal: the hand is shown, the same dealer deals a new pack.
+            self._shown.append((seat, self._hands[seat]))
+            self._events.append(("redeal", seat, self._hands[seat]))
+            self._deal_no += 1
+            self._start_deal()
+            return
+        self._events.append(("keep", seat))
+        d = self._dealer
+        if seat != d and not self._hands[d] & self._blockers:
+            self._eligible[d] = True
+            self._cur = d
+            return
+        self._begin_play()
+
+    def _why_illegal(self, action: object) -> str:
+        where = self._where()
+        if self._phase == OVER:
+            return f"{self._str(action)} is not legal: the game is over ({where})"
+        if self._phase == REDEAL_PHASE:
+            return (f"{self._str(action)} is not legal: seat {self._cur} must first answer 'keep' or "
+                    f"'redeal' (rules/penneech.md, Redeal; {where})")
+        if action == KEEP or action == REDEAL:
+            return (f"{self._str(action)} is not legal: a redeal may be asked only before the first "
+                    f"turn-up, by a seat holding no card that blocks it (rules/penneech.md, Redeal; "
+                    f"{where})")
+        if type(action) is not int or not 0 <= action < 52:
+            return f"{action!r} is not a Penneech action (0-53) ({where})"
+        seat = self._cur
+        legal = " ".join(_codes(self._legal_mask()))
+        if not self._hands[seat] >> action & 1:
+            return f"{card_code(action)} is not in seat {seat}'s hand; legal: {legal} ({where})"
+        led = self._led
+        rule = ("must follow suit" if self._follow_suit else
+                f"holding {SUIT_NAMES[led // 13]} must play {SUIT_NAMES[led // 13]} or a trump "
+                f"({SUIT_NAMES[self._trump]})")
+        return (f"{card_code(action)} is not legal: seat {seat} {rule} to the led {card_code(led)} "
+                f"(rules/penneech.md, Tricks, follow={self.game.options.follow}); legal: {legal} "
+                f"({where})")
+
+    def _str(self, action: object) -> str:
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            return self.action_to_string(action)
+        return repr(action)
+
+    def _where(self) -> str:
+        if self._phase == OVER:
+            return f"scores {self._scores[0]}-{self._scores[1]}"
+        trick = self._tricks[0] + self._tricks[1] + 1
+        t = "no trump yet" if self._trump < 0 else f"trump {SUITS[self._trump]}"
+        return (f"deal {self._deal_no + 1}, dealer seat {self._dealer}, trick {trick}, {t}, "
+                f"scores {self._scores[0]}-{self._scores[1]}, seat {self._cur} to act")
+
+    def returns(self) -> list[float]:
+        if self._phase != OVER:
+            return [0.0, 0.0]
+        if self._deal_only:
+            d = float(self._scores[0] - self._scores[1])
+            return [d, -d]
+        return [1.0, -1.0] if self._winner == 0 else [-1.0, 1.0]
+
+    def scores(self) -> list[int]:
+        return list(self._scores)
+
+    def clone(self) -> PenneechState:
+        s = PenneechState(self.game, self.seed, self.chance.copy(), _blank=True)
+        s._follow_suit = self._follow_suit
+        s._points = self._points
+        s._blockers = self._blockers
+        s._target = self._target
+        s._deal_only = self._deal_only
+        s._scores = self._scores[:]
+        s._dealer = self._dealer
+        s._hands = self._hands[:]
+        s._pack = self._pack
+        s._pos = self._pos
+        s._trump = self._trump
+        s._phase = self._phase
+        s._cur = self._cur
+        s._leader = self._leader
+        s._led = self._led
+        s._tricks = self._tricks[:]
+        s._dealt = self._dealt
+        s._voids = self._voids[:]
+        s._deal_no = self._deal_no
+        s._eligible = self._eligible[:]
+        s._history = self._history[:]
+        s._winner = self._winner
+        s._events = self._events[:]
+        s._shown = self._shown[:]
+        s._last_trick = self._last_trick
+        return s
+
+    # -- notation ----------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        if action == KEEP:
+            return "keep"
+        if action == REDEAL:
+            return "redeal"
+        if type(action) is int and 0 <= action < 52:
+            return card_code(action)
+        raise InvalidActionError(f"{action!r} is not a Penneech action: 0-51 are cards, 52 keep, 53 redeal")
+
+    def string_to_action(self, text: str) -> int:
+        t = text.strip().lower() if isinstance(text, str) else text
+        if t == "keep":
+            return KEEP
+        if t == "redeal":
+            return REDEAL
+        try:
+            return parse_card(text)
+        except InvalidActionError:
+            raise InvalidActionError(
+                f"{text!r} is not a Penneech action: write a card ('7D', '10S', 'Q♥'), 'keep' or "
+                f"'redeal'") from None
+
+    def history_strings(self) -> list[str]:
+        return [self.action_to_string(a) for a in self._history]
+
+    def history(self) -> list[int]:
+        return list(self._history)
+
+    # -- information -------------------------------------------------------------------------
+    def observation(self, player: int) -> dict[str, Any]:
+        """rules/penneech.md, What each seat knows: own hand, all cards played or turned up or shown,
+        scores, trump, dealer and leader; never the other hand or the stock order."""
+        opp = 1 - player
+        trick: list[str] = [] if self._led < 0 else [card_code(self._led)]
+        lt = self._last_trick
+        turned = self._turned()
+        return {
+            "game": "penneech",
+            "seat": player,
+            "phase": _PHASE_NAMES[self._phase],
+            "current_player": None if self._phase == OVER else self._cur,
+            "dealer": self._dealer,
+            "deal": self._deal_no,
+            "hand": _codes(self._hands[player]),
+            "opponent_hand_size": self._hands[opp].bit_count(),
+            "turn_up": card_code(turned[-1]) if turned else None,
+            "trump": SUITS[self._trump] if self._trump >= 0 else None,
+            "earlier_turn_ups": [card_code(c) for c in turned[:-1]],
+            "stock_size": 52 - self._pos,
+            "leader": self._leader,
+            "trick": trick,
+            "last_trick": None if lt is None else {
+                "leader": lt[0], "cards": [card_code(lt[1]), card_code(lt[2])], "winner": lt[3],
+                "points": lt[4]},
+            "tricks_won": list(self._tricks),
+            "played": [_codes(self._played(0)), _codes(self._played(1))],
+            "known_voids": [[SUITS[s] for s in range(4) if self._voids[p] >> s & 1] for p in (0, 1)],
+            "redeal_eligible": list(self._eligible),
+            "shown_hands": [{"seat": s, "cards": _codes(m)} for s, m in self._shown],
+            "scores": list(self._scores),
+            "target": self._target,
+            "winner": None if self._phase != OVER or self._winner < 0 else self._winner,
+        }
+
+    def observation_tensor(self, player: int) -> list[float]:
+        opp = 1 - player
+        t = [0.0] * OBS_SIZE
+
+        def bits(mask: int, base: int) -> None:
+            for c in cards_of(mask):
+                t[base + c] = 1.0
+
+        bits(self._hands[player], 0)
+        turned = self._turned()
+        if turned:
+            t[52 + turned[-1]] = 1.0
+            t[104 + self._trump] = 1.0
+            bits(mask_of(turned[:-1]), 108 + 52 * 4)
+        if self._led >= 0:
+            t[108 + self._led] = 1.0
+        bits(self._played(player), 160)
+        bits(self._played(opp), 212)
+        base = 108 + 52 * 5
+        for s in range(4):
+            if self._voids[opp] >> s & 1:
+                t[base + s] = 1.0
+        base += 4
+        t[base + self._phase] = 1.0
+        base += 3
+        t[base] = float(self._dealer == player)
+        t[base + 1] = float(self._cur == player)
+        t[base + 2] = self._tricks[player] / TRICKS
+        t[base + 3] = self._tricks[opp] / TRICKS
+        t[base + 4] = min(1.0, self._scores[player] / self._target)
+        t[base + 5] = min(1.0, self._scores[opp] / self._target)
+        t[base + 6] = float(self._eligible[opp] is True)
+        t[base + 7] = float(self._eligible[opp] is False)
+        return t
+
+    def determinize(self, player: int, rng: random.Random) -> PenneechState:
+        """A full state drawn uniformly from those ``player`` cannot tell apart from this one.
+
+        Hidden: the opponent's hand and the order of the stock. Constraints: suits the opponent is
+        known to lack (a card not followed), and what the redeal choices revealed (being asked means
+        holding no blocking card; not being asked means holding one).
+        """
+        s = self.clone()
+        s.chance.rng = random.Random(rng.getrandbits(64))
+        s.chance.given = None
+        if self._phase == OVER:
+            return s
+        opp = 1 - player
+        seen = self._hands[player] | self._played(0) | self._played(1) | mask_of(self._turned())
+        unknown = cards_of(((1 << 52) - 1) & ~seen)
+        avoid = 0
+        for suit in range(4):
+            if self._voids[opp] >> suit & 1:
+                avoid |= SUIT_MASKS[suit]
+        if self._eligible[opp] is True:
+            avoid |= self._blockers
+        allowed = [c for c in unknown if not avoid >> c & 1]
+        k = self._hands[opp].bit_count()
+        need_blocker = self._eligible[opp] is False and not self._played(opp) & self._blockers
+        while True:
+            hidden = rng.sample(allowed, k)
+            hmask = mask_of(hidden)
+            if not need_blocker or hmask & self._blockers:
+                break
+        rest = [c for c in unknown if not hmask >> c & 1]
+        rng.shuffle(rest)
+        s._hands[opp] = hmask
+        # Rebuild this deal's pack so the world is a complete, replayable deal.
+        d = self._dealer
+        dealt = [0, 0]
+        dealt[player] = self._hands[player] | self._played(player)
+        dealt[opp] = hmask | self._played(opp)
+        pack = [0] * 52
+        for seat, start in ((1 - d, 0), (d, 1)):
+            pack[start:14:2] = cards_of(dealt[seat])
+        pack[14:self._pos] = self._pack[14:self._pos]
+        pack[self._pos:] = rest
+        s._pack = pack
+        s.chance.log[-1] = pack
+        return s
+
+    def last_events(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for e in self._events:
+            kind = e[0]
+            if kind == "draw":
+                out.append({"type": "draw", "cards": [card_code(e[1]), card_code(e[2])],
+                            "dealer": None if e[3] < 0 else e[3]})
+            elif kind == "deal":
+                out.append({"type": "deal", "dealer": e[1], "deal": e[2]})
+            elif kind == "turnup":
+                out.append({"type": "turn_up", "seat": e[1], "card": card_code(e[2]),
+                            "trump": SUITS[e[2] // 13], "points": e[3]})
+            elif kind == "trick":
+                out.append({"type": "trick", "winner": e[1], "leader": e[2],
+                            "cards": [card_code(e[3]), card_code(e[4])], "points": e[5]})
+            elif kind == "bonus":
+                out.append({"type": "card_bonus", "seat": e[1], "points": e[2]})
+            elif kind == "redeal":
+                out.append({"type": "redeal", "seat": e[1], "cards": _codes(e[2])})
+            elif kind == "keep":
+                out.append({"type": "keep", "seat": e[1]})
+            elif kind == "over":
+                out.append({"type": "game_over", "winner": None if e[1] < 0 else e[1],
+                            "scores": list(self._scores)})
+        return out
+
+    def summary_extra(self) -> dict[str, Any]:
+        return {
+            "dealer": self._dealer,
+            "deal": self._deal_no,
+            "trump": SUITS[self._trump] if self._trump >= 0 and self._phase != OVER else None,
+            "turn_up": card_code(self._pack[self._pos - 1]) if self._pos > 14 else None,
+            "tricks_won": list(self._tricks),
+        }
+
+    def __repr__(self) -> str:
+        return (f"<PenneechState {self.game.spec()} seed={self.seed} {self._where()} "
+                f"hands {' '.join(_codes(self._hands[0]))} | {' '.join(_codes(self._hands[1]))}>")

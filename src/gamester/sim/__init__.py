@@ -1,0 +1,1 @@
+"""Simulation: self-play records, benchmarks (and later tournaments, ratings and metrics)."""
