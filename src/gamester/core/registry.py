@@ -7,7 +7,7 @@ the same in-process. The core never imports a game module by name.
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from gamester.core.errors import OptionError
@@ -15,35 +15,40 @@ from gamester.core.options import build_options
 from gamester.core.protocol import Game
 
 _GAMES: dict[str, type[Game]] = {}
-_LOADED = False
+_ENTRY_POINTS: dict[str, EntryPoint] = {}
+_SCANNED = False
 
 
 def register_game(cls: type[Game]) -> type[Game]:
+    """Register a game in this process (entry points do the same across packages)."""
     _GAMES[cls.name] = cls
     return cls
 
 
-def _discover() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for ep in entry_points(group="gamester.games"):
-        if ep.name not in _GAMES:
-            _GAMES[ep.name] = ep.load()
+def _scan() -> None:
+    global _SCANNED
+    if not _SCANNED:
+        _SCANNED = True
+        for ep in entry_points(group="gamester.games"):
+            _ENTRY_POINTS.setdefault(ep.name, ep)
 
 
 def game_names() -> list[str]:
-    _discover()
-    return sorted(_GAMES)
+    """Every known game, without importing any of them."""
+    _scan()
+    return sorted(set(_GAMES) | set(_ENTRY_POINTS))
 
 
 def game_class(name: str) -> type[Game]:
-    _discover()
-    try:
-        return _GAMES[name]
-    except KeyError:
-        raise OptionError(f"unknown game {name!r}; valid games: {', '.join(sorted(_GAMES))}") from None
+    cls = _GAMES.get(name)
+    if cls is not None:
+        return cls
+    _scan()
+    ep = _ENTRY_POINTS.get(name)
+    if ep is None:
+        raise OptionError(f"unknown game {name!r}; valid games: {', '.join(game_names())}")
+    cls = _GAMES[name] = ep.load()
+    return cls
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

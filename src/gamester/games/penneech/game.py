@@ -150,7 +150,10 @@ class PenneechGame(Game):
 #   hand 52 | turn-up 52 | trump 4 | led card 52 | my plays 52 | opponent plays 52 | earlier turn-ups 52
 #   | opponent known voids 4 | phase 3 | I deal 1 | I am to act 1 | tricks mine, theirs (/7) 2
 #   | scores mine, theirs (/target) 2 | opponent known redeal-eligible, known not 2
-OBS_SIZE = 52 * 6 + 4 + 4 + 3 + 1 + 1 + 2 + 2 + 2
+_O_HAND, _O_TURNUP, _O_TRUMP = 0, 52, 104
+_O_LED, _O_MINE, _O_THEIRS, _O_EARLIER = 108, 160, 212, 264
+_O_VOIDS, _O_PHASE, _O_SCALARS = 316, 320, 323
+OBS_SIZE = _O_SCALARS + 8
 
 
 class PenneechState(State):
@@ -563,6 +566,7 @@ class PenneechState(State):
         }
 
     def observation_tensor(self, player: int) -> list[float]:
+        """The observation as numbers (layout at ``OBS_SIZE``), for learning agents."""
         opp = 1 - player
         t = [0.0] * OBS_SIZE
 
@@ -570,31 +574,29 @@ class PenneechState(State):
             for c in cards_of(mask):
                 t[base + c] = 1.0
 
-        bits(self._hands[player], 0)
+        bits(self._hands[player], _O_HAND)
         turned = self._turned()
         if turned:
-            t[52 + turned[-1]] = 1.0
-            t[104 + self._trump] = 1.0
-            bits(mask_of(turned[:-1]), 108 + 52 * 4)
+            t[_O_TURNUP + turned[-1]] = 1.0
+            t[_O_TRUMP + self._trump] = 1.0
+            bits(mask_of(turned[:-1]), _O_EARLIER)
         if self._led >= 0:
-            t[108 + self._led] = 1.0
-        bits(self._played(player), 160)
-        bits(self._played(opp), 212)
-        base = 108 + 52 * 5
+            t[_O_LED + self._led] = 1.0
+        bits(self._played(player), _O_MINE)
+        bits(self._played(opp), _O_THEIRS)
         for s in range(4):
             if self._voids[opp] >> s & 1:
-                t[base + s] = 1.0
-        base += 4
-        t[base + self._phase] = 1.0
-        base += 3
-        t[base] = float(self._dealer == player)
-        t[base + 1] = float(self._cur == player)
-        t[base + 2] = self._tricks[player] / TRICKS
-        t[base + 3] = self._tricks[opp] / TRICKS
-        t[base + 4] = min(1.0, self._scores[player] / self._target)
-        t[base + 5] = min(1.0, self._scores[opp] / self._target)
-        t[base + 6] = float(self._eligible[opp] is True)
-        t[base + 7] = float(self._eligible[opp] is False)
+                t[_O_VOIDS + s] = 1.0
+        t[_O_PHASE + self._phase] = 1.0
+        b = _O_SCALARS
+        t[b] = float(self._dealer == player)
+        t[b + 1] = float(self._cur == player)
+        t[b + 2] = self._tricks[player] / TRICKS
+        t[b + 3] = self._tricks[opp] / TRICKS
+        t[b + 4] = min(1.0, self._scores[player] / self._target)
+        t[b + 5] = min(1.0, self._scores[opp] / self._target)
+        t[b + 6] = float(self._eligible[opp] is True)
+        t[b + 7] = float(self._eligible[opp] is False)
         return t
 
     def determinize(self, player: int, rng: random.Random) -> PenneechState:
@@ -640,6 +642,7 @@ class PenneechState(State):
         pack[14:self._pos] = self._pack[14:self._pos]
         pack[self._pos:] = rest
         s._pack = pack
+        s._dealt = dealt
         s.chance.log[-1] = pack
         return s
 
