@@ -1,0 +1,160 @@
+"""The agent interface, the view an agent gets, and the registry of agent specs.
+
+An agent must choose from what its seat knows. :class:`View` wraps a state and a player and exposes
+only the observation, the legal actions (on the player's turn), notation and ``determinize`` — so an
+agent cannot read the other hands even by accident, and two states that look the same to the seat
+lead a seeded agent to the same choice.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+from gamester.core.errors import AgentError
+from gamester.core.protocol import Game, State
+
+
+class View:
+    """One player's window on a state."""
+
+    __slots__ = ("_state", "player")
+
+    def __init__(self, state: State, player: int) -> None:
+        self._state = state
+        self.player = player
+
+    @property
+    def game(self) -> Game:
+        return self._state.game
+
+    def observation(self) -> dict[str, Any]:
+        return self._state.observation(self.player)
+
+    def observation_tensor(self) -> list[float]:
+        return self._state.observation_tensor(self.player)
+
+    def is_my_turn(self) -> bool:
+        return self._state.current_player() == self.player
+
+    def legal_actions(self) -> list[int]:
+        if not self.is_my_turn():
+            return []
+        return self._state.legal_actions()
+
+    def action_to_string(self, action: int) -> str:
+        return self._state.action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        return self._state.string_to_action(text)
+
+    def determinize(self, rng: random.Random) -> State:
+        """A full state, drawn with ``rng``, consistent with everything this player knows."""
+        return self._state.determinize(self.player, rng)
+
+
+class Agent(ABC):
+    """Chooses an action for the player whose view it is given."""
+
+    name: str = "agent"
+
+    @abstractmethod
+    def step(self, view: View) -> int:
+        """The chosen action (one of ``view.legal_actions()``)."""
+
+    def evaluate(self, view: View) -> dict[str, Any] | None:
+        """The agent's estimate of the position (for hints), or None if it has none."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"make_agent({self.name!r})"
+
+
+AgentFactory = Callable[..., Agent]
+_AGENTS: dict[str, tuple[str, str]] = {}  # name -> (module, attribute), imported on first use
+_FACTORIES: dict[str, AgentFactory] = {}
+
+
+def register_agent(name: str, target: str | AgentFactory) -> None:
+    """Register an agent factory, or ``"module:attribute"`` to import lazily."""
+    if isinstance(target, str):
+        mod, _, attr = target.partition(":")
+        _AGENTS[name] = (mod, attr)
+    else:
+        _FACTORIES[name] = target
+
+
+def agent_names() -> list[str]:
+    return sorted(set(_AGENTS) | set(_FACTORIES))
+
+
+def _factory(name: str) -> AgentFactory:
+    f = _FACTORIES.get(name)
+    if f is None:
+        if name not in _AGENTS:
+            raise AgentError(f"unknown agent {name!r}; valid agents: {', '.join(agent_names())}")
+        import importlib
+
+        mod, attr = _AGENTS[name]
+        f = _FACTORIES[name] = getattr(importlib.import_module(mod), attr)
+    return f
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"ismcts:iterations=2000,c=1.4"`` -> ``("ismcts", {"iterations": "2000", "c": "1.4"})``."""
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, str] = {}
+    for part in rest.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise AgentError(f"agent spec {spec!r}: {part!r} is not parameter=value")
+        k, _, v = part.partition("=")
+        params[k.strip()] = v.strip()
+    return name.strip(), params
+
+
+def make_agent(spec: str, *, game: Game | None = None, seed: int | None = None) -> Agent:
+    """An agent from its spec string. ``seed`` (or ``seed=`` in the spec) makes it deterministic."""
+    name, params = parse_agent_spec(spec)
+    factory = _factory(name)
+    if seed is not None and "seed" not in params:
+        params["seed"] = str(seed)
+    import inspect
+
+    valid = [p for p in inspect.signature(factory).parameters if p != "game"]
+    unknown = [k for k in params if k not in valid]
+    if unknown:
+        raise AgentError(f"agent {name!r}: unknown parameter {unknown[0]!r}; valid parameters: "
+                         + ", ".join(valid))
+    return factory(game=game, **params)
+
+
+def int_param(name: str, value: Any, minimum: int = 0) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise AgentError(f"parameter {name}={value!r} must be a whole number") from None
+    if n < minimum:
+        raise AgentError(f"parameter {name}={value!r} must be at least {minimum}")
+    return n
+
+
+def float_param(name: str, value: Any, minimum: float = 0.0) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise AgentError(f"parameter {name}={value!r} must be a number") from None
+    if x < minimum:
+        raise AgentError(f"parameter {name}={value!r} must be at least {minimum}")
+    return x
+
+
+def seed_param(value: Any) -> int | None:
+    return None if value is None else int_param("seed", value)
+
+
+register_agent("random", "gamester.agents.random_agent:RandomAgent")
