@@ -1,0 +1,1 @@
+"""Interfaces for people: the command line and terminal play."""

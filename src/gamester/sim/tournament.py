@@ -1,0 +1,405 @@
+"""Tournaments on duplicate deals: every agent in every seat, the luck of the cards cancelled.
+
+Deal ``i`` is the chance of seed ``seed + i`` (SPEC.md: the same seed gives game i the same chance
+whatever the agents). Each deal is replayed under every *seating*:
+
+* as many agents as seats: every permutation for 2 and 3 players, the rotations for 4;
+* two agents in a 3- or 4-player game: each agent alone in each seat against copies of the other
+  ("one against three");
+* otherwise the cyclic line-ups ``seat s -> agents[(s + t) % k]``, ``t = 0 … k-1``, which put each
+  agent in each seat once.
+
+Per agent (agents with the same spec are one agent): win rate and mean return with 95% confidence
+intervals computed over *per-deal means* — a deal's seatings are averaged first, so the pairing is
+respected and the interval reflects the skill difference rather than the cards — an openskill
+(Plackett–Luce) rating, seconds per decision, and results per seat and per role (Piquesept: soloist or
+defender). Outputs: a terminal table, ``summary.json``, ``records.jsonl`` (each game's record with
+its seating and returns), ``chart.png`` (matplotlib, if installed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from gamester.agents.base import View, make_agent
+from gamester.core.errors import GameError
+from gamester.core.protocol import Game, State
+from gamester.core.registry import load_game
+
+Z95 = 1.959963984540054
+
+
+# -- seatings --------------------------------------------------------------------------------
+def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
+    """The line-ups each deal is played under (see the module docstring)."""
+    n = num_players
+    k = len(agents)
+    if k == 0:
+        raise GameError("a tournament needs at least one agent")
+    if k == 1:
+        return [tuple(agents) * n]
+    if k == n:
+        if n <= 3:
+            out: list[tuple[str, ...]] = []
+            for p in itertools.permutations(agents):
+                if p not in out:
+                    out.append(p)
+            return out
+        return [tuple(agents[(s + t) % n] for s in range(n)) for t in range(n)]
+    if k == 2 and n > 2:
+        a, b = agents
+        out = []
+        for solo, rest in ((a, b), (b, a)):
+            for s in range(n):
+                out.append(tuple(solo if i == s else rest for i in range(n)))
+        return out
+    if k > n:
+        raise GameError(f"{k} agents for a {n}-player game: give at most {n}")
+    return [tuple(agents[(s + t) % k] for s in range(n)) for t in range(k)]
+
+
+# -- one game --------------------------------------------------------------------------------
+def agent_seed(deal_seed: int, seat: int) -> int:
+    return (deal_seed * 1_000_003 + seat * 7_919 + 17) % (1 << 62)
+
+
+def play_game(game: Game, lineup: Sequence[str], deal_seed: int) -> dict[str, Any]:
+    """One game of ``game`` with ``lineup[s]`` in seat ``s``; the chance of ``deal_seed``."""
+    state = game.new_initial_state(seed=deal_seed)
+    agents = [make_agent(spec, game=game, seed=agent_seed(deal_seed, s)) for s, spec in enumerate(lineup)]
+    think = [0.0] * len(lineup)
+    moves = [0] * len(lineup)
+    clock = time.perf_counter
+    while not state.is_terminal():
+        p = state.current_player()
+        t0 = clock()
+        a = agents[p].step(View(state, p))
+        think[p] += clock() - t0
+        moves[p] += 1
+        state.apply_action(a)
+    returns = state.returns()
+    return {
+        "seating": list(lineup),
+        "seed": deal_seed,
+        "returns": returns,
+        "scores": state.scores(),
+        "winners": _winners(returns),
+        "roles": roles(state),
+        "think_seconds": think,
+        "moves": moves,
+        "record": state.record(),
+    }
+
+
+def _winners(returns: Sequence[float]) -> list[int]:
+    top = max(returns)
+    if all(r == top for r in returns):
+        return []
+    return [i for i, r in enumerate(returns) if r == top]
+
+
+def roles(state: State) -> list[str]:
+    """Each seat's role in the game, for per-role results (Piquesept: soloist / defender)."""
+    n = state.game.num_players
+    if state.game.name == "piquesept":
+        solo = _piquesept_soloist(state)
+        if solo is not None:
+            return ["soloist" if s == solo else "defender" for s in range(n)]
+    return [f"seat {s}" for s in range(n)]
+
+
+def _piquesept_soloist(state: State) -> int | None:
+    obs = state.observation(0)
+    solo = obs.get("soloist")
+    return solo if isinstance(solo, int) else None
+
+
+# -- the tournament --------------------------------------------------------------------------
+def _task(args: tuple[str, tuple[str, ...], int, int, int]) -> dict[str, Any]:
+    game_spec, lineup, deal, seating_index, deal_seed = args
+    game = load_game(game_spec)
+    res = play_game(game, lineup, deal_seed)
+    res["deal"] = deal
+    res["seating_index"] = seating_index
+    return res
+
+
+def run_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed: int = 0,
+                   workers: int = 2, out_dir: str | None = None, progress: bool = True) -> dict[str, Any]:
+    """Play ``games`` deals, each under every seating; return (and write) the summary."""
+    game = load_game(game_spec)
+    specs = [s.strip() for s in agent_specs if s.strip()]
+    for s in dict.fromkeys(specs):
+        make_agent(s, game=game, seed=0)  # fail early, listing the valid names and parameters
+    lineups = seatings(specs, game.num_players)
+    tasks = [(game.spec(), lineup, d, j, seed + d)
+             for d in range(games) for j, lineup in enumerate(lineups)]
+    results: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    bar = _progress(len(tasks), f"{game.name} tournament") if progress else None
+    try:
+        if workers <= 1:
+            for t in tasks:
+                results.append(_task(t))
+                if bar is not None:
+                    bar.update(1)
+        else:
+            import multiprocessing as mp
+
+            with mp.get_context("spawn" if sys.platform == "darwin" else "fork").Pool(workers) as pool:
+                for r in pool.imap_unordered(_task, tasks, chunksize=1):
+                    results.append(r)
+                    if bar is not None:
+                        bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    results.sort(key=lambda r: (r["deal"], r["seating_index"]))
+    summary = summarize(game, specs, results, seed)
+    summary["wall_seconds"] = round(time.perf_counter() - started, 2)
+    summary["workers"] = workers
+    if out_dir:
+        write_outputs(out_dir, summary, results)
+    return summary
+
+
+def _progress(total: int, desc: str) -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _PlainProgress(total)
+    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr)
+
+
+class _PlainProgress:
+    """A dependency-free stand-in for tqdm: a count on stderr."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.n = 0
+
+    def update(self, k: int) -> None:
+        self.n += k
+        print(f"\r{self.n}/{self.total} games", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        print(file=sys.stderr)
+
+
+# -- statistics ------------------------------------------------------------------------------
+def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and a normal-approximation 95% interval (values are per-deal means, independent)."""
+    n = len(values)
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    m = sum(values) / n
+    if n == 1:
+        return (m, m, m)
+    var = sum((v - m) ** 2 for v in values) / (n - 1)
+    h = Z95 * math.sqrt(var / n)
+    return (m, m - h, m + h)
+
+
+def _interval(values: Sequence[float]) -> dict[str, float]:
+    m, lo, hi = mean_ci(values)
+    return {"mean": m, "low": lo, "high": hi}
+
+
+def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]],
+              seed: int) -> dict[str, Any]:
+    labels = list(dict.fromkeys(specs))
+    n = game.num_players
+    # Per agent, per deal: the wins and returns of every seat it held in every seating.
+    per_deal: dict[str, dict[int, list[tuple[float, float]]]] = {a: {} for a in labels}
+    per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]] = {}
+    think = {a: [0.0, 0] for a in labels}
+    for r in results:
+        winners = set(r["winners"])
+        for s, a in enumerate(r["seating"]):
+            item = (1.0 if s in winners else 0.0, float(r["returns"][s]))
+            per_deal[a].setdefault(r["deal"], []).append(item)
+            for group in (r["roles"][s], f"seat {s}"):
+                per_group.setdefault((a, group), {}).setdefault(r["deal"], []).append(item)
+            think[a][0] += r["think_seconds"][s]
+            think[a][1] += r["moves"][s]
+
+    def stats(deals: dict[int, list[tuple[float, float]]]) -> dict[str, Any]:
+        wins = [sum(w for w, _ in v) / len(v) for v in deals.values()]
+        rets = [sum(x for _, x in v) / len(v) for v in deals.values()]
+        return {"games": sum(len(v) for v in deals.values()), "deals": len(deals),
+                "win_rate": _interval(wins), "mean_return": _interval(rets)}
+
+    ratings = _openskill(labels, results)
+    agents: dict[str, Any] = {}
+    for a in labels:
+        entry = stats(per_deal[a])
+        entry["seconds_per_move"] = think[a][0] / think[a][1] if think[a][1] else 0.0
+        entry["rating"] = ratings.get(a)
+        entry["by_role"] = {g: stats(d) for (b, g), d in sorted(per_group.items())
+                            if b == a and not g.startswith("seat ")}
+        entry["by_seat"] = {g: stats(d) for (b, g), d in sorted(per_group.items())
+                            if b == a and g.startswith("seat ")}
+        agents[a] = entry
+    return {
+        "format": "gamester-tournament",
+        "version": 1,
+        "game": game.spec(),
+        "num_players": n,
+        "agents": agents,
+        "seatings": [list(x) for x in dict.fromkeys(tuple(r["seating"]) for r in results)],
+        "deals": len({r["deal"] for r in results}),
+        "games": len(results),
+        "seed": seed,
+        "ci": "95% normal interval over per-deal means (each deal's seatings averaged first)",
+    }
+
+
+def _openskill(labels: Sequence[str], results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Plackett–Luce ratings: each game ranks its seats by return; an agent holding several seats
+    takes the average of their updated ratings. Empty if openskill is not installed."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        return {}
+    model = PlackettLuce()
+    rating = {a: model.rating(name=a) for a in labels}
+    for r in results:
+        seats = r["seating"]
+        teams = [[model.rating(mu=rating[a].mu, sigma=rating[a].sigma)] for a in seats]
+        ranks = [-float(x) for x in r["returns"]]
+        new = model.rate(teams, ranks=ranks)
+        for a in set(seats):
+            mine = [new[s][0] for s, b in enumerate(seats) if b == a]
+            rating[a] = model.rating(mu=sum(x.mu for x in mine) / len(mine),
+                                     sigma=sum(x.sigma for x in mine) / len(mine))
+    return {a: {"mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal()} for a, rt in rating.items()}
+
+
+# -- output ----------------------------------------------------------------------------------
+def format_table(summary: dict[str, Any]) -> str:
+    rows = [("agent", "games", "win rate [95% CI]", "mean return [95% CI]", "rating mu±sigma",
+             "s/move")]
+
+    def iv(x: dict[str, float], pct: bool) -> str:
+        if pct:
+            return f"{100 * x['mean']:5.1f}% [{100 * x['low']:5.1f}, {100 * x['high']:5.1f}]"
+        return f"{x['mean']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]"
+
+    for a, e in summary["agents"].items():
+        rt = e.get("rating")
+        rows.append((a, str(e["games"]), iv(e["win_rate"], True), iv(e["mean_return"], False),
+                     f"{rt['mu']:.1f}±{rt['sigma']:.1f}" if rt else "-", f"{e['seconds_per_move']:.3f}"))
+        for role, r in e["by_role"].items():
+            rows.append((f"  as {role}", str(r["games"]), iv(r["win_rate"], True),
+                         iv(r["mean_return"], False), "", ""))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
+             f"= {summary['games']} games (duplicate deals; CI over per-deal means)"]
+    for j, r in enumerate(rows):
+        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def write_outputs(out_dir: str, summary: dict[str, Any], results: Iterable[dict[str, Any]]) -> None:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(out_dir, "records.jsonl"), "w", encoding="utf-8") as f:
+        for r in results:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    write_chart(os.path.join(out_dir, "chart.png"), summary)
+
+
+def write_chart(path: str, summary: dict[str, Any]) -> bool:
+    """A bar chart of win rates and mean returns with their intervals; False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = list(summary["agents"])
+    fig, axes = plt.subplots(1, 2, figsize=(4 + 1.6 * len(names), 4))
+    for ax, key, title in ((axes[0], "win_rate", "win rate"), (axes[1], "mean_return", "mean return")):
+        vals = [summary["agents"][a][key] for a in names]
+        means = [v["mean"] for v in vals]
+        err = [[m - v["low"] for m, v in zip(means, vals, strict=True)],
+               [v["high"] - m for m, v in zip(means, vals, strict=True)]]
+        ax.bar(range(len(names)), means, yerr=err, capsize=6, color="#4878a8")
+        ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=8)
+        ax.set_title(f"{title} (95% CI)")
+        ax.axhline(0 if key == "mean_return" else 1 / summary["num_players"], color="grey", lw=0.8)
+    fig.suptitle(f"{summary['game']}: {summary['games']} games on {summary['deals']} duplicate deals")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+# -- command line ----------------------------------------------------------------------------
+def run_cli(args: argparse.Namespace) -> int:
+    """``gamester tournament``: args has game, agents, games, seed, workers, out, backend, option."""
+    backend = getattr(args, "backend", "local") or "local"
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401 - only checking that it is installed
+        except ImportError:
+            print("gamester tournament: --backend ray needs the 'ray' package (pip install ray); "
+                  "use --backend local", file=sys.stderr)
+            return 2
+        print("gamester tournament: the ray backend is not available yet; use --backend local",
+              file=sys.stderr)
+        return 2
+    if backend != "local":
+        print(f"gamester tournament: unknown backend {backend!r}; valid: local, ray", file=sys.stderr)
+        return 2
+    options = list(getattr(args, "option", None) or [])
+    game_spec = args.game
+    if options:
+        for o in options:
+            if "=" not in o:
+                print(f"gamester tournament: --option {o!r} is not K=V", file=sys.stderr)
+                return 2
+        inner = ",".join(options)
+        game_spec = (f"{game_spec[:-1]},{inner})" if game_spec.endswith(")") else f"{game_spec}({inner})")
+    agents = [a for a in str(args.agents).split(",") if a.strip()] if args.agents else []
+    try:
+        summary = run_tournament(game_spec, agents, int(args.games or 100),
+                                 seed=int(args.seed or 0), workers=int(args.workers or 2),
+                                 out_dir=getattr(args, "out", None), progress=True)
+    except GameError as e:
+        print(f"gamester tournament: {e}", file=sys.stderr)
+        return 2
+    print(format_table(summary))
+    if getattr(args, "out", None):
+        print(f"wrote {args.out}/summary.json, records.jsonl, chart.png")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m gamester.sim.tournament")
+    p.add_argument("game")
+    p.add_argument("--agents", required=True)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out")
+    p.add_argument("--backend", default="local")
+    p.add_argument("--option", action="append", default=[])
+    return run_cli(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
