@@ -55,7 +55,8 @@ def narrate(event: dict[str, Any], seat: int) -> str | None:
         return (f"Drawing for deal: seat 0 {sym(c0)}, seat 1 {sym(c1)}: the lower card deals, "
                 f"{who(event['dealer'], seat).lower()}.")
     if kind == "deal":
-        return f"Deal {event['deal'] + 1}: {who(event['dealer'], seat)} dealt{'' if event['dealer'] == seat else 's'}."
+        dealer = "you deal" if event["dealer"] == seat else f"seat {event['dealer']} deals"
+        return f"Deal {event['deal'] + 1}: {dealer}."
     if kind == "redeal":
         return (f"{who(event['seat'], seat)} threw in a hand with no high card "
                 f"({cards(event['cards'])}); the same dealer deals again.")

@@ -1,0 +1,161 @@
+"""The command line (SPEC.md, Command line), run as a user would: in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gamester
+from gamester.agents import make_agent
+from gamester.play.terminal import TerminalGame
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gamester", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_help_loads_no_heavy_library_and_no_game() -> None:
+    code = ("import sys\nfrom gamester.play.cli import main\ntry:\n    main(['--help'])\n"
+            "except SystemExit:\n    pass\n"
+            "heavy = {'numpy', 'pyspiel', 'matplotlib', 'tqdm', 'openskill', 'ray', 'sqlalchemy'}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy "
+            "or m.startswith('gamester.games.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_simulate_writes_complete_records_and_replay_reads_them(tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl"
+    r = run("simulate", "penneech", "--agents", "random", "--games", "6", "--seed", "3", "--out",
+            str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == 6
+    for line in lines:
+        rec = json.loads(line)
+        assert gamester.replay(rec).is_terminal()
+    # The same seed gives game i the same chance whatever the agents.
+    out2 = tmp_path / "again.jsonl"
+    run("simulate", "penneech", "--agents", "random:seed=9,random", "--games", "6", "--seed", "3",
+        "--out", str(out2), "--quiet")
+    first = [json.loads(x)["chance"][0] for x in lines]
+    second = [json.loads(x)["chance"][0] for x in out2.read_text().splitlines()]
+    assert first == second
+    path = tmp_path / "one.json"
+    path.write_text(lines[0])
+    r = run("replay", str(path), "--json")
+    assert r.returncode == 0
+    s = json.loads(r.stdout)
+    assert s["is_terminal"] is True and s["current_player"] is None and s["legal_actions"] == []
+    assert len(s["scores"]) == 2 and len(s["winners"]) == 1 and s["returns"] in ([1, -1], [-1, 1])
+    r = run("replay", str(path), "--seat", "1")
+    assert r.returncode == 0 and "Game over" in r.stdout
+    winner = s["winners"][0]
+    assert ("You win" if winner == 1 else "Seat 0 wins") in r.stdout
+
+
+def test_replay_json_of_a_position_in_progress(tmp_path: Path) -> None:
+    rec = gamester.load_game("penneech", redeal="off").new_initial_state(seed=4).record()
+    path = tmp_path / "start.json"
+    path.write_text(json.dumps(rec))
+    s = json.loads(run("replay", str(path), "--json").stdout)
+    assert s["is_terminal"] is False and s["returns"] is None and s["winners"] == []
+    assert s["legal_actions"] == sorted(s["legal_actions"]) and len(s["legal_actions"]) == 7
+    assert s["current_player"] in (0, 1)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "is not JSON"),
+    (json.dumps({"format": "gamester-record", "version": 1, "game": "penneech", "seed": 1,
+                 "actions": ["AH", "QQ"]}), "actions[0]"),
+    (json.dumps({"format": "gamester-record", "version": 1, "game": "go", "seed": 1}),
+     "game: unknown game 'go'"),
+    (json.dumps({"format": "gamester-record", "version": 1, "game": "penneech", "seed": 1,
+                 "options": {"target": "lots"}}), "options: penneech: option target='lots'"),
+])
+def test_bad_records_get_one_line_and_exit_2(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    r = run("replay", str(path), "--json")
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
+
+
+def test_missing_record_file_exits_2(tmp_path: Path) -> None:
+    r = run("replay", str(tmp_path / "nope.json"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
+
+
+def test_rules_lists_every_option_and_rule_set_with_sources() -> None:
+    r = run("rules", "penneech")
+    assert r.returncode == 0
+    for word in ("first_dealer", "redeal", "follow", "trick_honours", "target", "objective",
+                 "cotton", "pagat", "Cotton", "The Compleat Gamester"):
+        assert word in r.stdout
+
+
+def test_unknown_game_and_bad_option_exit_2() -> None:
+    r = run("rules", "chess")
+    assert r.returncode == 2 and "valid games" in r.stderr
+    r = run("bench", "penneech", "--option", "follow=never", "--seconds", "0.1")
+    assert r.returncode == 2 and "follow must be one of" in r.stderr
+
+
+def test_bench_prints_rates() -> None:
+    r = run("bench", "penneech", "--seconds", "0.3", "--option", "objective=deal")
+    assert r.returncode == 0 and "player actions per second" in r.stdout
+
+
+def test_play_in_a_subprocess_to_the_end_and_save(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    # 'zz' and '99' are explained and asked again; then the first legal move every time.
+    answers = "zz\n99\nhelp\n" + "1\n" * 400
+    r = run("play", "penneech", "--seed", "2", "--vs", "random", "--save", str(save), stdin=answers)
+    assert r.returncode == 0, r.stderr
+    assert "Not understood: 'zz' is not a Penneech action" in r.stdout
+    assert "There is no move number 99" in r.stdout
+    assert "Game over" in r.stdout
+    rec = json.loads(save.read_text())
+    assert gamester.replay(rec).is_terminal()
+
+
+def test_play_end_of_input_leaves_cleanly() -> None:
+    r = run("play", "penneech", "--seed", "2", stdin="")
+    assert r.returncode == 0 and "leaving the game" in r.stdout.lower()
+    assert "Traceback" not in r.stderr
+
+
+def test_terminal_game_shows_only_the_players_own_cards() -> None:
+    game = gamester.load_game("penneech", redeal="off")
+    state = game.new_initial_state(seed=12)
+    hidden = set(state.observation(1)["hand"])
+    out = io.StringIO()
+    answers = iter(["quit"])
+    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
+                 out=out).run()
+    text = out.getvalue()
+    shown = text[text.index("Your hand"):].splitlines()[0]
+    from gamester.play.render_penneech import sym
+
+    assert all(sym(c) not in shown for c in hidden)
+    assert "Your moves: [1]" in text
+
+
+def test_illegal_move_in_terminal_is_explained() -> None:
+    game = gamester.load_game("penneech", redeal="off", first_dealer=1)
+    state = game.new_initial_state(seed=12)  # seat 0 leads
+    hand = state.observation(0)["hand"]
+    other = next(c for c in gamester.core.cards.CODES if c not in hand)
+    out = io.StringIO()
+    answers = iter([other, "quit"])
+    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
+                 out=out).run()
+    assert f"Not allowed: {other} is not in seat 0's hand" in out.getvalue()
