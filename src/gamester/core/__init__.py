@@ -3,8 +3,14 @@
 It imports nothing from games, agents or interfaces.
 """
 
-from gamester.core.errors import (AgentError, GameError, IllegalActionError, InvalidActionError,
-                                  OptionError, RecordError)
+from gamester.core.errors import (
+                                  AgentError,
+                                  GameError,
+                                  IllegalActionError,
+                                  InvalidActionError,
+                                  OptionError,
+                                  RecordError,
+)
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.record import replay, summary
 from gamester.core.registry import game_names, load_game, register_game

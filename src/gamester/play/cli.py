@@ -164,7 +164,11 @@ def _read_record(path: str) -> Any:
     from gamester.core.errors import RecordError
 
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
     except OSError as e:
         raise RecordError(f"cannot read {path}: {e.strerror}") from None
     try:

@@ -63,7 +63,8 @@ def narrate(event: dict[str, Any], seat: int) -> str | None:
     if kind == "keep":
         return f"{who(event['seat'], seat)} kept the hand."
     if kind == "turn_up":
-        s = f"{who(event['seat'], seat)} turned up {sym(event['card'])}: {suit_name(event['trump'])} are trumps"
+        s = (f"{who(event['seat'], seat)} turned up {sym(event['card'])}: "
+             f"{suit_name(event['trump'])} are trumps")
         if event["points"]:
             s += f", and {'score' if event['seat'] == seat else 'scores'} {event['points']}"
             if event["card"] == "7D":

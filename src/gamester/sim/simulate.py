@@ -6,6 +6,7 @@ compared on identical cards; agents get seeds derived from the same numbers, so 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from typing import Any
 
 from gamester.agents.base import View, make_agent
 from gamester.core.errors import AgentError
-from gamester.core.record import replay, summary
+from gamester.core.record import winners
 from gamester.core.registry import load_game
 from gamester.sim.progress import progress
 
@@ -29,8 +30,9 @@ def agent_specs(agents: str, num_players: int) -> list[str]:
     return specs
 
 
-def play_one(game_spec: str, options: dict[str, str], specs: list[str], seed: int) -> dict[str, Any]:
-    """One complete game; returns its record."""
+def play_one(game_spec: str, options: dict[str, str], specs: list[str],
+             seed: int) -> tuple[dict[str, Any], list[float], list[int]]:
+    """One complete game: its record, returns and winners."""
     game = load_game(game_spec, **options)
     agents = [make_agent(s, game=game, seed=seed * 16 + i) for i, s in enumerate(specs)]
     state = game.new_initial_state(seed=seed)
@@ -39,16 +41,17 @@ def play_one(game_spec: str, options: dict[str, str], specs: list[str], seed: in
         state.apply_action(agents[p].step(View(state, p)))
     rec = state.record()
     rec["agents"] = specs
-    return rec
+    return rec, state.returns(), winners(state)
 
 
-def _play_args(args: tuple[str, dict[str, str], list[str], int]) -> dict[str, Any]:
+def _play_args(args: tuple[str, dict[str, str], list[str], int]) -> tuple[dict[str, Any], list[float],
+                                                                          list[int]]:
     return play_one(*args)
 
 
 def simulate(game_spec: str, options: dict[str, str], specs: list[str], games: int, seed: int,
-             workers: int = 1) -> Iterator[dict[str, Any]]:
-    """Records of ``games`` games, in order."""
+             workers: int = 1) -> Iterator[tuple[dict[str, Any], list[float], list[int]]]:
+    """Records, returns and winners of ``games`` games, in order."""
     jobs = [(game_spec, options, specs, seed + i) for i in range(games)]
     if workers <= 1:
         for j in jobs:
@@ -69,20 +72,16 @@ def run_simulation(game_spec: str, options: dict[str, str], agents: str, games: 
     n = game.num_players
     totals = [0.0] * n
     wins = [0] * n
-    sink = open(out, "w", encoding="utf-8") if out else None
-    try:
-        for rec in progress(simulate(game_spec, options, specs, games, seed, workers), games,
-                            f"simulate {game.name}", progress_bar):
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(open(out, "w", encoding="utf-8")) if out else None
+        for rec, returns, won in progress(simulate(game_spec, options, specs, games, seed, workers),
+                                          games, f"simulate {game.name}", progress_bar):
             if sink:
                 sink.write(json.dumps(rec) + "\n")
-            s = summary(replay(rec))
             for p in range(n):
-                totals[p] += s["returns"][p]
-            for w in s["winners"]:
+                totals[p] += returns[p]
+            for w in won:
                 wins[w] += 1
-    finally:
-        if sink:
-            sink.close()
     print(f"{games} games of {game.spec()}" + (f", records in {out}" if out else ""))
     for p in range(n):
         print(f"  player {p} ({specs[p]}): mean return {totals[p] / games:+.3f}, wins {wins[p]}")

@@ -429,7 +429,7 @@ class PenneechState(State):
         if self._phase == REDEAL_PHASE:
             return (f"{self._str(action)} is not legal: seat {self._cur} must first answer 'keep' or "
                     f"'redeal' (rules/penneech.md, Redeal; {where})")
-        if action == KEEP or action == REDEAL:
+        if action in (KEEP, REDEAL):
             return (f"{self._str(action)} is not legal: a redeal may be asked only before the first "
                     f"turn-up, by a seat holding no card that blocks it (rules/penneech.md, Redeal; "
                     f"{where})")

@@ -33,7 +33,8 @@ class PenneechOptions:
 
 
 RULESETS: dict[str, RuleSet] = {
-    "standard": RuleSet("standard", {}, source="modern summary (seed text, shared/seeds/penneech-piquesept.txt)",
+    "standard": RuleSet("standard", {},
+                        source="modern summary (seed text, shared/seeds/penneech-piquesept.txt)",
                         reading="all defaults: the modern summary of the game"),
     "cotton": RuleSet("cotton", {"trick_honours": "trump", "redeal": "no_ace_or_face"},
                       source="Charles Cotton, The Compleat Gamester (1674), ch. XXII",
