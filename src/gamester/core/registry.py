@@ -47,8 +47,9 @@ def game_class(name: str) -> type[Game]:
     ep = _ENTRY_POINTS.get(name)
     if ep is None:
         raise OptionError(f"unknown game {name!r}; valid games: {', '.join(game_names())}")
-    cls = _GAMES[name] = ep.load()
-    return cls
+    loaded: type[Game] = ep.load()
+    _GAMES[name] = loaded
+    return loaded
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

@@ -100,7 +100,7 @@ def make_rng(seed: int | None) -> random.Random:
     """A Mersenne Twister seeded with ``seed`` (the C seeding call, without the Python wrapper)."""
     r = random.Random.__new__(random.Random)
     _random.Random.seed(r, seed)
-    r.gauss_next = None  # what Random.seed would have set
+    r.gauss_next = None  # type: ignore[attr-defined]  # what Random.seed would have set
     return r
 
 

@@ -15,7 +15,7 @@ def progress(items: Iterable[T], total: int, desc: str, enabled: bool = True) ->
         yield from items
         return
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
     except ImportError:
         tqdm = None
     if tqdm is not None:

@@ -3,6 +3,7 @@
 Rules: ``docs/rules/penneech.md`` (the project's words) after ``shared/rules/penneech.md`` (rulings).
 """
 
-from gamester.games.penneech.game import PenneechGame, PenneechOptions, PenneechState
+from gamester.games.penneech.game import PenneechGame, PenneechState
+from gamester.games.penneech.options import PenneechOptions
 
 __all__ = ["PenneechGame", "PenneechOptions", "PenneechState"]

@@ -10,7 +10,7 @@ never an action, it is drawn through ``self.chance`` (one pack per deal, redeals
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 from gamester.core.cards import (
     ACE,
@@ -30,7 +30,6 @@ from gamester.core.cards import (
     parse_card,
 )
 from gamester.core.errors import IllegalActionError, InvalidActionError
-from gamester.core.options import RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
 from gamester.games.penneech.options import RULESETS, PenneechOptions
@@ -121,7 +120,7 @@ class PenneechGame(Game):
     title = "Penneech"
     rules_version = 1
     options_class = PenneechOptions
-    rulesets: dict[str, RuleSet] = RULESETS
+    rulesets = RULESETS
     options: PenneechOptions
 
     @property
@@ -157,6 +156,7 @@ OBS_SIZE = _O_SCALARS + 8
 
 
 class PenneechState(State):
+    game: PenneechGame
     __slots__ = (
         "game", "seed", "chance", "_follow_suit", "_points", "_blockers", "_target", "_deal_only",
         "_scores", "_dealer", "_hands", "_pack", "_pos", "_trump", "_phase",
@@ -353,7 +353,7 @@ class PenneechState(State):
             raise IllegalActionError(self._why_illegal(action))
 
     def _finish_trick(self, seat: int, led: int, ls: int, c: int, cs: int) -> None:
-        self._events = events = []
+        self._events = events = cast(list[tuple[Any, ...]], [])
         trump = self._trump
         # rules/penneech.md, Tricks: a follower who did not follow reveals a void in the led suit
         # (under 'suit_or_trump', only when he played no trump either).
