@@ -159,3 +159,25 @@ def test_illegal_move_in_terminal_is_explained() -> None:
     TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
                  out=out).run()
     assert f"Not allowed: {other} is not in seat 0's hand" in out.getvalue()
+
+
+def test_replay_for_a_seat_hides_the_card_given_in_the_piquesept_trade(tmp_path: Path) -> None:
+    """rules/piquesept.md, The draw and trade: only the drawer and the soloist see the given card."""
+    game = gamester.load_game("piquesept")
+    state = game.new_initial_state(seed=3)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    rec = state.record()
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(rec))
+    soloist = gamester.summary(state)["soloist"]
+    drawer = (soloist + 1) % 4
+    given = rec["actions"][4]
+    for seat in range(4):
+        lines = [x for x in run("replay", str(path), "--seat", str(seat)).stdout.splitlines()
+                 if x.startswith("Player ")]
+        assert lines[4].startswith(f"Player {drawer}: ")
+        if seat in (soloist, drawer):
+            assert lines[4].endswith(given)
+        else:
+            assert "hidden card" in lines[4] and given not in lines[4]

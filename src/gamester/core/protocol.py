@@ -138,6 +138,15 @@ class State(ABC):
     def string_to_action(self, text: str) -> int:
         """Parse notation into an action; ``InvalidActionError`` when it is not one."""
 
+    def action_seen_by(self, action: int, viewer: int) -> str:
+        """How ``action``, about to be taken by the current player, reads to ``viewer``.
+
+        The notation by default; a game whose actions can be hidden from some seats (a card handed
+        over in secret) says less. Interfaces narrate other players' moves through this, never
+        through ``action_to_string``.
+        """
+        return self.action_to_string(action)
+
     @abstractmethod
     def history_strings(self) -> list[str]:
         """Every player action so far, in notation (what a record's ``actions`` holds)."""

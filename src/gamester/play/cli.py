@@ -209,8 +209,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     events()
     for text in record.get("actions", []):
         p = walk.current_player()
-        walk.apply_action(walk.string_to_action(text))
-        print(f"Player {p}: {text}")
+        action = walk.string_to_action(text)
+        shown = text if seat is None else walk.action_seen_by(action, seat)
+        walk.apply_action(action)
+        print(f"Player {p}: {shown}")
         events()
     if seat is not None and render:
         print(render.board(walk.observation(seat)))

@@ -71,7 +71,7 @@ class TerminalGame:
                 else:
                     action = agent.step(View(st, p))
                     who = f"Player {p}"
-                text = st.action_to_string(action)
+                text = st.action_seen_by(action, self.seat)
                 st.apply_action(action)
                 self.say(f"{who} played {text}.")
                 self.narrate()

@@ -1,0 +1,746 @@
+"""Piquesept: the rules engine.
+
+Every rule cites its ruling in ``shared/rules/piquesept.md`` (section names in the comments). The 32
+piquet cards have dense actions ``0 … 31``: ``suit * 8 + r`` with suits ``C D H S`` and ``r`` 0–7 for the
+ranks ``7 8 9 T J Q K A``; records and chance use the core's 52-card ids (``A2ID``/``ID2A`` map between
+them). Hands are 32-bit masks of actions. Dealing, the random draw of the trade and trick resolution
+happen inside ``apply_action``; chance is drawn through ``self.chance`` (per deal: the pack, then the
+drawn card). For speed the state keeps the player to act's legal cards as a mask (``_lm``), updated
+whenever the turn passes; ``_legal_mask`` derives the same from the rules, and the tests compare them.
+Determinization lives in ``worlds.py``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from gamester.core.cards import CODES, SUIT_NAMES, parse_card
+from gamester.core.errors import IllegalActionError, InvalidActionError
+from gamester.core.options import RuleSet
+from gamester.core.protocol import TERMINAL, Game, State
+from gamester.core.rng import Chance
+from gamester.games.piquesept.options import RULESETS, PiqueseptOptions
+
+NUM_ACTIONS = 32
+RANK_CODES = "789TJQKA"
+SPADE = 3
+SPADES = 0xFF << 24
+SUIT_MASK = tuple(0xFF << (8 * s) for s in range(4))
+SEVEN_S = 24  # the 7S: suit 3, r 0
+TOTAL_POINTS = 130
+WIN_POINTS = 66
+
+# Dense action <-> core card id (suit * 13 + rank, rank 5 = seven … 12 = ace).
+A2ID: tuple[int, ...] = tuple((a >> 3) * 13 + (a & 7) + 5 for a in range(NUM_ACTIONS))
+ID2A: tuple[int, ...] = tuple(
+    (c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 for c in range(52))
+# Bit of each core card id in a dense hand mask (so ``sum(map(IDBIT.__getitem__, cards))`` is a hand).
+IDBIT: tuple[int, ...] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
+CODE: tuple[str, ...] = tuple(CODES[c] for c in A2ID)
+
+# rules/piquesept.md, Cards: Ace 11, 7S 10, Ten 10, King 4, Queen 3, Jack 2, others 0 (130 in all).
+_POINTS_BY_R = (0, 0, 0, 10, 2, 3, 4, 11)
+PTS: tuple[int, ...] = tuple(10 if a == SEVEN_S else _POINTS_BY_R[a & 7] for a in range(NUM_ACTIONS))
+assert sum(PTS) == TOTAL_POINTS
+
+# rules/piquesept.md, Cards / Later tricks: spades (order 7 A K Q J T 9 8) beat every other card; else
+# the highest of the led suit (A K Q J T 9 8 7) wins. VAL[led suit][action] orders a trick's cards.
+_SPADE_POWER = tuple(8 if r == 0 else r for r in range(8))
+VAL: tuple[tuple[int, ...], ...] = tuple(
+    tuple(16 + _SPADE_POWER[a & 7] if a >> 3 == SPADE else (a & 7 if a >> 3 == ls else -1)
+          for a in range(NUM_ACTIONS))
+    for ls in range(4))
+
+# rules/piquesept.md, The soloist and the first trick: "highest card" orders for a defender with no
+# spade, as r values from high to low. 'points': by card points, then rank.
+FIRST_ORDER = {
+    "rank": (7, 6, 5, 4, 3, 2, 1, 0),
+    "points": tuple(sorted(range(8), key=lambda r: (_POINTS_BY_R[r], r), reverse=True)),
+}
+RANK_MASK = tuple(sum(1 << (s * 8 + r) for s in range(4)) for r in range(8))
+# For each order and each set of ranks held (8 bits), the highest rank held in that order.
+TOP_RANK = {name: tuple(next((r for r in order if m >> r & 1), -1) for m in range(256))
+            for name, order in FIRST_ORDER.items()}
+
+# The events of a trick ending mid-deal, made only when asked for (last_events).
+_LAST_TRICK: list[tuple[Any, ...]] = []
+
+# Phases.
+FIRST, PLAY, GIVE, OVER = 0, 1, 2, 3
+_PHASE_NAMES = ("first_trick", "play", "give", "over")
+
+# Mask -> sorted action list: two 16-bit halves, so legal_actions is two lookups.
+_LO: list[list[int]] = [[b for b in range(16) if m >> b & 1] for m in range(1 << 16)]
+_HI: list[list[int]] = [[b + 16 for b in range(16) if m >> b & 1] for m in range(1 << 16)]
+
+
+def mask_to_actions(m: int) -> list[int]:
+    return _LO[m & 0xFFFF] + _HI[m >> 16]
+
+
+def codes(mask: int) -> list[str]:
+    """The codes of the cards in a dense hand mask, in action order (suit, then rank)."""
+    return [CODE[a] for a in mask_to_actions(mask)]
+
+
+def forced_first_mask(hand: int, top: tuple[int, ...]) -> int:
+    """rules/piquesept.md, The soloist and the first trick: a defender's legal cards in trick 1.
+
+    His highest spade (spade order 7 A K Q J T 9 8); with no spade, every card of the highest rank in
+    the order of ``top`` (a ``TOP_RANK`` table); equally high cards of different suits are a real choice.
+    """
+    sp = hand & SPADES
+    if sp:
+        if sp & (1 << SEVEN_S):
+            return 1 << SEVEN_S
+        return 1 << (sp.bit_length() - 1)
+    r = top[(hand | hand >> 8 | hand >> 16) & 0xFF]
+    return hand & RANK_MASK[r] if r >= 0 else 0
+
+
+def first_trick_allowed(card: int, order: tuple[int, ...]) -> int:
+    """The cards a defender may have held when he played ``card`` in the first trick (as a mask)."""
+    if card >> 3 == SPADE:
+        # His highest spade: no spade above it (the 7S is the soloist's).
+        p = _SPADE_POWER[card & 7]
+        higher = sum(1 << (24 + r) for r in range(8) if _SPADE_POWER[r] > p)
+        return ((1 << NUM_ACTIONS) - 1) & ~higher
+    # No spade at all, and nothing higher in ``order`` than the card's rank.
+    pos = order.index(card & 7)
+    allowed = 0
+    for r in order[pos:]:
+        allowed |= RANK_MASK[r]
+    return allowed & ~SPADES
+
+
+def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
+    """rules/piquesept.md, Seats, dealing: the 32-card pack, less two Eights with three players."""
+    out = [A2ID[a] for a in range(NUM_ACTIONS)]
+    if players == 3:
+        gone = {parse_card(c) for c in removed}
+        out = [c for c in out if c not in gone]
+    return tuple(sorted(out))
+
+
+class PiqueseptGame(Game):
+    name = "piquesept"
+    title = "Piquesept"
+    rules_version = 1
+    options_class = PiqueseptOptions
+    rulesets: ClassVar[Mapping[str, RuleSet]] = RULESETS
+    options: PiqueseptOptions
+
+    def __init__(self, options: PiqueseptOptions) -> None:
+        super().__init__(options)
+        n = options.players
+        self.pack_ids = _pack_ids(n, options.removed_eights)
+        self.pack_mask = sum(IDBIT[c] for c in self.pack_ids)
+        self.hand_size = len(self.pack_ids) // n
+        self.first_order = FIRST_ORDER[options.first_trick_highest]
+        self.top_rank = TOP_RANK[options.first_trick_highest]
+        self.seven_id = A2ID[SEVEN_S]
+        # Seat of each pack position, per dealer.
+        self.seat_of = tuple(tuple((d + 1 + i) % n for i in range(len(self.pack_ids))) for d in range(n))
+        # For each dealer, (pack offset j, seat) pairs: seat gets pack[j::n].
+        self.deal_to = tuple(tuple((j, (d + 1 + j) % n) for j in range(n)) for d in range(n))
+        self.next_seat = tuple((s + 1) % n for s in range(n))
+        # What every new state copies (PiqueseptState.__init__).
+        self.consts = (n, self.next_seat, self.hand_size, options.deals, options.trade_visible,
+                       options.first_dealer)
+        self._obs_size = _obs_layout(n)[-1]
+
+    @property
+    def num_players(self) -> int:
+        return self.options.players
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def observation_tensor_size(self) -> int:
+        return self._obs_size
+
+    def _new_state(self, seed: int, chance: Chance) -> PiqueseptState:
+        return PiqueseptState(self, seed, chance)
+
+    def parse_chance(self, entry: Any) -> int:
+        return parse_card(entry)
+
+    def format_chance(self, entry: Any) -> Any:
+        if isinstance(entry, int):
+            return CODES[entry]
+        return [CODES[c] for c in entry]
+
+
+def _obs_layout(n: int) -> tuple[int, ...]:
+    """Offsets of the observation tensor's blocks (seats relative to the observer, observer first):
+
+    hand 32 | current trick by seat n*32 | played this deal by seat n*32 | soloist n | dealer n |
+    leader n | to act n | drawn card 32 | given card 32 | trade stage 3 | phase 4 |
+    card points this deal by seat n (/130) | returns so far by seat n | trick, deal progress 2 | size
+    """
+    sizes = (32, n * 32, n * 32, n, n, n, n, 32, 32, 3, 4, n, n, 2)
+    out = [0]
+    for s in sizes:
+        out.append(out[-1] + s)
+    return tuple(out)
+
+
+class PiqueseptState(State):
+    game: PiqueseptGame
+
+    __slots__ = (
+        "game", "seed", "chance", "_n", "_next", "_tricks_per_deal", "_deals", "_visible",
+        "_dealer", "_deal_no", "_hands", "_dealt", "_forced", "_soloist", "_drawer", "_phase", "_cur",
+        "_lm", "_leader", "_trick", "_led", "_best", "_bseat", "_ntricks", "_base", "_ret",
+        "_x", "_y", "_done", "_past", "_events",
+    )
+
+    def __init__(self, game: PiqueseptGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
+        self.game = game
+        self.seed = seed
+        self.chance = chance
+        if _blank:
+            return
+        n, self._next, self._tricks_per_deal, self._deals, self._visible, self._dealer = game.consts
+        self._n = n
+        self._deal_no = 0
+        self._base = [0] * n
+        self._ret = [0] * n
+        # Finished deals: (dealer, soloist, dealt, x, y, tricks, soloist points, return deltas).
+        self._past: list[tuple[Any, ...]] = []
+        # Events of the last action. Every action that causes events leaves the trick empty (it ends
+        # a trick or the trade) and every other action leaves a card in it: see last_events.
+        self._events: list[tuple[Any, ...]] = []
+        self._start_deal()
+
+    # -- the deal ----------------------------------------------------------------------------
+    def _start_deal(self) -> None:
+        """rules/piquesept.md, Seats, dealing: pack[i] goes to seat (dealer + 1 + i) mod n."""
+        g = self.game
+        pack = self.chance.pack(g.pack_ids, g.parse_chance)
+        n = self._n
+        d = self._dealer
+        hands = [0] * n
+        get = IDBIT.__getitem__
+        for j, seat in g.deal_to[d]:
+            hands[seat] = sum(map(get, pack[j::n]))
+        self._hands = hands
+        self._dealt = tuple(hands)
+        # rules/piquesept.md, The soloist and the first trick: the holder of 7S is the soloist.
+        soloist = g.seat_of[d][pack.index(g.seven_id)]
+        self._soloist = soloist
+        self._drawer = self._next[soloist]
+        # forced_first_mask, inlined: each defender's highest spade, else his highest-ranked cards.
+        top = g.top_rank
+        forced = []
+        for h in hands:
+            sp = h & SPADES
+            if sp:
+                forced.append(1 << (sp.bit_length() - 1))
+            else:
+                forced.append(h & RANK_MASK[top[(h | h >> 8 | h >> 16) & 0xFF]])
+        forced[soloist] = 1 << SEVEN_S
+        self._forced = forced
+        self._lm = forced[soloist]
+        self._phase = FIRST
+        self._cur = soloist
+        self._leader = soloist
+        self._trick: list[int] = []
+        self._led = -1
+        self._best = -1
+        self._bseat = soloist
+        self._ntricks = 0
+        self._x = -1
+        self._y = -1
+        self._done: list[tuple[int, list[int], int, int]] = []
+        self._events.append(("deal", d, self._deal_no, soloist))
+
+    # -- protocol ----------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        return self._phase == OVER
+
+    def _legal_mask(self) -> int:
+        """The current player's legal cards, from the rules (``_lm`` caches this; see apply_action)."""
+        ph = self._phase
+        if ph == OVER:
+            return 0
+        seat = self._cur
+        if ph == FIRST:
+            return self._forced[seat]
+        hand = self._hands[seat]
+        # rules/piquesept.md, Later tricks: a defender follows suit, else trumps, else plays any.
+        if ph == PLAY and self._trick and seat != self._soloist:
+            return hand & SUIT_MASK[self._led] or hand & SPADES or hand
+        return hand
+
+    def legal_actions(self) -> list[int]:
+        m = self._lm
+        return _LO[m & 0xFFFF] + _HI[m >> 16]
+
+    def apply_action(self, action: int) -> None:
+        # ``_lm`` is the current player's legal mask, set whenever the turn passes, so one bit test
+        # checks every rule (an int above 31 is never in it; a negative one is caught before the
+        # shift). The PLAY branch is the hot path of every playout.
+        if action.__class__ is not int or action < 0 or not self._lm >> action & 1:
+            raise IllegalActionError(self._why_illegal(action))
+        if self._phase == PLAY:
+            seat = self._cur
+            hands = self._hands
+            hands[seat] ^= 1 << action
+            trick = self._trick
+            trick.append(action)
+            if len(trick) > 1:
+                ls = self._led
+                v = VAL[ls][action]
+                if v > self._best:
+                    self._best = v
+                    self._bseat = seat
+                if len(trick) == self._n:
+                    # The trick is complete (_end_trick, inlined for all but the last trick).
+                    n = self._ntricks + 1
+                    if n == self._tricks_per_deal:
+                        self._end_trick()
+                        return
+                    winner = self._bseat
+                    self._done.append((self._leader, trick, winner, sum(map(PTS.__getitem__, trick))))
+                    self._events = _LAST_TRICK
+                    self._trick = []
+                    self._ntricks = n
+                    # rules/piquesept.md, Later tricks: the winner of each trick leads the next.
+                    self._leader = self._cur = winner
+                    self._lm = hands[winner]
+                    return
+            else:
+                ls = action >> 3
+                self._led = ls
+                self._best = VAL[ls][action]
+                self._bseat = seat
+            nxt = self._next[seat]
+            self._cur = nxt
+            h = hands[nxt]
+            # rules/piquesept.md, Later tricks: the soloist plays anything; a defender follows suit,
+            # else trumps, else plays any card.
+            self._lm = h if nxt == self._soloist else h & SUIT_MASK[ls] or h & SPADES or h
+            return
+        if self._phase == FIRST:
+            # rules/piquesept.md, The soloist and the first trick: 7S, then each defender's highest.
+            seat = self._cur
+            self._hands[seat] ^= 1 << action
+            trick = self._trick
+            trick.append(action)
+            if len(trick) < self._n:
+                self._led = SPADE
+                nxt = self._next[seat]
+                self._cur = nxt
+                self._lm = self._forced[nxt]
+                return
+            # The soloist's 7S wins the trick.
+            self._bseat = self._soloist
+            self._end_trick()
+        else:
+            self._give(action)
+
+    def _end_trick(self) -> None:
+        trick = self._trick
+        winner = self._bseat
+        # The trick list is never changed again (the next trick gets a new one), so it is shared.
+        done = (self._leader, trick, winner, sum(map(PTS.__getitem__, trick)))
+        self._done.append(done)
+        self._events = [("trick", done)]
+        self._trick = []
+        self._led = -1
+        self._ntricks += 1
+        if self._ntricks == 1:
+            self._draw()
+            return
+        if self._ntricks == self._tricks_per_deal:
+            self._end_deal()
+            return
+        # rules/piquesept.md, Later tricks: the winner of each trick leads the next.
+        self._leader = self._cur = winner
+        self._lm = self._hands[winner]
+
+    def _draw(self) -> None:
+        """rules/piquesept.md, The draw and trade: the defender on the soloist's left draws a card
+        uniformly at random from the soloist's hand (a chance event) and must then give one back."""
+        s = self._soloist
+        r = self._drawer
+        hand = self._hands[s]
+        # A2ID keeps the order of actions, so the candidates come out sorted.
+        candidates = list(map(A2ID.__getitem__, _LO[hand & 0xFFFF] + _HI[hand >> 16]))
+        x = ID2A[self.chance.draw(candidates, self.game.parse_chance)]
+        self._hands[s] = hand ^ (1 << x)
+        self._hands[r] |= 1 << x
+        self._x = x
+        self._phase = GIVE
+        self._cur = r
+        self._lm = self._hands[r]
+        self._events.append(("draw", r, s, x))
+
+    def _give(self, action: int) -> None:
+        """rules/piquesept.md, The draw and trade: any card of the drawer's (checked by apply_action)."""
+        r = self._cur
+        s = self._soloist
+        self._hands[r] ^= 1 << action
+        self._hands[s] |= 1 << action
+        self._y = action
+        self._events = [("give", r, s, action)]
+        # rules/piquesept.md, Later tricks: the soloist leads trick 2.
+        self._phase = PLAY
+        self._leader = self._cur = s
+        self._lm = self._hands[s]
+
+    def _end_deal(self) -> None:
+        """rules/piquesept.md, Scoring and winning: 66 wins, 65-65 is a draw, zero-sum returns."""
+        n = self._n
+        s = self._soloist
+        taken = self._taken
+        sp = taken[s]
+        if sp >= WIN_POINTS:
+            sign = 1
+        elif sp == TOTAL_POINTS - sp:
+            sign = 0
+        else:
+            sign = -1
+        delta = [-sign] * n
+        delta[s] = sign * (n - 1)
+        for p in range(n):
+            self._ret[p] += delta[p]
+            self._base[p] += taken[p]
+        self._past.append((self._dealer, s, self._dealt, self._x, self._y, tuple(self._done), sp,
+                           tuple(delta)))
+        self._events.append(("deal_over", s, sp, tuple(delta)))
+        self._deal_no += 1
+        if self._deal_no < self._deals:
+            # rules/piquesept.md, Scoring and winning: in a match the deal passes clockwise.
+            self._dealer = self._next[self._dealer]
+            self._start_deal()
+            return
+        self._phase = OVER
+        self._cur = TERMINAL
+        self._lm = 0
+        self._events.append(("game_over",))
+
+    # -- errors ------------------------------------------------------------------------------
+    def _why_illegal(self, action: object) -> str:
+        where = self._where()
+        if self._phase == OVER:
+            return f"{_str(action)} is not legal: the game is over ({where})"
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
+            return f"{action!r} is not a Piquesept action (0-31, one per card of the piquet pack) ({where})"
+        seat = self._cur
+        code = CODE[action]
+        legal = " ".join(codes(self._legal_mask()))
+        if not self._hands[seat] >> action & 1:
+            return f"{code} is not in seat {seat}'s hand; legal: {legal} ({where})"
+        if self._phase == GIVE:
+            return f"{code} cannot be given ({where})"
+        if self._phase == FIRST:
+            if seat == self._soloist:
+                return (f"{code} is not legal: the soloist (seat {seat}) must lead the 7S to the first "
+                        f"trick (rules/piquesept.md, The soloist and the first trick; {where})")
+            if self._hands[seat] & SPADES:
+                rule = "must play his highest spade"
+            else:
+                rule = (f"holding no spade must play his highest card by "
+                        f"{self.game.options.first_trick_highest} (first_trick_highest="
+                        f"{self.game.options.first_trick_highest})")
+            return (f"{code} is not legal: in the first trick defender seat {seat} {rule} "
+                    f"(rules/piquesept.md, The soloist and the first trick); legal: {legal} ({where})")
+        led = SUIT_NAMES[self._led]
+        if self._hands[seat] & SUIT_MASK[self._led]:
+            rule = f"holding {led} must follow suit"
+        else:
+            rule = f"void in {led} must play a spade"
+        return (f"{code} is not legal: defender seat {seat} {rule} (rules/piquesept.md, Later tricks); "
+                f"legal: {legal} ({where})")
+
+    def _where(self) -> str:
+        s = self._soloist
+        taken = self._taken
+        pts = taken[s]
+        side = f"card points soloist {pts}, defenders {sum(taken) - pts}"
+        if self._phase == OVER:
+            return f"after {self._deals} deal(s), returns {self._ret}"
+        step = "the trade" if self._phase == GIVE else f"trick {self._ntricks + 1}"
+        return (f"deal {self._deal_no + 1} of {self._deals}, dealer seat {self._dealer}, soloist seat {s}, "
+                f"{step}, {side}, seat {self._cur} to act")
+
+    # -- results -----------------------------------------------------------------------------
+    def returns(self) -> list[float]:
+        if self._phase != OVER:
+            return [0.0] * self._n
+        return [float(r) for r in self._ret]
+
+    def scores(self) -> list[int]:
+        return [b + t for b, t in zip(self._base, self._taken, strict=True)]
+
+    @property
+    def _taken(self) -> list[int]:
+        """Card points each seat won in this deal's tricks (none once the game is over)."""
+        out = [0] * self._n
+        if self._phase != OVER:
+            for t in self._done:
+                out[t[2]] += t[3]
+        return out
+
+    def clone(self) -> PiqueseptState:
+        s = PiqueseptState(self.game, self.seed, self.chance.copy(), _blank=True)
+        s._n = self._n
+        s._next = self._next
+        s._tricks_per_deal = self._tricks_per_deal
+        s._deals = self._deals
+        s._visible = self._visible
+        s._dealer = self._dealer
+        s._deal_no = self._deal_no
+        s._hands = self._hands[:]
+        s._dealt = self._dealt
+        s._forced = self._forced
+        s._lm = self._lm
+        s._soloist = self._soloist
+        s._drawer = self._drawer
+        s._phase = self._phase
+        s._cur = self._cur
+        s._leader = self._leader
+        s._trick = self._trick[:]
+        s._led = self._led
+        s._best = self._best
+        s._bseat = self._bseat
+        s._ntricks = self._ntricks
+        s._base = self._base[:]
+        s._ret = self._ret[:]
+        s._x = self._x
+        s._y = self._y
+        s._done = self._done[:]
+        s._past = self._past[:]
+        # Event lists are complete once the action that made them returns, so they can be shared.
+        s._events = self._events
+        return s
+
+    # -- notation ----------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        if action.__class__ is int and 0 <= action < NUM_ACTIONS:
+            return CODE[action]
+        raise InvalidActionError(f"{action!r} is not a Piquesept action: 0-31 are the piquet cards")
+
+    def string_to_action(self, text: str) -> int:
+        try:
+            a = ID2A[parse_card(text)]
+        except InvalidActionError:
+            a = -1
+        if a < 0:
+            raise InvalidActionError(
+                f"{text!r} is not a Piquesept action: write a card of the piquet pack (ranks 7 8 9 T J Q "
+                f"K A, suits C D H S), e.g. '7S' or 'TH'")
+        return a
+
+    def history_strings(self) -> list[str]:
+        return [CODE[a] for a in self._actions()]
+
+    def history(self) -> list[int]:
+        return self._actions()
+
+    def _actions(self) -> list[int]:
+        """Every action so far, rebuilt from the tricks and the gives (not logged on the hot path): per
+        deal the first trick, the give, then the other tricks."""
+        deals = [(p[5], p[4]) for p in self._past]
+        if self._phase != OVER:
+            deals.append((self._done, self._y))
+        out: list[int] = []
+        for tricks, y in deals:
+            for i, t in enumerate(tricks):
+                out += t[1]
+                if i == 0 and y >= 0:
+                    out.append(y)
+        if self._phase != OVER:
+            out += self._trick
+        return out
+
+    # -- information -------------------------------------------------------------------------
+    def trade_stage(self) -> int:
+        """0 before the draw, 1 drawn (the give pending), 2 given."""
+        return 0 if self._x < 0 else (1 if self._y < 0 else 2)
+
+    def action_seen_by(self, action: int, viewer: int) -> str:
+        """rules/piquesept.md, The draw and trade: the given card is seen by the drawer and the
+        soloist only (unless trade_visible)."""
+        if self._phase == GIVE and not self.knows_trade(viewer):
+            return "a hidden card"
+        return self.action_to_string(action)
+
+    def knows_trade(self, player: int) -> bool:
+        """rules/piquesept.md, The draw and trade: the drawer and the soloist see the trade cards; the
+        others only with trade_visible."""
+        return self._visible or player == self._soloist or player == self._drawer
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """rules/piquesept.md, What each seat knows: own hand, every card played (by whom), the
+        soloist, the trade cards as far as this seat saw them; never another hand.
+
+        The soloist is public from the start of a deal: he is the seat to act first, and his only
+        legal card is the 7S.
+        """
+        n = self._n
+        over = self._phase == OVER
+        knows = self.knows_trade(player)
+        x, y = self._x, self._y
+        s = self._soloist
+        taken = self._taken
+        return {
+            "game": "piquesept",
+            "seat": player,
+            "players": n,
+            "phase": _PHASE_NAMES[self._phase],
+            "current_player": None if over else self._cur,
+            "dealer": self._dealer,
+            "deal": self._deal_no,
+            "deals": self._deals,
+            "hand": codes(self._hands[player]),
+            "hand_sizes": [h.bit_count() for h in self._hands],
+            "soloist": s,
+            "drawer": self._drawer,
+            "trick_number": min(self._ntricks + 1, self._tricks_per_deal),
+            "leader": self._leader,
+            "trick": [CODE[a] for a in self._trick],
+            "tricks": [{"leader": t[0], "cards": [CODE[a] for a in t[1]], "winner": t[2], "points": t[3]}
+                       for t in self._done],
+            "trade_visible": self._visible,
+            "trade": {
+                "stage": ("pending", "drawn", "given")[self.trade_stage()],
+                "drawn": CODE[x] if x >= 0 and knows else None,
+                "given": CODE[y] if y >= 0 and knows else None,
+            },
+            "card_points": list(taken),
+            "side_points": [taken[s], sum(taken) - taken[s]],
+            "scores": self.scores(),
+            "returns_so_far": list(self._ret),
+            "past_deals": [{"dealer": p[0], "soloist": p[1], "card_points": [p[6], TOTAL_POINTS - p[6]],
+                            "returns": list(p[7])} for p in self._past],
+        }
+
+    def observation_tensor(self, player: int) -> list[float]:
+        """The observation as numbers (layout in ``_obs_layout``), seats relative to ``player``."""
+        n = self._n
+        o = _obs_layout(n)
+        t = [0.0] * o[-1]
+        rel = [(q - player) % n for q in range(n)]
+
+        def bits(mask: int, base: int) -> None:
+            for a in mask_to_actions(mask):
+                t[base + a] = 1.0
+
+        bits(self._hands[player], o[0])
+        seat = self._leader
+        for a in self._trick:
+            t[o[1] + 32 * rel[seat] + a] = 1.0
+            seat = self._next[seat]
+        for leader, cards, _w, _p in self._done:
+            seat = leader
+            for a in cards:
+                t[o[2] + 32 * rel[seat] + a] = 1.0
+                seat = self._next[seat]
+        seat = self._leader
+        for a in self._trick:
+            t[o[2] + 32 * rel[seat] + a] = 1.0
+            seat = self._next[seat]
+        t[o[3] + rel[self._soloist]] = 1.0
+        t[o[4] + rel[self._dealer]] = 1.0
+        t[o[5] + rel[self._leader]] = 1.0
+        if self._phase != OVER:
+            t[o[6] + rel[self._cur]] = 1.0
+        if self.knows_trade(player):
+            if self._x >= 0:
+                t[o[7] + self._x] = 1.0
+            if self._y >= 0:
+                t[o[8] + self._y] = 1.0
+        t[o[9] + self.trade_stage()] = 1.0
+        t[o[10] + self._phase] = 1.0
+        scale = float(self._deals * (n - 1))
+        taken = self._taken
+        for q in range(n):
+            t[o[11] + rel[q]] = taken[q] / TOTAL_POINTS
+            t[o[12] + rel[q]] = self._ret[q] / scale
+        t[o[13]] = self._ntricks / self._tricks_per_deal
+        t[o[13] + 1] = self._deal_no / self._deals
+        return t
+
+    def determinize(self, player: int, rng: random.Random) -> PiqueseptState:
+        """A full state, drawn at random, that ``player`` cannot tell apart from this one.
+
+        Hidden hands are re-dealt respecting every inference the play allows (voids shown in later
+        tricks, the forced first trick, the trade as far as ``player`` saw it); see ``worlds.py``.
+        """
+        from gamester.games.piquesept.worlds import determinize
+
+        return determinize(self, player, rng)
+
+    def last_events(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if self._trick:
+            return out
+        n = self._n
+        events = self._events
+        if events is _LAST_TRICK:
+            events = [("trick", self._done[-1])]
+        for e in events:
+            kind = e[0]
+            if kind == "deal":
+                out.append({"type": "deal", "dealer": e[1], "deal": e[2]})
+                out.append({"type": "soloist", "seat": e[3]})
+            elif kind == "trick":
+                leader, cards, winner, pts = e[1]
+                out.append({"type": "trick", "winner": winner, "leader": leader,
+                            "cards": [CODE[a] for a in cards], "points": pts})
+            elif kind in ("draw", "give"):
+                r, s, card = e[1], e[2], e[3]
+                ev = {"type": kind, "drawer": r, "soloist": s, "card": CODE[card]}
+                if not self._visible:
+                    ev["seats"] = [r, s]
+                    others = [q for q in range(n) if q != r and q != s]
+                    out.append(ev)
+                    out.append({"type": kind, "drawer": r, "soloist": s, "card": None, "seats": others})
+                else:
+                    out.append(ev)
+            elif kind == "deal_over":
+                out.append({"type": "deal_over", "soloist": e[1],
+                            "card_points": [e[2], TOTAL_POINTS - e[2]], "returns": list(e[3])})
+            elif kind == "game_over":
+                out.append({"type": "game_over", "returns": self.returns(), "scores": self.scores()})
+        return out
+
+    def summary_extra(self) -> dict[str, Any]:
+        if self._phase == OVER:
+            last = self._past[-1]
+            soloist, sp = last[1], last[6]
+            side = [sp, TOTAL_POINTS - sp]
+        else:
+            soloist = self._soloist
+            taken = self._taken
+            sp = taken[soloist]
+            side = [sp, sum(taken) - sp]
+        return {
+            "soloist": soloist,
+            "card_points": side,
+            "dealer": self._dealer,
+            "deal": self._deal_no,
+            "tricks_played": self._ntricks,
+            "deal_results": [{"soloist": p[1], "card_points": [p[6], TOTAL_POINTS - p[6]],
+                              "returns": list(p[7])} for p in self._past],
+        }
+
+    def __repr__(self) -> str:
+        hands = " | ".join(" ".join(codes(h)) for h in self._hands)
+        return f"<PiqueseptState {self.game.spec()} seed={self.seed} {self._where()} hands {hands}>"
+
+
+def _str(action: object) -> str:
+    if isinstance(action, int) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS:
+        return CODE[action]
+    return repr(action)

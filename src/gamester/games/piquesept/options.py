@@ -1,0 +1,85 @@
+"""Piquesept options and rule sets (``rules/piquesept.md``: every reading a source allows otherwise)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from gamester.core.cards import CODES, EIGHT, SPADES, card_suit, parse_card
+from gamester.core.errors import InvalidActionError
+from gamester.core.options import RuleSet, option
+
+_EIGHTS_DOC = "two different Eights of clubs, diamonds or hearts, e.g. '8H,8D', '8H 8D' or [\"8H\", \"8D\"]"
+
+
+def parse_removed_eights(value: Any) -> tuple[str, ...]:
+    """Two distinct non-spade Eights, in canonical order (hearts, diamonds, clubs).
+
+    rules/piquesept.md, Seats, dealing: written as two codes separated by a comma or a space, or as a
+    JSON list. Raises ``ValueError`` saying what is valid.
+    """
+    items: list[Any]
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        text = str(value).strip()
+        if text.startswith("["):
+            try:
+                loaded = json.loads(text)
+            except json.JSONDecodeError:
+                raise ValueError(_EIGHTS_DOC) from None
+            if not isinstance(loaded, list):
+                raise ValueError(_EIGHTS_DOC)
+            items = loaded
+        else:
+            items = [p for p in text.replace(",", " ").replace("+", " ").split() if p]
+    try:
+        cards = [parse_card(str(c)) for c in items]
+    except InvalidActionError:
+        raise ValueError(_EIGHTS_DOC) from None
+    if len(cards) != 2 or len(set(cards)) != 2:
+        raise ValueError(_EIGHTS_DOC)
+    for c in cards:
+        if c % 13 != EIGHT or card_suit(c) == SPADES:
+            raise ValueError(_EIGHTS_DOC)
+    return tuple(CODES[c] for c in sorted(cards, reverse=True))
+
+
+@dataclass(frozen=True)
+class PiqueseptOptions:
+    players: int = option(
+        4, choices=(4, 3),
+        doc="4 (one soloist against three defenders) or 3 (the 1798 book's three-hand game: two Eights "
+            "are taken out, ten cards each)")
+    first_dealer: int = option(0, minimum=0, maximum=3,
+                               doc="the seat that deals first; the deal passes clockwise after each deal")
+    removed_eights: tuple[str, ...] = option(
+        ("8H", "8D"), parse=parse_removed_eights, describe=_EIGHTS_DOC,
+        doc="with players=3, the two non-spade Eights taken out of the pack (ignored with 4 players)")
+    first_trick_highest: str = option(
+        "rank", choices=("rank", "points"),
+        doc="in the first trick a defender without spades plays his highest card: 'rank' (A K Q J T 9 8 7) "
+            "or 'points' (by card points, then rank: A T K Q J 9 8 7)")
+    trade_visible: bool = option(
+        False, doc="false: only the drawer and the soloist know the drawn and the given card; true: both "
+                   "are shown to everyone")
+    deals: int = option(1, minimum=1, maximum=1000,
+                        doc="deals in a match; scores and returns are summed over them")
+
+    def validate(self) -> None:
+        if self.first_dealer >= self.players:
+            raise ValueError(f"first_dealer={self.first_dealer} is not a seat of a {self.players}-player "
+                             f"game: first_dealer must be from 0 to {self.players - 1}")
+
+
+_SOURCE = ("the 1798 rule book as summarized in the seed text penneech-piquesept.txt (CatsAtCards.com, "
+           "2015); readings from shared/rules/piquesept.md")
+
+RULESETS: dict[str, RuleSet] = {
+    "standard": RuleSet("standard", {}, source=_SOURCE,
+                        reading="four players, one deal, highest card by rank, the trade seen only by the "
+                                "two players making it"),
+    "three_hand": RuleSet("three_hand", {"players": 3}, source=_SOURCE,
+                          reading="the 1798 book's three-hand game: 8H and 8D removed, ten cards each"),
+}
