@@ -67,11 +67,14 @@ def _check_position(state: State, rng: random.Random) -> None:
     for a in legal:
         assert state.string_to_action(state.action_to_string(a)) == a
     # An illegal action is refused and changes nothing.
-    illegal = [a for a in range(game.num_distinct_actions) if a not in set(legal)]
-    if illegal:
+    legal_set = set(legal)
+    if len(legal_set) < game.num_distinct_actions:
+        action = rng.randrange(game.num_distinct_actions)
+        while action in legal_set:
+            action = rng.randrange(game.num_distinct_actions)
         before = state.record()
         with pytest.raises(IllegalActionError):
-            state.apply_action(illegal[rng.randrange(len(illegal))])
+            state.apply_action(action)
         assert state.record() == before
     for p in range(game.num_players):
         obs = state.observation(p)
