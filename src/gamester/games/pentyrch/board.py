@@ -1,0 +1,111 @@
+"""The Pentyrch board: 25 cells of a cross, named like chess squares, and their geometry.
+
+``rules/pentyrch.md``, The playing surface: a five-by-five square without its corners, plus a home
+cell beyond the middle of each side; d4 is the free space. Cells are numbered 0-24 in laying-out order
+(row by row from the top, left to right), d4 included, so layout card ``i`` lies on cell ``i`` for
+``i < 12`` and on cell ``i + 1`` after the free space.
+
+Every table here is computed once at import: neighbours by compass direction, which steps each seat may
+take from each cell, home cells and goals.
+"""
+
+from __future__ import annotations
+
+ROWS: tuple[tuple[str, ...], ...] = (
+    ("d7",),
+    ("c6", "d6", "e6"),
+    ("b5", "c5", "d5", "e5", "f5"),
+    ("a4", "b4", "c4", "d4", "e4", "f4", "g4"),
+    ("b3", "c3", "d3", "e3", "f3"),
+    ("c2", "d2", "e2"),
+    ("d1",),
+)
+CELL_NAMES: tuple[str, ...] = tuple(name for row in ROWS for name in row)
+NUM_CELLS = len(CELL_NAMES)  # 25
+CELL_INDEX: dict[str, int] = {name: i for i, name in enumerate(CELL_NAMES)}
+FREE = CELL_INDEX["d4"]  # 12: the free space, never holds a pile
+PILE_CELLS: tuple[int, ...] = tuple(c for c in range(NUM_CELLS) if c != FREE)
+OFF = 25  # the target of bearing off (a court card in safety)
+
+# x = file (a = 0 … g = 6), y = rank (1 … 7).
+COORDS: tuple[tuple[int, int], ...] = tuple((ord(n[0]) - ord("a"), int(n[1])) for n in CELL_NAMES)
+_AT: dict[tuple[int, int], int] = {xy: i for i, xy in enumerate(COORDS)}
+
+# Compass directions, numbered for the dense action encoding (north = toward rank 7).
+DIRS: tuple[tuple[int, int], ...] = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0),
+                                     (-1, 1))
+DIR_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+ENTER_SLOT = 8  # direction slot of entering from off the board
+OFF_SLOT = 9  # direction slot of bearing off
+SLOTS = 10
+
+# Seats: 0 West (hearts), 1 North (clubs), 2 East (diamonds), 3 South (spades).
+SEAT_NAMES = ("West", "North", "East", "South")
+SEAT_SUIT = (2, 0, 1, 3)
+HOME: tuple[int, ...] = (CELL_INDEX["a4"], CELL_INDEX["d7"], CELL_INDEX["g4"], CELL_INDEX["d1"])
+GOAL: tuple[int, ...] = (CELL_INDEX["g4"], CELL_INDEX["d1"], CELL_INDEX["a4"], CELL_INDEX["d7"])
+# rules/pentyrch.md, Directions: each seat's forward, from its home toward its goal.
+FORWARD: tuple[tuple[int, int], ...] = ((1, 0), (0, -1), (-1, 0), (0, 1))
+
+# rules/pentyrch.md, Directions: a home cell holds only its owner's court cards and those of the seat
+# whose goal it is. HOME_OK[seat][cell] is False for the home cells that seat may never stand on.
+HOME_OK: tuple[tuple[bool, ...], ...] = tuple(
+    tuple(not (c in HOME and c != HOME[s] and c != GOAL[s]) for c in range(NUM_CELLS))
+    for s in range(4))
+
+
+def neighbour(cell: int, d: int) -> int:
+    """The cell one step from ``cell`` in direction ``d``, or -1 off the board."""
+    x, y = COORDS[cell]
+    dx, dy = DIRS[d]
+    return _AT.get((x + dx, y + dy), -1)
+
+
+# NEIGH[cell][d]: the neighbour in direction d, or -1.
+NEIGH: tuple[tuple[int, ...], ...] = tuple(tuple(neighbour(c, d) for d in range(8)) for c in range(25))
+NEIGHBOURS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((d, neighbour(c, d)) for d in range(8) if neighbour(c, d) >= 0) for c in range(NUM_CELLS))
+
+
+def is_forward_or_side(seat: int, d: int) -> bool:
+    """rules/pentyrch.md, Directions: forward, diagonally forward or sideways; never any backward."""
+    fx, fy = FORWARD[seat]
+    dx, dy = DIRS[d]
+    return dx * fx + dy * fy >= 0
+
+
+# STEPS[seat][cell]: ((direction, target, forward_ok), …) in direction order, every neighbour listed;
+# forward_ok says whether the step is allowed without the cover_any_direction option.
+STEPS: tuple[tuple[tuple[tuple[int, int, bool], ...], ...], ...] = tuple(
+    tuple(tuple((d, t, is_forward_or_side(s, d)) for d, t in NEIGHBOURS[c]) for c in range(NUM_CELLS))
+    for s in range(4))
+
+# DIR_BETWEEN[a][b]: the direction from cell a to the adjacent cell b, or -1.
+DIR_BETWEEN: tuple[tuple[int, ...], ...] = tuple(
+    tuple(next((d for d, t in NEIGHBOURS[a] if t == b), -1) for b in range(NUM_CELLS))
+    for a in range(NUM_CELLS))
+
+
+def layout_cell(i: int) -> int:
+    """rules/pentyrch.md, Laying out: pack[i] lies on this cell (row by row, skipping d4)."""
+    return i if i < FREE else i + 1
+
+
+def cell_name(cell: int) -> str:
+    return CELL_NAMES[cell]
+
+
+def parse_cell(text: str) -> int:
+    """The index of a cell name (``a4``), or -1."""
+    return CELL_INDEX.get(text.strip().lower(), -1)
+
+
+PICTURE = """\
+7           d7
+6        c6 d6 e6
+5     b5 c5 d5 e5 f5
+4  a4 b4 c4 d4 e4 f4 g4
+3     b3 c3 d3 e3 f3
+2        c2 d2 e2
+1           d1
+   a  b  c  d  e  f  g"""
