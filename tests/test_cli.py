@@ -181,3 +181,18 @@ def test_replay_for_a_seat_hides_the_card_given_in_the_piquesept_trade(tmp_path:
             assert lines[4].endswith(given)
         else:
             assert "hidden card" in lines[4] and given not in lines[4]
+
+
+def test_hint_shows_the_best_agents_move_and_chance_of_winning() -> None:
+    """Issue: --hint shows what the best agent would play and its estimated chance of winning."""
+    game = gamester.load_game("penneech", redeal="off", first_dealer=1)
+    state = game.new_initial_state(seed=12)  # seat 0 leads at once
+    out = io.StringIO()
+    answers = iter(["quit"])
+    hint = make_agent("ismcts:iterations=200", game=game, seed=1)
+    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
+                 out=out, hint_agent=hint).run()
+    line = next(x for x in out.getvalue().splitlines() if x.startswith("Hint: "))
+    card = line.split()[1]
+    assert card in state.observation(0)["hand"]
+    assert "estimated chance of winning" in line

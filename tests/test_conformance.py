@@ -23,10 +23,27 @@ from gamester.core.protocol import TERMINAL, State
 
 # Extra configurations beyond each game's named rule sets (which are always covered).
 VARIANTS: dict[str, list[str]] = {
-    "penneech": ["penneech(objective=deal)", "penneech(first_dealer=1,redeal=off,target=31)",
-                 "penneech(follow=suit,trick_honours=any,redeal=no_ace_or_face)"],
-    "piquesept": ["piquesept(players=3)", "piquesept(deals=3,first_dealer=2)", "piquesept(trade_visible=true,first_trick_highest=points)", "piquesept(players=3,removed_eights=8C 8H,deals=2,first_dealer=1)"],
-    "pentyrch": ["pentyrch(players=3)", "pentyrch(combine=always)", "pentyrch(overpay=true,max_rounds=1)", "pentyrch(show=false,cover_any_direction=true)", "pentyrch(reveal_on_pass=false)", "pentyrch(players=3,reveal_on_pass=false,combine=always)", "pentyrch(players=2,games=2,max_rounds=30)", "pentyrch(games=2,partners=true,max_rounds=12)"],
+    "penneech": [
+        "penneech(objective=deal)",
+        "penneech(first_dealer=1,redeal=off,target=31)",
+        "penneech(follow=suit,trick_honours=any,redeal=no_ace_or_face)",
+    ],
+    "piquesept": [
+        "piquesept(players=3)",
+        "piquesept(deals=3,first_dealer=2)",
+        "piquesept(trade_visible=true,first_trick_highest=points)",
+        "piquesept(players=3,removed_eights=8C 8H,deals=2,first_dealer=1)",
+    ],
+    "pentyrch": [
+        "pentyrch(players=3)",
+        "pentyrch(combine=always)",
+        "pentyrch(overpay=true,max_rounds=1)",
+        "pentyrch(show=false,cover_any_direction=true)",
+        "pentyrch(reveal_on_pass=false)",
+        "pentyrch(players=3,reveal_on_pass=false,combine=always)",
+        "pentyrch(players=2,games=2,max_rounds=30)",
+        "pentyrch(games=2,partners=true,max_rounds=12)",
+    ],
 }
 
 # Game-specific invariants, checked after every action: check(state) raises AssertionError.

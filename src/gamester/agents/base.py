@@ -158,3 +158,6 @@ def seed_param(value: Any) -> int | None:
 
 
 register_agent("random", "gamester.agents.random_agent:RandomAgent")
+register_agent("heuristic", "gamester.agents.heuristic:HeuristicAgent")
+register_agent("ismcts", "gamester.agents.ismcts:ISMCTSAgent")
+register_agent("pimc", "gamester.agents.pimc:PIMCAgent")

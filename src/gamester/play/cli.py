@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=None, help="fix the deals")
     sp.add_argument("--players", type=int, default=None, help="shorthand for --option players=N")
     sp.add_argument("--hint", action="store_true",
-                    help="offer hints ('hint' at the prompt) from the strongest agent")
+                    help="before each of your moves, show what the strongest agent would play and "
+                         "its estimated chance of winning")
     sp.add_argument("--save", metavar="FILE", help="save the game's record to FILE when it ends")
     _add_game_options(sp)
 
@@ -148,16 +149,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def default_opponent(game_name: str) -> str:
-    """The strongest agent available for a game (random until better ones exist)."""
-    try:
-        from gamester.agents import base
+    """The strongest agent available for a game, at about a second a move."""
+    from gamester.agents import best_agent_spec
 
-        best = getattr(base, "best_agent_spec", None)
-        if best is not None:
-            return str(best(game_name))
-    except ImportError:
-        pass
-    return "random"
+    return best_agent_spec(game_name)
 
 
 def _read_record(path: str) -> Any:

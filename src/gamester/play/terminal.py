@@ -88,6 +88,8 @@ class TerminalGame:
         self.show()
         legal = st.legal_actions()
         names = [st.action_to_string(a) for a in legal]
+        if self.hint_agent is not None:
+            self.hint()
         self.say("Your moves: " + "  ".join(f"[{i + 1}] {n}" for i, n in enumerate(names)))
         while True:
             try:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gamester.core.protocol import Game
+from gamester.core.protocol import Game, State
 
 
 @dataclass
@@ -64,3 +64,41 @@ def interleave(runners: dict[str, Callable[[float], Tally]], rounds: int = 6,
         for name, run in runners.items():
             totals[name].add(run(seconds))
     return totals
+
+
+def search_speed(game: Game, agent_spec: str = "ismcts", seconds: float = 3.0,
+                 seed: int = 0) -> dict[str, float | int | str]:
+    """Search iterations per second of a searching agent (``ismcts``), from a few positions of a
+    seeded random game; prints nothing. Returns ``{"agent", "iterations", "seconds",
+    "iterations_per_second", "positions"}``."""
+    from gamester.agents.base import View, make_agent, parse_agent_spec
+
+    name, params = parse_agent_spec(agent_spec)
+    if name != "ismcts":
+        from gamester.core.errors import AgentError
+
+        raise AgentError(f"search_speed measures 'ismcts' (iterations per second), not {name!r}")
+    rng = random.Random(seed)
+    positions: list[State] = []
+    state = game.new_initial_state(seed=seed)
+    while not state.is_terminal() and len(positions) < 4:
+        if len(state.legal_actions()) > 1 and rng.random() < 0.3:
+            positions.append(state.clone())
+        la = state.legal_actions()
+        state.apply_action(la[rng.randrange(len(la))])
+    if not positions:
+        positions.append(game.new_initial_state(seed=seed))
+    per = seconds / len(positions)
+    spec = "ismcts:" + ",".join([f"{k}={v}" for k, v in params.items() if k not in ("iterations", "seconds")]
+                                + [f"seconds={per}"])
+    agent = make_agent(spec, game=game, seed=seed)
+    iterations = 0
+    clock = time.perf_counter
+    start = clock()
+    for pos in positions:
+        agent.evaluate(View(pos, pos.current_player()))
+        iterations += int(getattr(agent, "last_iterations", 0))
+    elapsed = clock() - start
+    return {"agent": "ismcts", "iterations": iterations, "seconds": elapsed,
+            "iterations_per_second": iterations / elapsed if elapsed else 0.0,
+            "positions": len(positions)}

@@ -5,7 +5,7 @@ whatever the agents). Each deal is replayed under every *seating*:
 
 * as many agents as seats: every permutation for 2 and 3 players, the rotations for 4;
 * two agents in a 3- or 4-player game: each agent alone in each seat against copies of the other
-  ("one against three");
+  ("one against three"), plus each agent in every seat (the baseline of the paired comparisons);
 * otherwise the cyclic line-ups ``seat s -> agents[(s + t) % k]``, ``t = 0 … k-1``, which put each
   agent in each seat once.
 
@@ -60,6 +60,8 @@ def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
         for solo, rest in ((a, b), (b, a)):
             for s in range(n):
                 out.append(tuple(solo if i == s else rest for i in range(n)))
+        # The two agents alone at the table: the baselines of the paired comparisons.
+        out += [(a,) * n, (b,) * n]
         return out
     if k > n:
         raise GameError(f"{k} agents for a {n}-player game: give at most {n}")
@@ -92,7 +94,7 @@ def play_game(game: Game, lineup: Sequence[str], deal_seed: int) -> dict[str, An
         "returns": returns,
         "scores": state.scores(),
         "winners": _winners(returns),
-        "roles": roles(state),
+        "roles": roles(state, lineup),
         "think_seconds": think,
         "moves": moves,
         "record": state.record(),
@@ -106,14 +108,36 @@ def _winners(returns: Sequence[float]) -> list[int]:
     return [i for i, r in enumerate(returns) if r == top]
 
 
-def roles(state: State) -> list[str]:
-    """Each seat's role in the game, for per-role results (Piquesept: soloist / defender)."""
+def roles(state: State, lineup: Sequence[str]) -> list[str]:
+    """Each seat's role in the game, for per-role results.
+
+    Piquesept: ``soloist vs X`` when the three defenders are all agent X, ``defender vs X`` when the
+    defenders are all this seat's agent and the soloist is X (a pure side), else ``soloist (mixed)`` /
+    ``defender (mixed)``. Other games with 3-4 players: ``alone vs X`` for a seat facing only copies of
+    agent X; otherwise ``seat s``.
+    """
     n = state.game.num_players
     if state.game.name == "piquesept":
         solo = _piquesept_soloist(state)
         if solo is not None:
-            return ["soloist" if s == solo else "defender" for s in range(n)]
-    return [f"seat {s}" for s in range(n)]
+            defenders = {lineup[s] for s in range(n) if s != solo}
+            out = []
+            for s in range(n):
+                if s == solo:
+                    out.append(f"soloist vs {defenders.pop()}" if len(defenders) == 1
+                               else "soloist (mixed)")
+                    defenders = {lineup[t] for t in range(n) if t != solo}
+                elif defenders == {lineup[s]}:
+                    out.append(f"defender vs {lineup[solo]}")
+                else:
+                    out.append("defender (mixed)")
+            return out
+    out = []
+    for s in range(n):
+        others = {lineup[t] for t in range(n) if t != s}
+        out.append(f"alone vs {others.pop()}" if n > 2 and len(others) == 1 and lineup[s] not in others
+                   else f"seat {s}")
+    return out
 
 
 def _piquesept_soloist(state: State) -> int | None:
@@ -173,7 +197,7 @@ def run_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed:
 
 def _progress(total: int, desc: str) -> Any:
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped]
     except ImportError:
         return _PlainProgress(total)
     return tqdm(total=total, desc=desc, unit="game", file=sys.stderr)
@@ -248,8 +272,10 @@ def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]
         entry["by_seat"] = {g: stats(d) for (b, g), d in sorted(per_group.items())
                             if b == a and g.startswith("seat ")}
         agents[a] = entry
+    paired = _paired(labels, per_group)
     return {
         "format": "gamester-tournament",
+        "paired": paired,
         "version": 1,
         "game": game.spec(),
         "num_players": n,
@@ -260,6 +286,34 @@ def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]
         "seed": seed,
         "ci": "95% normal interval over per-deal means (each deal's seatings averaged first)",
     }
+
+
+def _paired(labels: Sequence[str],
+            per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]]) -> list[dict[str, Any]]:
+    """Duplicate comparisons role by role: agent A in role ``R vs X`` against agent X itself in the
+    same role against itself, on the same deals (each deal's difference of mean returns, then a 95%
+    interval over deals). E.g. ``pimc`` as soloist against three heuristic defenders, compared with
+    ``heuristic`` as soloist on the very same cards against the same defenders."""
+    out = []
+    for (a, role), deals in sorted(per_group.items()):
+        if " vs " not in role or role.startswith("seat "):
+            continue
+        x = role.rsplit(" vs ", 1)[1]
+        if x == a or x not in labels:
+            continue
+        base = per_group.get((x, role))
+        if not base:
+            continue
+        diffs = []
+        for d, items in deals.items():
+            if d in base:
+                mine = sum(r for _, r in items) / len(items)
+                theirs = sum(r for _, r in base[d]) / len(base[d])
+                diffs.append(mine - theirs)
+        if diffs:
+            out.append({"agent": a, "baseline": x, "role": role, "deals": len(diffs),
+                        "return_difference": _interval(diffs)})
+    return out
 
 
 def _openskill(labels: Sequence[str], results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -300,6 +354,9 @@ def format_table(summary: dict[str, Any]) -> str:
         for role, r in e["by_role"].items():
             rows.append((f"  as {role}", str(r["games"]), iv(r["win_rate"], True),
                          iv(r["mean_return"], False), "", ""))
+    for p in summary.get("paired", []):
+        rows.append((f"{p['agent']} - {p['baseline']}", str(p["deals"]), f"as {p['role']}",
+                     iv(p["return_difference"], False), "(paired)", ""))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = [f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
              f"= {summary['games']} games (duplicate deals; CI over per-deal means)"]
@@ -349,12 +406,27 @@ def write_chart(path: str, summary: dict[str, Any]) -> bool:
 
 
 # -- command line ----------------------------------------------------------------------------
+def split_agents(text: str) -> list[str]:
+    """Split ``--agents``: commas separate agents, but a ``k=v`` piece after a comma continues the
+    previous agent's parameters (``ismcts:iterations=500,c=0.3,heuristic`` is two agents)."""
+    out: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and out and ":" in out[-1]:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
 def run_cli(args: argparse.Namespace) -> int:
     """``gamester tournament``: args has game, agents, games, seed, workers, out, backend, option."""
     backend = getattr(args, "backend", "local") or "local"
     if backend == "ray":
         try:
-            import ray  # noqa: F401 - only checking that it is installed
+            import ray  # type: ignore[import-not-found]  # noqa: F401 - only checking it is installed
         except ImportError:
             print("gamester tournament: --backend ray needs the 'ray' package (pip install ray); "
                   "use --backend local", file=sys.stderr)
@@ -374,7 +446,7 @@ def run_cli(args: argparse.Namespace) -> int:
                 return 2
         inner = ",".join(options)
         game_spec = (f"{game_spec[:-1]},{inner})" if game_spec.endswith(")") else f"{game_spec}({inner})")
-    agents = [a for a in str(args.agents).split(",") if a.strip()] if args.agents else []
+    agents = split_agents(str(args.agents or ""))
     try:
         summary = run_tournament(game_spec, agents, int(args.games or 100),
                                  seed=int(args.seed or 0), workers=int(args.workers or 2),

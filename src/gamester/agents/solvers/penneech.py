@@ -1,0 +1,296 @@
+"""Penneech: the rest of a deal solved exactly in one sampled world.
+
+The world is a determinized state (both hands and the stock order known), read through its fields
+without changing it. Alpha-beta over the remaining cards, with a transposition table of value bounds
+keyed by both hands, the stock position, the card led, the player to move, the tricks and the scores.
+Rules follow ``games/penneech/game.py`` (rules/penneech.md, Tricks, Turn-ups, End of deal, Winning);
+``tests/test_agents.py`` checks this solver against a brute-force search over the real engine.
+
+Values are seat 0's: a win inside the deal is 1 and a loss 0; a deal that ends without a winner is
+scored by :func:`race`, the chance that seat 0 wins the race to the target from those scores. With
+``objective=deal`` the value is the final point difference ``score0 - score1``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from gamester.agents.base import View
+from gamester.core.cards import SUIT_MASKS
+from gamester.games.penneech.game import (
+    KEEP,
+    PLAY,
+    POWER,
+    REDEAL,
+    TRICKS,
+    TURNUP_POINTS,
+    PenneechState,
+)
+
+# The race model: each deal gives a seat about MU points, the difference between the seats varies
+# by about SIGMA per deal (measured loosely on heuristic play; only the shape matters).
+MU = 14.0
+SIGMA = 12.0
+INF = float("inf")
+
+
+def race(s0: int, s1: int, target: int) -> float:
+    """Seat 0's chance of reaching ``target`` first from scores ``s0``, ``s1`` at a deal's end."""
+    n0 = max(target - s0, 0)
+    n1 = max(target - s1, 0)
+    deals = max(0.4, (n0 + n1) / (2.0 * MU))
+    z = (n1 - n0) / (SIGMA * math.sqrt(deals))
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+def fixed_choice(view: View, legal: list[int], rng: random.Random) -> int | None:
+    """Decisions the solver does not make: a redeal offer is always taken (an eligible hand holds no
+    honour and no card above a Ten, worth less than the average fresh deal)."""
+    if REDEAL in legal:
+        return REDEAL
+    if KEEP in legal:
+        return KEEP
+    return None
+
+
+def as_probability(value: float, view: View) -> float | None:
+    if view.game.options.objective == "deal":
+        return None
+    return max(0.0, min(1.0, value))
+
+
+def solve_actions(world: Any, me: int) -> dict[int, float]:
+    """The exact value, for ``me``, of every legal action of ``world`` (a determinized state)."""
+    assert isinstance(world, PenneechState) and world._phase == PLAY
+    values0 = Solver(world).root()
+    if world._deal_only:
+        return {a: (v if me == 0 else -v) for a, v in values0.items()}
+    return {a: (v if me == 0 else 1.0 - v) for a, v in values0.items()}
+
+
+class Solver:
+    """Alpha-beta over one world's remaining tricks; ``nodes`` counts the positions searched."""
+
+    def __init__(self, world: PenneechState) -> None:
+        self.w = world
+        self.nodes = 0
+
+    def root(self) -> dict[int, float]:
+        w = self.w
+        pack = w._pack
+        table = w._points
+        target = w._target
+        deal_only = w._deal_only
+        follow_suit = w._follow_suit
+        tt: dict[tuple[int, ...], tuple[float, float, int]] = {}
+        leaf_cache: dict[tuple[int, int], float] = {}
+        win0, win1 = (INF, -INF) if deal_only else (1.0, 0.0)
+        target_on = not deal_only
+
+        def leaf(s0: int, s1: int) -> float:
+            if deal_only:
+                return float(s0 - s1)
+            k = (s0, s1)
+            v = leaf_cache.get(k)
+            if v is None:
+                v = leaf_cache[k] = race(s0, s1, target)
+            return v
+
+        def trick(h0: int, h1: int, pos: int, led: int, c: int, follower: int, t0: int, t1: int,
+                  s0: int, s1: int, alpha: float, beta: float) -> float:
+            # rules/penneech.md, Tricks: highest trump, else highest of the led suit.
+            trump = pack[pos - 1] // 13
+            ls = led // 13
+            cs = c // 13
+            if cs == ls:
+                win = follower if POWER[c] > POWER[led] else 1 - follower
+            elif cs == trump:
+                win = follower
+            else:
+                win = 1 - follower
+            row = table[trump]
+            pts = row[led] + row[c]
+            # rules/penneech.md, Winning: the target wins at once, even mid-deal.
+            if win == 0:
+                t0 += 1
+                s0 += pts
+                if target_on and s0 >= target:
+                    return win0
+            else:
+                t1 += 1
+                s1 += pts
+                if target_on and s1 >= target:
+                    return win1
+            # rules/penneech.md, Turn-ups: the winner turns the next card (after trick 7 too).
+            tp = TURNUP_POINTS[pack[pos]]
+            if tp:
+                if win == 0:
+                    s0 += tp
+                    if target_on and s0 >= target:
+                        return win0
+                else:
+                    s1 += tp
+                    if target_on and s1 >= target:
+                        return win1
+            if t0 + t1 < TRICKS:
+                return search(h0, h1, pos + 1, -1, win, t0, t1, s0, s1, alpha, beta)
+            # rules/penneech.md, End of deal: 4+ tricks score 2 x tricks - 7.
+            if t0 >= 4:
+                s0 += 2 * t0 - 7
+                if target_on and s0 >= target:
+                    return win0
+            else:
+                s1 += 2 * t1 - 7
+                if target_on and s1 >= target:
+                    return win1
+            return leaf(s0, s1)
+
+        def search(h0: int, h1: int, pos: int, led: int, cur: int, t0: int, t1: int, s0: int,
+                   s1: int, alpha: float, beta: float) -> float:
+            self.nodes += 1
+            key = (h0, h1, pos, led, cur, t0, s0, s1)
+            e = tt.get(key)
+            bm = -1
+            if e is not None:
+                lo, hi, bm = e
+                if lo >= beta:
+                    return lo
+                if hi <= alpha:
+                    return hi
+                if lo == hi:
+                    return lo
+                if lo > alpha:
+                    alpha = lo
+                if hi < beta:
+                    beta = hi
+            a0, b0 = alpha, beta
+            hand = h0 if cur == 0 else h1
+            if led >= 0:
+                # rules/penneech.md, Tricks (follow).
+                follow = hand & SUIT_MASKS[led // 13]
+                if follow:
+                    trump = pack[pos - 1] // 13
+                    hand = follow if follow_suit else follow | (hand & SUIT_MASKS[trump])
+            moves = []
+            m = hand
+            while m:
+                low = m & -m
+                moves.append(low.bit_length() - 1)
+                m ^= low
+            if led < 0:
+                moves.sort(key=POWER.__getitem__, reverse=True)
+            if bm >= 0 and bm in moves:
+                moves.remove(bm)
+                moves.insert(0, bm)
+            maximize = cur == 0
+            best = -INF if maximize else INF
+            best_move = moves[0]
+            for c in moves:
+                bit = 1 << c
+                if led < 0:
+                    if cur == 0:
+                        v = search(h0 ^ bit, h1, pos, c, 1, t0, t1, s0, s1, alpha, beta)
+                    else:
+                        v = search(h0, h1 ^ bit, pos, c, 0, t0, t1, s0, s1, alpha, beta)
+                elif cur == 0:
+                    v = trick(h0 ^ bit, h1, pos, led, c, 0, t0, t1, s0, s1, alpha, beta)
+                else:
+                    v = trick(h0, h1 ^ bit, pos, led, c, 1, t0, t1, s0, s1, alpha, beta)
+                if maximize:
+                    if v > best:
+                        best = v
+                        best_move = c
+                        if v > alpha:
+                            alpha = v
+                            if alpha >= beta:
+                                break
+                else:
+                    if v < best:
+                        best = v
+                        best_move = c
+                        if v < beta:
+                            beta = v
+                            if alpha >= beta:
+                                break
+            lo, hi = (-INF, INF) if e is None else (e[0], e[1])
+            if best <= a0:
+                hi = min(hi, best)
+            elif best >= b0:
+                lo = max(lo, best)
+            else:
+                lo = hi = best
+            tt[key] = (lo, hi, best_move)
+            return best
+
+        h0, h1 = w._hands
+        cur = w._cur
+        led = w._led
+        t0, t1 = w._tricks
+        s0, s1 = w._scores
+        out: dict[int, float] = {}
+        for a in w.legal_actions():
+            bit = 1 << a
+            nh0, nh1 = (h0 ^ bit, h1) if cur == 0 else (h0, h1 ^ bit)
+            if led < 0:
+                out[a] = search(nh0, nh1, w._pos, a, 1 - cur, t0, t1, s0, s1, -INF, INF)
+            else:
+                out[a] = trick(nh0, nh1, w._pos, led, a, cur, t0, t1, s0, s1, -INF, INF)
+        return out
+
+
+# -- rollout knowledge for ISMCTS (gamester.agents.evaluators) ---------------------------------------
+def _rollout_start(state: Any) -> int:
+    return int(state._deal_no)
+
+
+def _rollout_stop(state: Any, deal_no: int, steps: int) -> bool:
+    return bool(state._deal_no != deal_no)
+
+
+def _rollout_value(state: Any) -> list[float]:
+    """rules/penneech.md, Winning: +1/-1 returns, estimated from the race to the target."""
+    if state._deal_only:
+        d = float(state._scores[0] - state._scores[1])
+        return [d, -d]
+    p = race(state._scores[0], state._scores[1], state._target)
+    return [2.0 * p - 1.0, 1.0 - 2.0 * p]
+
+
+def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
+    led = state._led
+    if legal[0] >= 52:
+        return legal[rng.randrange(len(legal))]
+    trump = state._pack[state._pos - 1] // 13
+    if led < 0:
+        # Lead a card the opponent cannot beat when there is one, else the lowest plain card.
+        if rng.random() < 0.25:
+            return legal[rng.randrange(len(legal))]
+        row = state._points[trump]
+        other = state._hands[1 - state._cur]
+        for c in sorted(legal, key=lambda c: -row[c]):
+            cs = c // 13
+            beat = other & SUIT_MASKS[cs]
+            if any(POWER[x] > POWER[c] for x in range(cs * 13, cs * 13 + 13) if beat >> x & 1):
+                continue
+            if cs != trump and other & SUIT_MASKS[trump]:
+                continue
+            return c
+        return min(legal, key=lambda c: (row[c], c // 13 == trump, POWER[c]))
+    ls = led // 13
+    row = state._points[trump]
+    winners = [c for c in legal if (c // 13 == ls and POWER[c] > POWER[led]) or
+               (c // 13 != ls and c // 13 == trump)]
+    if winners and (row[led] or rng.random() < 0.6):
+        return min(winners, key=lambda c: (row[c] == 0, POWER[c]))
+    return min(legal, key=lambda c: (row[c], POWER[c]))
+
+
+def _make_rollout() -> Any:
+    from gamester.agents.evaluators import RolloutModel
+
+    return RolloutModel(_rollout_start, _rollout_stop, _rollout_value, _rollout_policy)
+
+
+ROLLOUT = _make_rollout()
