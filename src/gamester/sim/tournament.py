@@ -33,6 +33,7 @@ from gamester.agents.base import View, make_agent
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
+from gamester.sim.progress import progress_bar
 
 Z95 = 1.959963984540054
 
@@ -168,7 +169,7 @@ def run_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed:
              for d in range(games) for j, lineup in enumerate(lineups)]
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
-    bar = _progress(len(tasks), f"{game.name} tournament") if progress else None
+    bar = progress_bar(len(tasks), f"{game.name} tournament") if progress else None
     try:
         if workers <= 1:
             for t in tasks:
@@ -195,29 +196,6 @@ def run_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed:
     return summary
 
 
-def _progress(total: int, desc: str) -> Any:
-    try:
-        from tqdm import tqdm  # type: ignore[import-untyped]
-    except ImportError:
-        return _PlainProgress(total)
-    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr)
-
-
-class _PlainProgress:
-    """A dependency-free stand-in for tqdm: a count on stderr."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.n = 0
-
-    def update(self, k: int) -> None:
-        self.n += k
-        print(f"\r{self.n}/{self.total} games", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        print(file=sys.stderr)
-
-
 # -- statistics ------------------------------------------------------------------------------
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
     """Mean and a normal-approximation 95% interval (values are per-deal means, independent)."""
@@ -232,8 +210,11 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
     return (m, m - h, m + h)
 
 
-def _interval(values: Sequence[float]) -> dict[str, float]:
+def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> dict[str, float]:
+    """Mean and 95% interval; ``bounds`` clips the interval to what the quantity can be (a rate)."""
     m, lo, hi = mean_ci(values)
+    if bounds is not None:
+        lo, hi = max(bounds[0], lo), min(bounds[1], hi)
     return {"mean": m, "low": lo, "high": hi}
 
 
@@ -259,7 +240,7 @@ def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]
         wins = [sum(w for w, _ in v) / len(v) for v in deals.values()]
         rets = [sum(x for _, x in v) / len(v) for v in deals.values()]
         return {"games": sum(len(v) for v in deals.values()), "deals": len(deals),
-                "win_rate": _interval(wins), "mean_return": _interval(rets)}
+                "win_rate": _interval(wins, (0.0, 1.0)), "mean_return": _interval(rets)}
 
     ratings = _openskill(labels, results)
     agents: dict[str, Any] = {}
