@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("game")
     sp.add_argument("--seconds", type=float, default=3.0)
     sp.add_argument("--agent", help="measure this agent's search speed instead (e.g. ismcts)")
+    sp.add_argument("--compare", action="store_true",
+                    help="interleave with the game's OpenSpiel peer and print the ratio "
+                         "(needs the bench extra: pip install 'gamester[bench]')")
     _add_game_options(sp)
     return ap
 
@@ -254,6 +257,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         res = search_speed(game, args.agent, args.seconds)
         for k, v in res.items():
             print(f"{k}: {v:,.1f}" if isinstance(v, float) else f"{k}: {v}")
+        return 0
+    if args.compare:
+        try:
+            totals = bench.compare_with_openspiel(game, rounds=max(1, int(args.seconds / 0.5)))
+        except ImportError:
+            print("gamester bench: --compare needs OpenSpiel: pip install 'gamester[bench]'",
+                  file=sys.stderr)
+            return 2
+        print(bench.format_comparison(totals))
         return 0
     t = bench.random_playouts(game, args.seconds)
     print(f"{game.spec()}: random playouts through the public API for {t.seconds:.1f} s")

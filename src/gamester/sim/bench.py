@@ -10,6 +10,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from gamester.core.protocol import Game, State
 
@@ -102,3 +103,57 @@ def search_speed(game: Game, agent_spec: str = "ismcts", seconds: float = 3.0,
     return {"agent": "ismcts", "iterations": iterations, "seconds": elapsed,
             "iterations_per_second": iterations / elapsed if elapsed else 0.0,
             "positions": len(positions)}
+
+
+# The OpenSpiel game each of ours is measured against (benchmarks/, `gamester bench --compare`).
+OPENSPIEL_PEERS = {
+    "penneech": "oh_hell(players=3,num_tricks_fixed=7)",
+    "piquesept": "euchre",
+    "pentyrch": "maedn",
+}
+
+
+def openspiel_playouts(game: Any, seconds: float, seed: int = 0) -> Tally:
+    """Uniformly random games of a pyspiel game, in a loop of the same shape as
+    :func:`random_playouts`; chance nodes are sampled from ``chance_outcomes()`` and not counted."""
+    rng = random.Random(seed)
+    randrange = rng.randrange
+    actions = games = 0
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    new = game.new_initial_state
+    while clock() < deadline:
+        for _ in range(20):
+            s = new()
+            games += 1
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    outcomes = s.chance_outcomes()
+                    s.apply_action(outcomes[randrange(len(outcomes))][0])
+                else:
+                    la = s.legal_actions()
+                    s.apply_action(la[randrange(len(la))])
+                    actions += 1
+    return Tally(actions, games, clock() - start)
+
+
+def compare_with_openspiel(game: Game, peer: str | None = None, rounds: int = 6,
+                           seconds: float = 0.5) -> dict[str, Tally]:
+    """Interleaved random playouts of ``game`` and its OpenSpiel peer (needs the ``bench`` extra)."""
+    import pyspiel  # type: ignore[import-not-found, unused-ignore]  # the optional `bench` extra
+
+    peer = peer or OPENSPIEL_PEERS[game.name]
+    theirs = pyspiel.load_game(peer)
+    return interleave({
+        game.spec(): lambda s: random_playouts(game, s),
+        f"openspiel {peer}": lambda s: openspiel_playouts(theirs, s),
+    }, rounds=rounds, seconds=seconds)
+
+
+def format_comparison(totals: dict[str, Tally]) -> str:
+    lines = [f"{name:50s} {t.actions_per_second:>11,.0f} player actions/s  ({t.games:,} games)"
+             for name, t in totals.items()]
+    ours, theirs = (t.actions_per_second for t in totals.values())
+    lines.append(f"ratio gamester / OpenSpiel per player action: {ours / theirs:.2f}x")
+    return "\n".join(lines)
