@@ -73,8 +73,7 @@ class Game(ABC):
         """The start of a game. ``chance`` (a record's list) wins over ``seed`` when both are given."""
         if seed is None:
             seed = new_seed()
-        rng = make_rng(seed)
-        return self._new_state(seed, Chance(rng, None if chance is None else list(chance)))
+        return self._new_state(seed, Chance(make_rng(seed), None if chance is None else list(chance)))
 
     @abstractmethod
     def _new_state(self, seed: int, chance: Chance) -> State: ...

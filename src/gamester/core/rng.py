@@ -31,6 +31,10 @@ def _make_shuffler(n: int, used: int) -> Callable[[random.Random, Sequence[int]]
     uniform random numbers: consecutive radices are grouped while their product stays below 2**62,
     each group takes one ``getrandbits`` call (redrawn when it is not below the product, so every digit
     is exactly uniform), and the loop is unrolled because this runs once per deal in every playout.
+
+    Decoding: a group's number is first cut into segments whose radix product stays below 2**30, so
+    the digits are taken from one-digit ints (CPython's fast path) rather than from a 62-bit int; the
+    digits, hence the permutation, are exactly those of decoding the whole number digit by digit.
     """
     lines = ["def shuffle(rng, items):", "    o = list(items)", "    g = rng.getrandbits"]
     i = 0
@@ -45,10 +49,30 @@ def _make_shuffler(n: int, used: int) -> Callable[[random.Random, Sequence[int]]
         lines.append(f"    x = g({bits})")
         lines.append(f"    while x >= {prod}:")
         lines.append(f"        x = g({bits})")
+        segments: list[tuple[list[int], int]] = []
+        seg: list[int] = []
+        seg_prod = 1
         for k in group:
-            lines.append(f"    j = {k} + x % {n - k}")
-            lines.append(f"    x //= {n - k}")
-            lines.append(f"    o[{k}], o[j] = o[j], o[{k}]")
+            if seg and seg_prod * (n - k) >= 1 << 30:
+                segments.append((seg, seg_prod))
+                seg, seg_prod = [], 1
+            seg.append(k)
+            seg_prod *= n - k
+        segments.append((seg, seg_prod))
+        for si, (seg, seg_prod) in enumerate(segments):
+            if si < len(segments) - 1:
+                lines.append(f"    y = x % {seg_prod}")
+                lines.append(f"    x //= {seg_prod}")
+            else:
+                lines.append("    y = x")
+            for ki, k in enumerate(seg):
+                offset = f"{k} + " if k else ""
+                if ki < len(seg) - 1:
+                    lines.append(f"    j = {offset}y % {n - k}")
+                    lines.append(f"    y //= {n - k}")
+                else:  # the segment's last digit is what is left of it
+                    lines.append(f"    j = {offset}y")
+                lines.append(f"    o[{k}], o[j] = o[j], o[{k}]")
     lines.append("    return o")
     namespace: dict[str, Any] = {}
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from integers only, see docstring
@@ -161,12 +185,18 @@ class Chance:
         :meth:`full_pack` first): the rest is shuffled only if a record or a deeper read needs it.
         """
         if self.given is None:
-            if used is not None and used < len(cards) - 1:
-                rng = self.rng
-                p = shuffled(rng, cards, used)
-                self.log.append(PartialPack(p, used, rng.getrandbits(64)))
+            rng = self._rng if self._owned else self.rng
+            # shuffled(rng, cards, used), its lookup inlined: this runs once per deal.
+            n = len(cards)
+            top = n if used is None or used >= n - 1 else used
+            key = (n, top)
+            fn = _SHUFFLERS.get(key)
+            if fn is None:
+                fn = _SHUFFLERS[key] = _make_shuffler(n, top)
+            p = fn(rng, cards)
+            if top < n:
+                self.log.append(PartialPack(p, top, rng.getrandbits(64)))
                 return p
-            p = shuffled(self.rng, cards)
         else:
             i = len(self.log)
             entry = self._given_entry()

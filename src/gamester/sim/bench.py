@@ -48,11 +48,9 @@ def random_playouts(game: Game, seconds: float, seed: int = 0) -> Tally:
         for _ in range(20):
             s = new(seed=seed + games)
             games += 1
-            legal = s.legal_actions
-            apply = s.apply_action
             while not s.is_terminal():
-                la = legal()
-                apply(la[randrange(len(la))])
+                la = s.legal_actions()
+                s.apply_action(la[randrange(len(la))])
                 actions += 1
     return Tally(actions, games, clock() - start)
 

@@ -5,6 +5,10 @@ Every rule cites its ruling in ``shared/rules/penneech.md`` (section names in th
 and ``redeal`` (53). Dealing, turn-ups and trick resolution happen inside ``apply_action``: chance is
 never an action, it is drawn through ``self.chance`` (one pack per deal, redeals included; with
 ``first_dealer=draw`` the first pack is the draw).
+
+For speed (random playouts) the state also keeps each hand as a sorted list (``_hl``, always the
+cards of ``_hands``), so a lead's legal actions are a copy; and the events of the commonest trick
+ending (a plain turn-up) are rebuilt by ``last_events`` only when asked for (``_TRICK_TURNUP``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ HAND_SIZE = 7
 BIT = tuple(1 << c for c in range(52))
 TRICKS = 7
 DEAL_READS = 2 * HAND_SIZE + TRICKS + 1
+# Stock position of the turn-up after trick 7. During play _pos is 14 + the tricks played + 1, so at
+# the end of a trick ``_pos < LAST_TURN_UP`` says that tricks remain.
+LAST_TURN_UP = 2 * HAND_SIZE + TRICKS
 
 # Phases.
 REDEAL_PHASE, PLAY, OVER = 0, 1, 2
@@ -100,6 +107,18 @@ def _build_chunks() -> None:
 _build_chunks()
 
 
+# The same lists as _CHUNK, per suit, indexed by the suit's 13 bits (``hand >> SHIFT[s] & 8191``).
+SHIFT = (0, 13, 26, 39)
+
+# rules/penneech.md, Seats, dealing: the draw's rank of each card (draw_rank, tabulated).
+DRAW_RANK: tuple[int, ...] = ()
+
+# The events of a trick that ended mid-deal with a plain (pointless) turn-up, as one marker that
+# last_events expands into the trick (from _last_trick) and the turn-up (the stock card just turned).
+# Shared, never appended to (an action that has events of its own starts a new list).
+_TRICK_TURNUP: list[tuple[Any, ...]] = [("trick_turnup",)]
+
+
 def mask_to_actions(m: int) -> list[int]:
     c0, c1, c2, c3 = _CHUNK
     return c0[m & 8191] + c1[(m >> 13) & 8191] + c2[(m >> 26) & 8191] + c3[m >> 39]
@@ -109,6 +128,9 @@ def draw_rank(card: int) -> int:
     """Rank for the first-dealer draw: Ace 1 … King 13, the 7D a plain 7."""
     r = card % 13
     return 1 if r == ACE else r + 2
+
+
+DRAW_RANK = tuple(draw_rank(c) for c in range(52))
 
 
 def _codes(mask: int) -> list[str]:
@@ -122,6 +144,14 @@ class PenneechGame(Game):
     options_class = PenneechOptions
     rulesets = RULESETS
     options: PenneechOptions
+
+    def __init__(self, options: PenneechOptions) -> None:
+        super().__init__(options)
+        o = options
+        # What every new state copies (PenneechState.__init__); -1: the first dealer is drawn.
+        self.consts = (o.follow == "suit", TRICK_POINTS[o.trick_honours], REDEAL_BLOCKERS[o.redeal],
+                       o.target, o.objective == "deal",
+                       -1 if o.first_dealer == "draw" else int(o.first_dealer))
 
     @property
     def num_players(self) -> int:
@@ -161,7 +191,7 @@ class PenneechState(State):
         "game", "seed", "chance", "_follow_suit", "_points", "_blockers", "_target", "_deal_only",
         "_scores", "_dealer", "_hands", "_pack", "_pos", "_trump", "_phase",
         "_cur", "_leader", "_led", "_tricks", "_dealt", "_voids", "_deal_no", "_eligible",
-        "_history", "_winner", "_events", "_shown", "_last_trick",
+        "_history", "_winner", "_events", "_shown", "_last_trick", "_hl",
     )
 
     def __init__(self, game: PenneechGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
@@ -170,12 +200,8 @@ class PenneechState(State):
         self.chance = chance
         if _blank:
             return
-        o = game.options
-        self._follow_suit = o.follow == "suit"
-        self._points = TRICK_POINTS[o.trick_honours]
-        self._blockers = REDEAL_BLOCKERS[o.redeal]
-        self._target = o.target
-        self._deal_only = o.objective == "deal"
+        (self._follow_suit, self._points, self._blockers, self._target, self._deal_only,
+         first) = game.consts
         self._scores = [0, 0]
         self._history: list[int] = []
         self._winner = -1
@@ -184,10 +210,7 @@ class PenneechState(State):
         self._events: list[tuple[Any, ...]] = []
         self._last_trick: tuple[int, int, int, int, int] | None = None
         # rules/penneech.md, Seats, dealing: first dealer by draw (lower card deals) or fixed.
-        if o.first_dealer == "draw":
-            self._dealer = self._draw_for_deal()
-        else:
-            self._dealer = int(o.first_dealer)
+        self._dealer = self._draw_for_deal() if first < 0 else first
         self._start_deal()
 
     # -- chance ------------------------------------------------------------------------------
@@ -196,17 +219,24 @@ class PenneechState(State):
         next pair. (Should a whole pack tie pair by pair, the draw goes on with a fresh pack.)"""
         parse = self.game.parse_chance
         chance = self.chance
+        events = self._events
         while True:
             pack = chance.pack(FULL_PACK, parse, used=2)
-            for i in range(0, 52, 2):
-                if i == 2:  # a tie: read deeper into the pack
-                    pack = chance.full_pack(len(chance.log) - 1)
-                a, b = draw_rank(pack[i]), draw_rank(pack[i + 1])
+            a, b = DRAW_RANK[pack[0]], DRAW_RANK[pack[1]]
+            if a != b:
+                dealer = 0 if a < b else 1
+                events.append(("draw", pack[0], pack[1], dealer))
+                return dealer
+            events.append(("draw", pack[0], pack[1], -1))
+            # A tie: read deeper into the pack.
+            pack = chance.full_pack(len(chance.log) - 1)
+            for i in range(2, 52, 2):
+                a, b = DRAW_RANK[pack[i]], DRAW_RANK[pack[i + 1]]
                 if a != b:
                     dealer = 0 if a < b else 1
-                    self._events.append(("draw", pack[i], pack[i + 1], dealer))
+                    events.append(("draw", pack[i], pack[i + 1], dealer))
                     return dealer
-                self._events.append(("draw", pack[i], pack[i + 1], -1))
+                events.append(("draw", pack[i], pack[i + 1], -1))
 
     def _start_deal(self) -> None:
         """rules/penneech.md, Seats, dealing: one card at a time, non-dealer first; the rest is stock."""
@@ -214,32 +244,61 @@ class PenneechState(State):
         pack = self.chance.pack(FULL_PACK, self.game.parse_chance, used=DEAL_READS)
         d = self._dealer
         nd = 1 - d
-        hands = [0, 0]
-        # Distinct bits, so their sum is their union (and sum/map run in C).
-        hands[nd] = sum(map(BIT.__getitem__, pack[0:14:2]))
-        hands[d] = sum(map(BIT.__getitem__, pack[1:14:2]))
+        first = pack[0:14:2]
+        second = pack[1:14:2]
+        # Distinct bits, so their sum is their union (unrolled: faster than sum(map(...)) here).
+        b = BIT
+        c0, c1, c2, c3, c4, c5, c6 = first
+        hn = b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6]
+        c0, c1, c2, c3, c4, c5, c6 = second
+        hd = b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6]
+        first.sort()
+        second.sort()
+        if d:
+            hands = [hn, hd]
+            self._hl = [first, second]
+        else:
+            hands = [hd, hn]
+            self._hl = [second, first]
         self._hands = hands
         self._pack = pack
-        self._pos = 14
         self._trump = -1
         self._tricks = [0, 0]
         self._dealt = hands[:]
         self._voids = [0, 0]
         self._led = -1
         self._leader = nd
-        self._eligible: list[bool | None] = [None, None]
-        self._events.append(("deal", d, self._deal_no))
+        events = self._events
+        events.append(("deal", d, self._deal_no))
         # rules/penneech.md, Redeal: each eligible seat, non-dealer first, chooses.
         blockers = self._blockers
         if blockers:
-            for seat in (nd, d):
-                if not hands[seat] & blockers:
-                    self._eligible[seat] = True
-                    self._phase = REDEAL_PHASE
-                    self._cur = seat
-                    return
-                self._eligible[seat] = False
-        self._begin_play()
+            if not hn & blockers:
+                self._eligible: list[bool | None] = [None, True] if d == 0 else [True, None]
+                self._pos = 14
+                self._phase = REDEAL_PHASE
+                self._cur = nd
+                return
+            if not hd & blockers:
+                self._eligible = [True, False] if d == 0 else [False, True]
+                self._pos = 14
+                self._phase = REDEAL_PHASE
+                self._cur = d
+                return
+            # Not asked means not eligible: everyone saw that no choice was offered.
+            self._eligible = [False, False]
+        else:
+            self._eligible = [None, None]
+        # _begin_play, inlined. rules/penneech.md, Turn-ups: the dealer turns the first.
+        c = pack[14]
+        self._pos = 15
+        self._trump = c // 13
+        pts = TURNUP_POINTS[c]
+        events.append(("turnup", d, c, pts))
+        if pts and self._award(d, pts):
+            return
+        self._phase = PLAY
+        self._cur = nd
 
     def _begin_play(self) -> None:
         if self._blockers:
@@ -260,7 +319,15 @@ class PenneechState(State):
         self._trump = c // 13
         pts = TURNUP_POINTS[c]
         self._events.append(("turnup", seat, c, pts))
-        return bool(pts) and self._award(seat, pts)
+        if not pts:
+            return False
+        # _award, inlined.
+        total = self._scores[seat] + pts
+        self._scores[seat] = total
+        if total >= self._target and not self._deal_only:
+            self._finish(seat)
+            return True
+        return False
 
     def _award(self, seat: int, pts: int) -> bool:
         """rules/penneech.md, Winning: points are pegged as they arise; reaching the target wins."""
@@ -307,17 +374,28 @@ class PenneechState(State):
         return follow | (hand & SUIT_MASKS[self._trump])
 
     def legal_actions(self) -> list[int]:
-        ph = self._phase
-        if ph == PLAY:
-            hand = self._hands[self._cur]
+        if self._phase == PLAY:
+            cur = self._cur
             led = self._led
             if led >= 0:
-                follow = hand & SUIT_MASKS[led // 13]
+                # rules/penneech.md, Tricks (follow), as in _legal_mask: holding the led suit, play it
+                # (or, under 'suit_or_trump', a trump); void in it, play any card.
+                hand = self._hands[cur]
+                ls = led // 13
+                follow = hand >> SHIFT[ls] & 8191
                 if follow:
-                    hand = follow if self._follow_suit else follow | (hand & SUIT_MASKS[self._trump])
-            c0, c1, c2, c3 = _CHUNK
-            return c0[hand & 8191] + c1[(hand >> 13) & 8191] + c2[(hand >> 26) & 8191] + c3[hand >> 39]
-        if ph == REDEAL_PHASE:
+                    chunks = _CHUNK
+                    trump = self._trump
+                    if not self._follow_suit and trump != ls:
+                        trumps = hand >> SHIFT[trump] & 8191
+                        if trumps:
+                            if ls < trump:
+                                return chunks[ls][follow] + chunks[trump][trumps]
+                            return chunks[trump][trumps] + chunks[ls][follow]
+                    return chunks[ls][follow][:]
+            # A lead, or a follower void in the led suit: the whole hand (kept sorted in _hl).
+            return self._hl[cur][:]
+        if self._phase == REDEAL_PHASE:
             return [KEEP, REDEAL]
         return []
 
@@ -325,24 +403,73 @@ class PenneechState(State):
         if self._phase == PLAY:
             # The hot path of every playout: legality inlined (rules/penneech.md, Tricks, follow).
             seat = self._cur
-            hand = self._hands[seat]
-            if action.__class__ is not int or not 0 <= action < 52 or not hand >> action & 1:
+            hands = self._hands
+            hand = hands[seat]
+            # (A hand holds no bit above 51, so the bit test also rejects actions above 51.)
+            if action.__class__ is not int or action < 0 or not hand >> action & 1:
                 raise IllegalActionError(self._why_illegal(action))
             led = self._led
             if led < 0:
                 self._history.append(action)
-                self._hands[seat] = hand ^ (1 << action)
+                hands[seat] = hand ^ (1 << action)
+                self._hl[seat].remove(action)
                 self._led = action
                 self._cur = 1 - seat
                 self._events = _NO_EVENTS
                 return
             ls = led // 13
             cs = action // 13
-            if cs != ls and hand & SUIT_MASKS[ls] and (self._follow_suit or cs != self._trump):
-                raise IllegalActionError(self._why_illegal(action))
+            trump = self._trump
+            if cs != ls and (self._follow_suit or cs != trump):
+                # Neither the led suit nor (under 'suit_or_trump') a trump: legal only when void in
+                # the led suit, and it reveals that void (rules/penneech.md, Tricks).
+                if hand & SUIT_MASKS[ls]:
+                    raise IllegalActionError(self._why_illegal(action))
+                self._voids[seat] |= 1 << ls
             self._history.append(action)
-            self._hands[seat] = hand ^ (1 << action)
-            self._finish_trick(seat, led, ls, action, cs)
+            hands[seat] = hand ^ (1 << action)
+            self._hl[seat].remove(action)
+            # The trick is complete (it was _finish_trick). rules/penneech.md, Tricks: highest trump
+            # wins, else highest of the led suit.
+            leader = 1 - seat
+            if cs == ls:
+                winner = seat if POWER[action] > POWER[led] else leader
+            elif cs == trump:
+                winner = seat
+            else:
+                winner = leader
+            table = self._points[trump]
+            pts = table[led] + table[action]
+            self._tricks[winner] += 1
+            self._last_trick = (leader, led, action, winner, pts)
+            self._led = -1
+            if pts:
+                # _award, inlined. rules/penneech.md, Winning: reaching the target wins at once.
+                scores = self._scores
+                total = scores[winner] + pts
+                scores[winner] = total
+                if total >= self._target and not self._deal_only:
+                    self._events = [("trick", winner, leader, led, action, pts)]
+                    self._finish(winner)
+                    return
+            pos = self._pos
+            if pos < LAST_TURN_UP:
+                # rules/penneech.md, Turn-ups: the winner turns the next trump, then leads.
+                nxt = self._pack[pos]
+                if TURNUP_POINTS[nxt]:
+                    self._events = [("trick", winner, leader, led, action, pts)]
+                    if self._turn_up(winner):
+                        return
+                else:
+                    # The commonest ending: a plain turn-up; the events (the trick, the turn-up) are
+                    # made only if asked for (last_events rebuilds them from _last_trick).
+                    self._pos = pos + 1
+                    self._trump = nxt // 13
+                    self._events = _TRICK_TURNUP
+                self._leader = self._cur = winner
+                return
+            self._events = [("trick", winner, leader, led, action, pts)]
+            self._end_deal(winner)
         elif self._phase == REDEAL_PHASE:
             if action != KEEP and action != REDEAL:
                 raise IllegalActionError(self._why_illegal(action))
@@ -352,49 +479,16 @@ class PenneechState(State):
         else:
             raise IllegalActionError(self._why_illegal(action))
 
-    def _finish_trick(self, seat: int, led: int, ls: int, c: int, cs: int) -> None:
-        self._events = events = cast(list[tuple[Any, ...]], [])
-        trump = self._trump
-        # rules/penneech.md, Tricks: a follower who did not follow reveals a void in the led suit
-        # (under 'suit_or_trump', only when he played no trump either).
-        if cs != ls and (self._follow_suit or cs != trump):
-            self._voids[seat] |= 1 << ls
-        # rules/penneech.md, Tricks: highest trump wins, else highest of the led suit.
-        leader = 1 - seat
-        if cs == ls:
-            winner = seat if POWER[c] > POWER[led] else leader
-        elif cs == trump:
-            winner = seat
-        else:
-            winner = leader
-        table = self._points[trump]
-        pts = table[led] + table[c]
-        tricks = self._tricks
-        tricks[winner] += 1
-        self._last_trick = (leader, led, c, winner, pts)
-        events.append(("trick", winner, leader, led, c, pts))
-        self._led = -1
-        if pts and self._award(winner, pts):
-            return
-        if tricks[0] + tricks[1] < TRICKS:
-            # rules/penneech.md, Turn-ups: the winner turns the next trump, then leads.
-            nxt = self._pack[self._pos]
-            if TURNUP_POINTS[nxt]:
-                if self._turn_up(winner):
-                    return
-            else:  # _turn_up inlined for the common case of no honour
-                self._pos += 1
-                self._trump = nxt // 13
-                events.append(("turnup", winner, nxt, 0))
-            self._leader = self._cur = winner
-            return
+    def _end_deal(self, winner: int) -> None:
+        """After trick 7 (its events logged): the last turn-up, the card bonus, the next deal."""
         # rules/penneech.md, Turn-ups: after trick 7 its winner turns one more card.
         if self._turn_up(winner):
             return
         # rules/penneech.md, End of deal: 4+ tricks score 2 x tricks - 7.
+        tricks = self._tricks
         best = 0 if tricks[0] >= 4 else 1
         bonus = 2 * tricks[best] - 7
-        events.append(("bonus", best, bonus))
+        self._events.append(("bonus", best, bonus))
         if self._award(best, bonus):
             return
         if self._deal_only:
@@ -498,6 +592,7 @@ class PenneechState(State):
         s._events = self._events[:]
         s._shown = self._shown[:]
         s._last_trick = self._last_trick
+        s._hl = [self._hl[0][:], self._hl[1][:]]
         return s
 
     # -- notation ----------------------------------------------------------------------------
@@ -631,6 +726,7 @@ class PenneechState(State):
         rest = [c for c in unknown if not hmask >> c & 1]
         rng.shuffle(rest)
         s._hands[opp] = hmask
+        s._hl[opp] = cards_of(hmask)
         # Rebuild this deal's pack so the world is a complete, replayable deal.
         d = self._dealer
         dealt = [0, 0]
@@ -648,7 +744,12 @@ class PenneechState(State):
 
     def last_events(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for e in self._events:
+        events = self._events
+        if events and events[0][0] == "trick_turnup":  # _TRICK_TURNUP (or a copy of it)
+            leader, led, c, winner, pts = cast(tuple[int, int, int, int, int], self._last_trick)
+            events = [("trick", winner, leader, led, c, pts),
+                      ("turnup", winner, self._pack[self._pos - 1], 0)]
+        for e in events:
             kind = e[0]
             if kind == "draw":
                 out.append({"type": "draw", "cards": [card_code(e[1]), card_code(e[2])],
