@@ -17,9 +17,9 @@ GAMES = [g for g in ("penneech", "piquesept", "pentyrch") if g in gamester.game_
 
 # Small budgets: these tests check behaviour, not strength.
 AGENTS = {
-    "penneech": ["random", "heuristic", "ismcts:iterations=60", "pimc:worlds=2"],
-    "piquesept": ["random", "heuristic", "ismcts:iterations=40"],
-    "pentyrch": ["random", "heuristic", "ismcts:iterations=8"],
+    "penneech": ["random", "heuristic", "ismcts:iterations=60", "pimc:worlds=2", "rollout:worlds=3"],
+    "piquesept": ["random", "heuristic", "ismcts:iterations=40", "rollout:worlds=3"],
+    "pentyrch": ["random", "heuristic", "ismcts:iterations=8", "lookahead:worlds=2"],
 }
 
 
@@ -129,9 +129,13 @@ def test_spec_errors_list_valid_choices() -> None:
         make_agent("ismcts:iterations=5,seconds=1")
     with pytest.raises(AgentError, match="valid parameters: worlds, seconds, seed"):
         make_agent("pimc:samples=3")
+    with pytest.raises(AgentError, match="valid parameters: worlds, seconds, prune, seed"):
+        make_agent("rollout:iterations=3")
     if "pentyrch" in GAMES:
         with pytest.raises(AgentError, match="not 'pentyrch'"):
             make_agent("pimc", game=gamester.load_game("pentyrch"))
+        with pytest.raises(AgentError, match="not 'pentyrch'"):
+            make_agent("rollout", game=gamester.load_game("pentyrch"))
 
 
 def test_best_agent_evaluate_reports_win_probability() -> None:
@@ -148,6 +152,72 @@ def test_ismcts_seconds_budget() -> None:
     state = _positions("penneech", 1, seed=6)[0]
     agent = make_agent("ismcts:seconds=0.05", game=state.game, seed=1)
     assert agent.step(View(state, state.current_player())) in state.legal_actions()
+
+
+@pytest.mark.parametrize("name", [g for g in ("penneech", "piquesept") if g in GAMES])
+def test_rollout_values_are_heuristic_playouts(name: str) -> None:
+    """With one world, each action's value is exactly the return (Penneech: the race estimate at the
+    deal's end) of that world finished by the heuristic in every seat, for the agent's seat (a
+    Piquesept defender's return is his side's)."""
+    import importlib
+
+    from gamester.agents.evaluators import rollout_model
+
+    policy = importlib.import_module(f"gamester.agents.heuristics.{name}").choose
+    model = rollout_model(gamester.load_game(name))
+    checked = 0
+    for state in _positions(name, 6, seed=8):
+        p = state.current_player()
+        if 53 in state.legal_actions() and name == "penneech":
+            continue
+        info = make_agent("rollout:worlds=1", game=state.game, seed=4).evaluate(View(state, p))
+        rng = random.Random(4)
+        world = View(state, p).determinize(rng)
+        tie_seed = rng.getrandbits(32)
+        for a in state.legal_actions():
+            w = world.clone()
+            w.apply_action(a)
+            marker = model.start(w) if model else None
+            ties = random.Random(tie_seed)
+            steps = 0
+            while not w.is_terminal() and not (model and model.stop(w, marker, steps)):
+                q = w.current_player()
+                la = w.legal_actions()
+                w.apply_action(la[0] if len(la) == 1 else policy(View(w, q), w.observation(q), la, ties))
+                steps += 1
+            want = w.returns()[p] if w.is_terminal() else model.value(w)[p]  # type: ignore[union-attr]
+            assert info["values"][state.action_to_string(a)] == pytest.approx(want, abs=1e-4)
+            checked += 1
+    assert checked >= 6
+
+
+def test_fast_penneech_heuristic_matches_the_heuristic() -> None:
+    """The rollouts' bitmask port of the Penneech heuristic chooses exactly what the heuristic does."""
+    from gamester.agents.heuristics import penneech as heuristic
+    from gamester.agents.rollout import penneech_heuristic
+
+    checked = 0
+    for spec in ("penneech", "penneech(ruleset=pagat)", "penneech(ruleset=cotton)"):
+        game = gamester.load_game(spec)
+        rng = random.Random(5)
+        for seed in range(40):
+            s = game.new_initial_state(seed=seed)
+            while not s.is_terminal():
+                p = s.current_player()
+                la = s.legal_actions()
+                if len(la) > 1 and la[0] < 52:
+                    want = heuristic.choose(View(s, p), s.observation(p), la, rng)
+                    assert penneech_heuristic(s, la) == want
+                    checked += 1
+                s.apply_action(la[rng.randrange(len(la))])
+    assert checked >= 2000
+
+
+def test_rollout_seconds_budget() -> None:
+    state = _positions("penneech", 1, seed=6)[0]
+    agent = make_agent("rollout:seconds=0.05", game=state.game, seed=1)
+    info = agent.evaluate(View(state, state.current_player()))
+    assert info["action"] in state.legal_actions() and info["worlds"] >= 1
 
 
 # -- PIMC solvers against brute force ---------------------------------------------------------------
@@ -228,3 +298,52 @@ def test_piquesept_solver_is_exact() -> None:
         assert exact == brute(s)
         checked += 1
     assert checked == 10
+
+
+# -- Pentyrch lookahead -----------------------------------------------------------------------------
+@pytest.mark.skipif("pentyrch" not in GAMES, reason="pentyrch not in this checkout yet")
+def test_pentyrch_fast_scores_match_the_heuristic() -> None:
+    """The playout policy scores every legal move exactly as the heuristic agent does."""
+    from gamester.agents.heuristics.pentyrch import score_move
+    from gamester.agents.pentyrch_policy import heuristic_move, scored_moves
+
+    game = gamester.load_game("pentyrch")
+    rng = random.Random(5)
+    checked = 0
+    for d in range(6):
+        state = game.new_initial_state(seed=d)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            obs = state.observation(state.current_player())
+            scores = {}
+            for score, a, _m in scored_moves(state, legal):  # type: ignore[arg-type]
+                assert score == pytest.approx(score_move(state.action_to_string(a), obs,
+                                                         obs["seat_to_move"]))
+                scores[a] = score
+                checked += 1
+            choice = heuristic_move(state, legal, rng)  # type: ignore[arg-type]
+            assert scores[choice] == max(scores.values())
+            state.apply_action(legal[rng.randrange(len(legal))] if rng.random() < 0.5 else choice)
+    assert checked > 1000
+
+
+@pytest.mark.skipif("pentyrch" not in GAMES, reason="pentyrch not in this checkout yet")
+def test_pentyrch_lookahead_evaluate_and_budgets() -> None:
+    game = gamester.load_game("pentyrch")
+    state = _positions("pentyrch", 1, seed=8)[0]
+    view = View(state, state.current_player())
+    info = make_agent("lookahead:worlds=3", game=game, seed=2).evaluate(view)
+    assert info["action"] in state.legal_actions()
+    assert 0.0 <= info["win_probability"] <= 1.0
+    assert info["worlds"] == 3 and info["candidates"]
+    assert make_agent("lookahead:seconds=0.05", game=game, seed=2).step(view) in state.legal_actions()
+    cut = make_agent("lookahead:worlds=2,horizon=8,candidates=3", game=game, seed=2).evaluate(view)
+    assert len(cut["candidates"]) <= 3 and -1.0 <= cut["mean_return"] <= 1.0
+    with pytest.raises(AgentError, match="not both"):
+        make_agent("lookahead:worlds=2,seconds=1")
+    with pytest.raises(AgentError, match="valid parameters: worlds, seconds, candidates, horizon, seed"):
+        make_agent("lookahead:depth=2")
+    for other in ("penneech", "piquesept"):
+        if other in GAMES:
+            with pytest.raises(AgentError, match="not '" + other):
+                make_agent("lookahead", game=gamester.load_game(other))

@@ -8,9 +8,9 @@ from gamester.agents.base import Agent, View, agent_names, make_agent, register_
 
 # The strongest agent of each game at about a second a move (docs/agents.md, "Strength").
 BEST_AGENTS = {
-    "penneech": "ismcts:seconds=1",
-    "piquesept": "ismcts:seconds=1",
-    "pentyrch": "ismcts:seconds=1",
+    "penneech": "rollout:worlds=300",
+    "piquesept": "rollout:worlds=30",
+    "pentyrch": "lookahead:worlds=8",
 }
 
 
