@@ -22,7 +22,7 @@ import random
 
 from gamester.core.protocol import State
 from gamester.games.pentyrch.board import COORDS, GOAL, HOME, NUM_CELLS, OFF
-from gamester.games.pentyrch.game import POINTS, VALUE, Move, PentyrchState
+from gamester.games.pentyrch.game import POINTS, VALUE, Move, PentyrchState, mask_value
 
 # DIST[a][b]: king-move distance between cells (what the heuristic calls ``distance``).
 DIST: tuple[tuple[int, ...], ...] = tuple(
@@ -30,16 +30,6 @@ DIST: tuple[tuple[int, ...], ...] = tuple(
           for b in range(NUM_CELLS)) for a in range(NUM_CELLS))
 _SAFE = OFF
 _ENTER_SCORE = tuple(7.0 - 0.5 * DIST[HOME[s]][GOAL[s]] for s in range(4))
-
-
-def mask_value(mask: int) -> int:
-    """The total value of the cards in a hand mask."""
-    t = 0
-    while mask:
-        low = mask & -mask
-        t += VALUE[low.bit_length() - 1]
-        mask ^= low
-    return t
 
 
 def move_score(state: PentyrchState, seat: int, m: Move) -> float:

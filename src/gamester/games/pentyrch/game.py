@@ -133,7 +133,8 @@ def _canon_cards(mask: int) -> list[int]:
     return out
 
 
-def _mask_value(mask: int) -> int:
+def mask_value(mask: int) -> int:
+    """The total value of the cards in a hand mask (Ace 1 … Ten 10)."""
     t = 0
     while mask:
         low = mask & -mask
@@ -244,7 +245,7 @@ class PentyrchGame(Game):
         key = (SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]) << 4 | v
         table = self._tables.get(key)
         if table is None:
-            if _mask_value(m) < v:
+            if mask_value(m) < v:
                 table = ()
             else:
                 table = _combo_positions(tuple(VALUE[c] for c in _canon_cards(m)), v, self._overpay)
@@ -1032,7 +1033,7 @@ class PentyrchState(State):
             return "Exchange (show)", f"the shown card must equal the pile's value {v}"
         if not rest:
             return "Exchange", f"a single card must be worth at least the pile's top value {v}"
-        total = _mask_value(laid)
+        total = mask_value(laid)
         if total < v:
             return "Exchange", f"the cards add up to {total}, less than the pile's top value {v}"
         if not self._always and any(VALUE[c] >= v for c in _canon_cards(hand)):
@@ -1176,7 +1177,7 @@ class PentyrchState(State):
             for pq, low, hand_t, _hidden_t in self._passcons:
                 if pq == q:
                     # hand sum then = fixed part + what is hidden now; it stayed below `low`.
-                    bounds.append(low - _mask_value(hand_t) + _mask_value(self._hidden[q]))
+                    bounds.append(low - mask_value(hand_t) + mask_value(self._hidden[q]))
             limits.append((self._caps[q], min(bounds) if bounds else 1 << 30))
         chosen = real
         for _ in range(2000):
@@ -1194,7 +1195,7 @@ class PentyrchState(State):
                         top = VALUE[c]
                 i += size
                 cap, bound = limits[j]
-                if top >= cap or (bound < 1 << 30 and _mask_value(m) >= bound):
+                if top >= cap or (bound < 1 << 30 and mask_value(m) >= bound):
                     ok = False
                     break
                 parts.append(m)
