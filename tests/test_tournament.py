@@ -9,7 +9,8 @@ import math
 import pytest
 
 import gamester
-from gamester.sim.tournament import mean_ci, run_cli, run_tournament, seatings, split_agents
+from gamester.agents.base import split_agents
+from gamester.sim.tournament import mean_ci, run_cli, run_tournament, seatings
 
 
 def test_seatings_put_every_agent_in_every_seat() -> None:

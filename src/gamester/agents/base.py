@@ -117,6 +117,21 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip(), params
 
 
+def split_agents(text: str) -> list[str]:
+    """Split ``--agents``: commas separate agents, but a ``k=v`` piece after a comma continues the
+    previous agent's parameters (``ismcts:iterations=500,c=0.3,heuristic`` is two agents)."""
+    out: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and out and ":" in out[-1]:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
 def make_agent(spec: str, *, game: Game | None = None, seed: int | None = None) -> Agent:
     """An agent from its spec string. ``seed`` (or ``seed=`` in the spec) makes it deterministic."""
     name, params = parse_agent_spec(spec)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from gamester.agents.base import View, make_agent
+from gamester.agents.base import View, make_agent, split_agents
 from gamester.core.errors import AgentError
 from gamester.core.record import winners
 from gamester.core.registry import load_game
@@ -21,7 +21,7 @@ from gamester.sim.progress import progress
 
 
 def agent_specs(agents: str, num_players: int) -> list[str]:
-    specs = [s.strip() for s in agents.split(",") if s.strip()] if "(" not in agents else [agents]
+    specs = split_agents(agents)
     if len(specs) == 1:
         specs *= num_players
     if len(specs) != num_players:

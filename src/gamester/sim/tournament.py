@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from gamester.agents.base import View, make_agent
+from gamester.agents.base import View, make_agent, split_agents
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
@@ -387,21 +387,6 @@ def write_chart(path: str, summary: dict[str, Any]) -> bool:
 
 
 # -- command line ----------------------------------------------------------------------------
-def split_agents(text: str) -> list[str]:
-    """Split ``--agents``: commas separate agents, but a ``k=v`` piece after a comma continues the
-    previous agent's parameters (``ismcts:iterations=500,c=0.3,heuristic`` is two agents)."""
-    out: list[str] = []
-    for piece in text.split(","):
-        piece = piece.strip()
-        if not piece:
-            continue
-        if "=" in piece and ":" not in piece and out and ":" in out[-1]:
-            out[-1] += "," + piece
-        else:
-            out.append(piece)
-    return out
-
-
 def run_cli(args: argparse.Namespace) -> int:
     """``gamester tournament``: args has game, agents, games, seed, workers, out, backend, option."""
     backend = getattr(args, "backend", "local") or "local"
