@@ -621,3 +621,26 @@ def test_illegal_int_actions_name_the_rule() -> None:
         s2.apply_action(s2.string_to_action("JH c4-c5 4D"))
     with pytest.raises(IllegalActionError, match="lacks 8D"):
         s.apply_action(s.string_to_action("JH @a4 8D"))
+
+
+def test_determinize_never_needs_its_unconstrained_fallback() -> None:
+    """rules/pentyrch.md, What each seat knows: worlds keep what play revealed; the real deal always
+    qualifies, so the redraw loop must never run out (its fallback would weaken searches)."""
+    from gamester.games.pentyrch import game as pentyrch_game
+
+    before = pentyrch_game.FALLBACKS[0]
+    for spec in ("pentyrch", "pentyrch(players=3)", "pentyrch(players=2)",
+                 "pentyrch(reveal_on_pass=false)"):
+        g = gamester.load_game(spec)
+        for seed in range(3):
+            state = g.new_initial_state(seed=seed)
+            rng = random.Random(seed)
+            steps = 0
+            while not state.is_terminal() and steps < 400:
+                if steps % 7 == 0:
+                    for p in range(g.num_players):
+                        state.determinize(p, rng)
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                steps += 1
+    assert pentyrch_game.FALLBACKS[0] == before

@@ -133,6 +133,10 @@ def _canon_cards(mask: int) -> list[int]:
     return out
 
 
+# How often determinize found no redraw meeting what play revealed and used an unconstrained draw
+# (watched by the tests; the real deal always qualifies, so this should stay 0).
+FALLBACKS = [0]
+
 def mask_value(mask: int) -> int:
     """The total value of the cards in a hand mask (Ace 1 … Ten 10)."""
     t = 0
@@ -1154,7 +1158,9 @@ class PentyrchState(State):
         shuffled among those same places, keeping what the play revealed: a hand that paid with a
         combination under combine=when_needed held no card worth the pile's value; a hand that passed
         without showing could pay for none of the piles in reach. Draws breaking these are redrawn
-        (the real deal always qualifies; after 2,000 refusals it is kept).
+        (the real deal always qualifies, so this ends at once in practice; should 2,000 draws all be
+        refused, the last one is used anyway: a world that ignores an inference is a weaker sample,
+        whereas falling back on the real deal would show the hidden cards to a search).
         """
         s = self.clone()
         s.chance.rng = random.Random(rng.getrandbits(64))
@@ -1179,7 +1185,6 @@ class PentyrchState(State):
                     # hand sum then = fixed part + what is hidden now; it stayed below `low`.
                     bounds.append(low - mask_value(hand_t) + mask_value(self._hidden[q]))
             limits.append((self._caps[q], min(bounds) if bounds else 1 << 30))
-        chosen = real
         for _ in range(2000):
             deck = cards[:]
             rng.shuffle(deck)
@@ -1200,11 +1205,15 @@ class PentyrchState(State):
                     break
                 parts.append(m)
             if ok:
-                chosen = parts
-                setaside = deck[-1] if self._setaside >= 0 else -1
                 break
         else:
-            setaside = self._setaside
+            FALLBACKS[0] += 1
+            parts, i = [], 0
+            for size in sizes:
+                parts.append(sum(BIT[c] for c in deck[i:i + size]))
+                i += size
+        chosen = parts
+        setaside = deck[-1] if self._setaside >= 0 else -1
         swap: dict[int, int] = {}
         for q, old, new in zip(others, real, chosen, strict=True):
             s._hands[q] = (self._hands[q] & ~old) | new
