@@ -17,7 +17,8 @@ GAMES = [g for g in ("penneech", "piquesept", "pentyrch") if g in gamester.game_
 
 # Small budgets: these tests check behaviour, not strength.
 AGENTS = {
-    "penneech": ["random", "heuristic", "ismcts:iterations=60", "pimc:worlds=2", "rollout:worlds=3"],
+    "penneech": ["random", "heuristic", "ismcts:iterations=60", "pimc:worlds=2", "rollout:worlds=3",
+                 "futures:worlds=3,bank=50"],
     "piquesept": ["random", "heuristic", "ismcts:iterations=40", "rollout:worlds=3"],
     "pentyrch": ["random", "heuristic", "ismcts:iterations=8", "lookahead:worlds=2"],
 }

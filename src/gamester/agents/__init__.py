@@ -8,7 +8,7 @@ from gamester.agents.base import Agent, View, agent_names, make_agent, register_
 
 # The strongest agent of each game at about a second a move (docs/agents.md, "Strength").
 BEST_AGENTS = {
-    "penneech": "rollout:worlds=300",
+    "penneech": "futures:worlds=300",
     "piquesept": "rollout:worlds=30",
     "pentyrch": "lookahead:worlds=8",
 }

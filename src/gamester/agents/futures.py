@@ -1,0 +1,284 @@
+"""``futures``: Penneech rollouts to the end of the deal, scored by an exact race over simulated futures.
+
+The same one-step lookahead as ``rollout`` (sampled worlds, every legal action played in every world,
+then the heuristic in both seats, each from its own view; common random numbers; pruning), but the
+deal's end is scored differently. ``rollout`` turns the scores into a chance of winning with a normal
+approximation (about 14 points a deal, spread 12). Here the heuristic's play does not depend on the
+scores, so the rest of a game after a deal is a sequence of (seat, points) events that does not depend on
+the scores it starts from. A *bank* of such sequences (``bank`` games of heuristic self-play from a
+fresh deal, one set per next dealer, drawn once with a fixed seed and shared by every instance) gives,
+for any scores, the exact share of futures in which each seat reaches the target first: the dealer's
+first turn-up, the lumpy honours (a turned-up 7D is 14) and the card bonus are all in it.
+
+Where the deal ends the playout stops before the next deal's first turn-up (its points are taken back:
+the bank's futures include their own). Reaching the target inside the deal is a win on the spot.
+
+The worlds are also filtered by the opponent's plays: ``heuristic`` is deterministic, so a world is
+kept only if the heuristic, replayed in it from the opponent's seat since the deal's first trick, makes
+every play the opponent made (``infer=1``; see ``_sample``). With ``objective=deal`` the agent plays as
+``rollout``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from typing import Any
+
+import numpy as np
+
+from gamester.agents.base import Agent, View, float_param, int_param, seed_param
+from gamester.agents.heuristics.penneech import choose
+from gamester.agents.rollout import RolloutAgent, _race_now, _survivors, _win_share, penneech_heuristic
+from gamester.core.cards import cards_of
+from gamester.core.errors import AgentError
+from gamester.core.protocol import Game, State
+
+_REDEAL = 53
+_BANK_SEED = 0x5EED_F00D
+# (options, bank size) -> per next dealer: cumulative points of seat 0 and seat 1 after each event.
+_BANKS: dict[tuple[Any, ...], list[tuple[np.ndarray, np.ndarray]]] = {}
+
+
+def _simulate(game: Game, rng: random.Random) -> list[tuple[int, int]]:
+    """One heuristic self-play game from a fresh deal: its scoring events (seat, points) in order."""
+    state: Any = game.new_initial_state(seed=rng.getrandbits(48))
+    events: list[tuple[int, int]] = []
+    last = [0, 0]
+
+    def record() -> None:
+        s = state._scores
+        for seat in (0, 1):
+            if s[seat] != last[seat]:
+                events.append((seat, s[seat] - last[seat]))
+                last[seat] = s[seat]
+
+    record()
+    tie = random.Random(0)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            state.apply_action(legal[0])
+        elif legal[0] < 52:
+            state.apply_action(penneech_heuristic(state, legal))
+        else:
+            p = state.current_player()
+            state.apply_action(choose(View(state, p), state.observation(p), legal, tie))
+        record()
+    return events
+
+
+def _bank(game: Game, size: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    opts = dataclasses.asdict(game.options)
+    key = (tuple(sorted(opts.items())), size)
+    if key in _BANKS:
+        return _BANKS[key]
+    rng = random.Random(_BANK_SEED)
+    out = []
+    for dealer in (0, 1):
+        g = type(game)(dataclasses.replace(game.options, first_dealer=dealer))
+        seqs = [_simulate(g, rng) for _ in range(size)]
+        length = max(len(s) for s in seqs) + 1
+        cum = np.zeros((2, size, length), dtype=np.int32)
+        for i, seq in enumerate(seqs):
+            tot = [0, 0]
+            for j, (seat, pts) in enumerate(seq):
+                tot[seat] += pts
+                cum[0, i, j] = tot[0]
+                cum[1, i, j] = tot[1]
+            cum[0, i, len(seq):] = tot[0]
+            cum[1, i, len(seq):] = tot[1]
+        out.append((cum[0], cum[1]))
+    _BANKS[key] = out
+    return out
+
+
+def _mismatches(world: Any, opp: int, limit: int) -> int:
+    """How many of ``opp``'s choices in this deal (more than one legal card) the heuristic would have
+    made otherwise, were ``world`` the true deal; counting stops at ``limit``. The deal is replayed
+    from its first trick: the world holds the dealt hands and the turn-ups; the plays are public."""
+    hands = world._hands
+    n = 14 - hands[0].bit_count() - hands[1].bit_count()
+    if n == 0:
+        return 0
+    plays = world._history[-n:]
+    pack = world._pack
+    s: Any = world.clone()
+    s._hands = s._dealt[:]
+    s._hl = [cards_of(s._dealt[0]), cards_of(s._dealt[1])]
+    s._pos = 15
+    s._trump = pack[14] // 13
+    s._tricks = [0, 0]
+    s._voids = [0, 0]
+    s._led = -1
+    s._cur = s._leader = 1 - s._dealer
+    s._target = 1 << 40
+    miss = 0
+    for a in plays:
+        if s._cur == opp:
+            legal = s.legal_actions()
+            if len(legal) > 1 and penneech_heuristic(s, legal) != a:
+                miss += 1
+                if miss >= limit:
+                    return miss
+        s.apply_action(a)
+    return miss
+
+
+def _restock(world: Any, rng: random.Random) -> Any:
+    """``world`` with the unturned stock in a fresh order and a fresh generator for later deals."""
+    s = world.clone()
+    pack = list(s._pack)
+    rest = pack[s._pos:]
+    rng.shuffle(rest)
+    pack[s._pos:] = rest
+    s._pack = pack
+    s.chance.rng = random.Random(rng.getrandbits(64))
+    s.chance.log[-1] = pack
+    return s
+
+
+class FuturesAgent(Agent):
+    """``futures:worlds=300``: heuristic rollouts to the deal's end, scored over a bank of futures."""
+
+    name = "futures"
+
+    def __init__(self, game: Game | None = None, worlds: Any = 300, seconds: Any = None,
+                 prune: Any = 1, bank: Any = 2000, infer: Any = 1, tries: Any = 8,
+                 seed: Any = None) -> None:
+        self.infer = int_param("infer", infer) > 0
+        self.tries = int_param("tries", tries, 1)
+        self.worlds = int_param("worlds", worlds, 1)
+        self.prune = int_param("prune", prune) > 0
+        self.bank_size = int_param("bank", bank, 10)
+        self.seconds = float_param("seconds", seconds) if seconds is not None else None
+        self.rng = random.Random(seed_param(seed))
+        self._cache: dict[tuple[int, int, int], float] = {}
+        self._cache_key: Any = None
+        self._deal_agent: RolloutAgent | None = None
+        if game is not None and game.name != "penneech":
+            raise AgentError(f"agent 'futures' plays penneech, not {game.name!r}")
+        if game is not None and game.options.objective == "game":
+            _bank(game, self.bank_size)  # built once per process, before the first decision
+
+    def step(self, view: View) -> int:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        return int(self.evaluate(view)["action"])
+
+    def _race(self, game: Game, s0: int, s1: int, dealer: int) -> float:
+        """Seat 0's share of the bank's futures in which it reaches the target first, from scores
+        ``s0``, ``s1`` with ``dealer`` dealing the next deal."""
+        key = (s0, s1, dealer)
+        v = self._cache.get(key)
+        if v is None:
+            target: int = game.options.target
+            c0, c1 = _bank(game, self.bank_size)[dealer]
+            n = c0.shape[1]
+            r0 = c0 >= target - s0
+            r1 = c1 >= target - s1
+            i0 = np.where(r0.any(axis=1), r0.argmax(axis=1), n)
+            i1 = np.where(r1.any(axis=1), r1.argmax(axis=1), n)
+            v = float(np.mean((i0 < i1) + 0.5 * (i0 == i1)))
+            self._cache[key] = v
+        return v
+
+    def _finish(self, state: Any, me: int) -> float:
+        """Play on with the heuristic in both seats to the deal's end; ``me``'s estimated return."""
+        deal = state._deal_no
+        while not state.is_terminal():
+            if state._deal_no != deal:
+                s = list(state._scores)
+                # Take back the next deal's first turn-up: the bank's futures hold their own.
+                events = state._events
+                for i, e in enumerate(events):
+                    if e[0] == "deal":
+                        for f in events[i + 1:]:
+                            if f[0] == "turnup":
+                                s[f[1]] -= f[3]
+                        break
+                p0 = self._race(state.game, s[0], s[1], state._dealer)
+                return 2.0 * (p0 if me == 0 else 1.0 - p0) - 1.0
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                state.apply_action(legal[0])
+            else:
+                state.apply_action(penneech_heuristic(state, legal))
+        return float(state.returns()[me])
+
+    def _sample(self, view: View, me: int, pool: list[Any], budget: list[int]) -> tuple[State, int]:
+        """A world in which the opponent, playing like ``heuristic``, would have made every play it
+        made in this deal: rejection sampling while the decision's budget of draws lasts (consistent
+        worlds go to ``pool``); after it, a pooled world with the stock shuffled afresh; with an
+        empty pool, the draw with the fewest differing plays. Returns the world and that number."""
+        if not self.infer:
+            return view.determinize(self.rng), 0
+        best: State | None = None
+        best_miss = 1 << 30
+        while budget[0] > 0 or best is None:
+            budget[0] -= 1
+            world = view.determinize(self.rng)
+            miss = _mismatches(world, 1 - me, best_miss)
+            if miss == 0:
+                pool.append(world)
+                return world, 0
+            if miss < best_miss:
+                best, best_miss = world, miss
+        if pool:
+            return _restock(self.rng.choice(pool), self.rng), 0
+        return best, best_miss
+
+    def evaluate(self, view: View) -> dict[str, Any]:
+        game = view.game
+        if game.name != "penneech":
+            raise AgentError(f"agent 'futures' plays penneech, not {game.name!r}")
+        legal = view.legal_actions()
+        if not legal:
+            raise AgentError("agent 'futures': it is not this seat's turn")
+        me = view.player
+        if _REDEAL in legal:
+            return {"action": _REDEAL, "win_probability": _race_now(view), "worlds": 0,
+                    "values": {}, "player": me}
+        if game.options.objective == "deal":
+            # One deal, no race: plain ``rollout`` with the same budget.
+            if self._deal_agent is None:
+                self._deal_agent = RolloutAgent(game, self.worlds, self.seconds, int(self.prune),
+                                                self.rng.getrandbits(32))
+            return self._deal_agent.evaluate(view)
+        key = dataclasses.astuple(game.options)
+        if key != self._cache_key:
+            self._cache = {}
+            self._cache_key = key
+        results: dict[int, list[float]] = {a: [] for a in legal}
+        active = list(legal)
+        clock = time.perf_counter
+        deadline = None if self.seconds is None else clock() + self.seconds
+        check = 16 if deadline is not None else max(8, self.worlds // 4)
+        done = 0
+        misses = 0
+        pool: list[Any] = []
+        budget = [self.tries * self.worlds]
+        while done < self.worlds if deadline is None else (done == 0 or clock() < deadline):
+            world, miss = self._sample(view, me, pool, budget)
+            misses += miss > 0
+            for a in active:
+                w: State = world.clone()
+                w.apply_action(a)
+                results[a].append(self._finish(w, me))
+            done += 1
+            if self.prune and len(active) > 1 and done % check == 0:
+                active = _survivors(active, results)
+        means = {a: sum(r) / len(r) for a, r in results.items()}
+        best = max(active, key=lambda a: (round(means[a], 9), -legal.index(a)))
+        return {
+            "action": best,
+            "win_probability": sum(map(_win_share, results[best])) / done,
+            "mean_return": means[best],
+            "worlds": done,
+            "inconsistent_worlds": misses,
+            "values": {view.action_to_string(a): round(v, 4) for a, v in means.items()},
+            "searched": {view.action_to_string(a): len(r) for a, r in results.items()},
+            "player": me,
+        }
