@@ -23,22 +23,22 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import time
+from bisect import bisect_left
 from typing import Any
-
-import numpy as np
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
 from gamester.agents.heuristics.penneech import choose
-from gamester.agents.rollout import RolloutAgent, _race_now, _survivors, _win_share, penneech_heuristic
+from gamester.agents.rollout import Finish, RolloutAgent, _race_now, penneech_heuristic, search_actions
 from gamester.core.cards import cards_of
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game, State
 
 _REDEAL = 53
 _BANK_SEED = 0x5EED_F00D
-# (options, bank size) -> per next dealer: cumulative points of seat 0 and seat 1 after each event.
-_BANKS: dict[tuple[Any, ...], list[tuple[np.ndarray, np.ndarray]]] = {}
+# (options, bank size) -> per next dealer, per simulated game: the running points of seat 0 and of
+# seat 1 after each scoring event (non-decreasing, so the event that reaches a total is a bisection).
+Bank = list[tuple[list[list[int]], list[list[int]]]]
+_BANKS: dict[tuple[Any, ...], Bank] = {}
 
 
 def _simulate(game: Game, rng: random.Random) -> list[tuple[int, int]]:
@@ -69,7 +69,7 @@ def _simulate(game: Game, rng: random.Random) -> list[tuple[int, int]]:
     return events
 
 
-def _bank(game: Game, size: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _bank(game: Game, size: int) -> Bank:
     opts = dataclasses.asdict(game.options)
     key = (tuple(sorted(opts.items())), size)
     if key in _BANKS:
@@ -78,18 +78,18 @@ def _bank(game: Game, size: int) -> list[tuple[np.ndarray, np.ndarray]]:
     out = []
     for dealer in (0, 1):
         g = type(game)(dataclasses.replace(game.options, first_dealer=dealer))
-        seqs = [_simulate(g, rng) for _ in range(size)]
-        length = max(len(s) for s in seqs) + 1
-        cum = np.zeros((2, size, length), dtype=np.int32)
-        for i, seq in enumerate(seqs):
+        runs0: list[list[int]] = []
+        runs1: list[list[int]] = []
+        for _ in range(size):
             tot = [0, 0]
-            for j, (seat, pts) in enumerate(seq):
+            run0, run1 = [], []
+            for seat, pts in _simulate(g, rng):
                 tot[seat] += pts
-                cum[0, i, j] = tot[0]
-                cum[1, i, j] = tot[1]
-            cum[0, i, len(seq):] = tot[0]
-            cum[1, i, len(seq):] = tot[1]
-        out.append((cum[0], cum[1]))
+                run0.append(tot[0])
+                run1.append(tot[1])
+            runs0.append(run0)
+            runs1.append(run1)
+        out.append((runs0, runs1))
     _BANKS[key] = out
     return out
 
@@ -175,13 +175,16 @@ class FuturesAgent(Agent):
         v = self._cache.get(key)
         if v is None:
             target: int = game.options.target
-            c0, c1 = _bank(game, self.bank_size)[dealer]
-            n = c0.shape[1]
-            r0 = c0 >= target - s0
-            r1 = c1 >= target - s1
-            i0 = np.where(r0.any(axis=1), r0.argmax(axis=1), n)
-            i1 = np.where(r1.any(axis=1), r1.argmax(axis=1), n)
-            v = float(np.mean((i0 < i1) + 0.5 * (i0 == i1)))
+            runs0, runs1 = _bank(game, self.bank_size)[dealer]
+            need0, need1 = target - s0, target - s1
+            won = 0.0
+            for run0, run1 in zip(runs0, runs1, strict=True):
+                # The first event at which each seat's total reaches what it still needs (the
+                # run's length if never): the earlier one wins; neither, half each.
+                i0 = bisect_left(run0, need0)
+                i1 = bisect_left(run1, need1)
+                won += 1.0 if i0 < i1 else 0.5 if i0 == i1 else 0.0
+            v = won / len(runs0)
             self._cache[key] = v
         return v
 
@@ -251,34 +254,13 @@ class FuturesAgent(Agent):
         if key != self._cache_key:
             self._cache = {}
             self._cache_key = key
-        results: dict[int, list[float]] = {a: [] for a in legal}
-        active = list(legal)
-        clock = time.perf_counter
-        deadline = None if self.seconds is None else clock() + self.seconds
-        check = 16 if deadline is not None else max(8, self.worlds // 4)
-        done = 0
-        misses = 0
         pool: list[Any] = []
         budget = [self.tries * self.worlds]
-        while done < self.worlds if deadline is None else (done == 0 or clock() < deadline):
+
+        def sample() -> tuple[State, Finish, int]:
             world, miss = self._sample(view, me, pool, budget)
-            misses += miss > 0
-            for a in active:
-                w: State = world.clone()
-                w.apply_action(a)
-                results[a].append(self._finish(w, me))
-            done += 1
-            if self.prune and len(active) > 1 and done % check == 0:
-                active = _survivors(active, results)
-        means = {a: sum(r) / len(r) for a, r in results.items()}
-        best = max(active, key=lambda a: (round(means[a], 9), -legal.index(a)))
-        return {
-            "action": best,
-            "win_probability": sum(map(_win_share, results[best])) / done,
-            "mean_return": means[best],
-            "worlds": done,
-            "inconsistent_worlds": misses,
-            "values": {view.action_to_string(a): round(v, 4) for a, v in means.items()},
-            "searched": {view.action_to_string(a): len(r) for a, r in results.items()},
-            "player": me,
-        }
+            return world, lambda w: self._finish(w, me), miss
+
+        out, misses = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
+        out["inconsistent_worlds"] = misses
+        return out

@@ -36,6 +36,7 @@ import importlib
 import math
 import random
 import time
+from collections.abc import Callable
 from math import comb
 from typing import Any
 
@@ -88,33 +89,55 @@ class RolloutAgent(Agent):
             return {"action": _REDEAL, "win_probability": _race_now(view), "worlds": 0, "values": {},
                     "player": me}
         model = rollout_model(view.game)
-        results: dict[int, list[float]] = {a: [] for a in legal}
-        active = list(legal)
-        clock = time.perf_counter
-        deadline = None if self.seconds is None else clock() + self.seconds
-        check = 16 if deadline is not None else max(8, self.worlds // 4)
-        done = 0
-        while done < self.worlds if deadline is None else (done == 0 or clock() < deadline):
+
+        def sample() -> tuple[State, Finish, int]:
             world = view.determinize(self.rng)
             tie_seed = self.rng.getrandbits(32)
-            for a in active:
-                w = world.clone()
-                w.apply_action(a)
-                results[a].append(_finish(w, me, policy, model, random.Random(tie_seed)))
-            done += 1
-            if self.prune and len(active) > 1 and done % check == 0:
-                active = _survivors(active, results)
-        means = {a: sum(r) / len(r) for a, r in results.items()}
-        best = max(active, key=lambda a: (round(means[a], 9), -legal.index(a)))
-        return {
-            "action": best,
-            "win_probability": sum(map(_win_share, results[best])) / done,
-            "mean_return": means[best],
-            "worlds": done,
-            "values": {view.action_to_string(a): round(v, 4) for a, v in means.items()},
-            "searched": {view.action_to_string(a): len(r) for a, r in results.items()},
-            "player": me,
-        }
+            return world, lambda w: _finish(w, me, policy, model, random.Random(tie_seed)), 0
+
+        out, _ = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
+        return out
+
+
+Finish = Callable[[State], float]
+
+
+def search_actions(view: View, legal: list[int], sample: Callable[[], tuple[State, Finish, int]],
+                   worlds: int, seconds: float | None, prune: bool) -> tuple[dict[str, Any], int]:
+    """Every action in the same sampled worlds (common random numbers), best average return wins.
+
+    ``sample()`` gives a world, how to finish a game from it after an action (``me``'s return), and
+    how far the world is from consistent (0 when it is). Stops after ``worlds`` worlds, or at
+    ``seconds``; with ``prune``, clearly worse actions stop being searched (:func:`_survivors`).
+    Returns the evaluation and the number of worlds that were not consistent.
+    """
+    results: dict[int, list[float]] = {a: [] for a in legal}
+    active = list(legal)
+    clock = time.perf_counter
+    deadline = None if seconds is None else clock() + seconds
+    check = 16 if deadline is not None else max(8, worlds // 4)
+    done = misses = 0
+    while done < worlds if deadline is None else (done == 0 or clock() < deadline):
+        world, finish, miss = sample()
+        misses += miss > 0
+        for a in active:
+            w = world.clone()
+            w.apply_action(a)
+            results[a].append(finish(w))
+        done += 1
+        if prune and len(active) > 1 and done % check == 0:
+            active = _survivors(active, results)
+    means = {a: sum(r) / len(r) for a, r in results.items()}
+    best = max(active, key=lambda a: (round(means[a], 9), -legal.index(a)))
+    return {
+        "action": best,
+        "win_probability": sum(map(_win_share, results[best])) / done,
+        "mean_return": means[best],
+        "worlds": done,
+        "values": {view.action_to_string(a): round(v, 4) for a, v in means.items()},
+        "searched": {view.action_to_string(a): len(r) for a, r in results.items()},
+        "player": view.player,
+    }, misses
 
 
 def _race_now(view: View) -> float:

@@ -482,6 +482,8 @@ class PentyrchState(State):
                 elif t == FREE:
                     add(base + d * PAYS)
                 elif hand:
+                    # The exchange rule again, as for entering above: kept inline because a shared
+                    # helper costs ~9% of playout speed (measured), and this is the hot loop.
                     pile = piles[t]
                     a = base + d * PAYS
                     v = VALUE[pile[-1]]
