@@ -196,3 +196,20 @@ def test_hint_shows_the_best_agents_move_and_chance_of_winning() -> None:
     card = line.split()[1]
     assert card in state.observation(0)["hand"]
     assert "estimated chance of winning" in line
+
+
+def test_a_plain_install_needs_no_optional_library_to_play() -> None:
+    """`pip install .` has no extras: the games, every agent and the play/replay/simulate commands
+    must import without numpy, matplotlib, openskill, tqdm or OpenSpiel (tournament charts and
+    ratings, progress bars and --compare load theirs only when used)."""
+    modules = ["gamester.play.cli", "gamester.play.terminal", "gamester.sim.simulate",
+               "gamester.sim.tournament", "gamester.sim.bench"]
+    modules += [f"gamester.games.{g}" for g in ("penneech", "piquesept", "pentyrch")]
+    modules += [f"gamester.agents.{a}" for a in ("random_agent", "heuristic", "ismcts", "pimc",
+                                                  "rollout", "futures", "lookahead")]
+    code = ("import sys\n" + "".join(f"import {m}\n" for m in modules)
+            + "optional = {'numpy', 'matplotlib', 'openskill', 'tqdm', 'pyspiel'}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in optional))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
