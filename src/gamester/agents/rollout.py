@@ -42,8 +42,10 @@ from typing import Any
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
 from gamester.agents.evaluators import RolloutModel, rollout_model
+from gamester.agents.heuristics.penneech import HONOUR, TURNUP_EV
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game, State
+from gamester.games.penneech.game import POWER, SEVEN_D
 
 GAMES = ("penneech", "piquesept")
 _REDEAL = 53  # Penneech's redeal action (games/penneech/game.py)
@@ -198,11 +200,7 @@ def _finish(state: State, me: int, policy: Any, model: RolloutModel | None,
 # hand, the cards played, the turn-ups, the opponent's known voids and hand size. Every expression is
 # the heuristic's own, in the same order (floating-point ties break the same way), and
 # ``tests/test_agents.py`` checks that both choose the same card in thousands of positions.
-_SEVEN_D = 1 * 13 + 5  # 7D: suit D (1), rank index 5
-_POWER = [c % 13 for c in range(52)]
-_POWER[_SEVEN_D] = 13
-_HONOUR = [{12: 5, 11: 4, 10: 3, 9: 2}.get(c % 13, 0) for c in range(52)]
-_TURNUP_EV = 70 / 52
+_SEVEN_D, _POWER, _HONOUR, _TURNUP_EV = SEVEN_D, POWER, HONOUR, TURNUP_EV
 _SUIT = [0x1FFF << (13 * s) for s in range(4)]
 # Cards of the same suit ranking above each card (the heuristic's "higher" and "above").
 _ABOVE = [sum(1 << u for u in range(52) if u // 13 == c // 13 and _POWER[u] > _POWER[c])

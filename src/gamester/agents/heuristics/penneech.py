@@ -22,11 +22,10 @@ from typing import Any
 
 from gamester.agents.base import View
 from gamester.core.cards import SUITS, parse_card
+from gamester.games.penneech.game import POWER, SEVEN_D, TURNUP_POINTS
 
-SEVEN_D = parse_card("7D")
-POWER = [c % 13 for c in range(52)]
-POWER[SEVEN_D] = 13
-HONOUR = [{12: 5, 11: 4, 10: 3, 9: 2}.get(c % 13, 0) for c in range(52)]
+# The A/K/Q/J honours as the rules value them (the 7D's worth depends on the trump: see pts()).
+HONOUR = [0 if c == SEVEN_D else TURNUP_POINTS[c] for c in range(52)]
 TURNUP_EV = 70 / 52  # the honours of a pack (4 x 14 + the 7D's 14) spread over its cards
 KEEP, REDEAL = 52, 53
 
