@@ -72,6 +72,19 @@ class Agent(ABC):
         return f"make_agent({self.name!r})"
 
 
+class EvaluatingAgent(Agent):
+    """An agent whose choice is its evaluation's ``action`` (searched only when there is a choice)."""
+
+    def step(self, view: View) -> int:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        return int(self.evaluate(view)["action"])
+
+    @abstractmethod
+    def evaluate(self, view: View) -> dict[str, Any]: ...
+
+
 AgentFactory = Callable[..., Agent]
 _AGENTS: dict[str, tuple[str, str]] = {}  # name -> (module, attribute), imported on first use
 _FACTORIES: dict[str, AgentFactory] = {}

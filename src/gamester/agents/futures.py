@@ -26,7 +26,7 @@ import random
 from bisect import bisect_left
 from typing import Any
 
-from gamester.agents.base import Agent, View, float_param, int_param, seed_param
+from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
 from gamester.agents.heuristics.penneech import choose
 from gamester.agents.rollout import Finish, RolloutAgent, _race_now, penneech_heuristic, search_actions
 from gamester.core.cards import cards_of
@@ -139,7 +139,7 @@ def _restock(world: Any, rng: random.Random) -> Any:
     return s
 
 
-class FuturesAgent(Agent):
+class FuturesAgent(EvaluatingAgent):
     """``futures:worlds=300``: heuristic rollouts to the deal's end, scored over a bank of futures."""
 
     name = "futures"
@@ -161,12 +161,6 @@ class FuturesAgent(Agent):
             raise AgentError(f"agent 'futures' plays penneech, not {game.name!r}")
         if game is not None and game.options.objective == "game":
             _bank(game, self.bank_size)  # built once per process, before the first decision
-
-    def step(self, view: View) -> int:
-        legal = view.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        return int(self.evaluate(view)["action"])
 
     def _race(self, game: Game, s0: int, s1: int, dealer: int) -> float:
         """Seat 0's share of the bank's futures in which it reaches the target first, from scores

@@ -27,14 +27,14 @@ import random
 import time
 from typing import Any
 
-from gamester.agents.base import Agent, View, float_param, int_param, seed_param
+from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game
 
 GAMES = ("penneech", "piquesept")
 
 
-class PIMCAgent(Agent):
+class PIMCAgent(EvaluatingAgent):
     name = "pimc"
 
     def __init__(self, game: Game | None = None, worlds: Any = 20, seconds: Any = None,
@@ -45,12 +45,6 @@ class PIMCAgent(Agent):
         if game is not None and game.name not in GAMES:
             raise AgentError(f"agent 'pimc' plays {', '.join(GAMES)} (trick games it can solve "
                              f"exactly), not {game.name!r}; try 'ismcts'")
-
-    def step(self, view: View) -> int:
-        legal = view.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        return int(self.evaluate(view)["action"])
 
     def evaluate(self, view: View) -> dict[str, Any]:
         name = view.game.name

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from math import comb
 from typing import Any
 
-from gamester.agents.base import Agent, View, float_param, int_param, seed_param
+from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
 from gamester.agents.evaluators import RolloutModel, rollout_model
 from gamester.agents.heuristics.penneech import HONOUR, TURNUP_EV
 from gamester.core.errors import AgentError
@@ -55,7 +55,7 @@ def _win_share(r: float) -> float:
     return 1.0 if r >= 1.0 else 0.0 if r <= -1.0 else 0.5 + 0.5 * r
 
 
-class RolloutAgent(Agent):
+class RolloutAgent(EvaluatingAgent):
     """``rollout:worlds=24`` or ``rollout:seconds=0.5``: heuristic rollouts over sampled worlds."""
 
     name = "rollout"
@@ -69,12 +69,6 @@ class RolloutAgent(Agent):
         if game is not None and game.name not in GAMES:
             raise AgentError(f"agent 'rollout' needs a heuristic to roll out with: it plays "
                              f"{', '.join(GAMES)}, not {game.name!r}; try 'ismcts'")
-
-    def step(self, view: View) -> int:
-        legal = view.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        return int(self.evaluate(view)["action"])
 
     def evaluate(self, view: View) -> dict[str, Any]:
         name = view.game.name
