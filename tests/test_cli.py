@@ -73,7 +73,7 @@ def test_replay_json_of_a_position_in_progress(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("content", "message"), [
     ("{not json", "is not JSON"),
     (json.dumps({"format": "gamester-record", "version": 1, "game": "penneech", "seed": 1,
-                 "actions": ["AH", "QQ"]}), "actions[0]"),
+                 "actions": ["QQ", "AH"]}), "actions[0]: 'QQ'"),
     (json.dumps({"format": "gamester-record", "version": 1, "game": "go", "seed": 1}),
      "game: unknown game 'go'"),
     (json.dumps({"format": "gamester-record", "version": 1, "game": "penneech", "seed": 1,

@@ -32,6 +32,7 @@ from gamester.agents.rollout import Finish, RolloutAgent, _race_now, penneech_he
 from gamester.core.cards import cards_of
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game, State
+from gamester.core.rng import make_rng
 
 _REDEAL = 53
 _BANK_SEED = 0x5EED_F00D
@@ -134,7 +135,7 @@ def _restock(world: Any, rng: random.Random) -> Any:
     rng.shuffle(rest)
     pack[s._pos:] = rest
     s._pack = pack
-    s.chance.rng = random.Random(rng.getrandbits(64))
+    s.chance.rng = make_rng(rng.getrandbits(64))
     s.chance.log[-1] = pack
     return s
 

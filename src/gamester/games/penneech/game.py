@@ -35,7 +35,7 @@ from gamester.core.cards import (
 )
 from gamester.core.errors import IllegalActionError, InvalidActionError
 from gamester.core.protocol import TERMINAL, Game, State
-from gamester.core.rng import Chance
+from gamester.core.rng import Chance, make_rng
 from gamester.games.penneech.options import RULESETS, PenneechOptions
 
 KEEP = 52
@@ -702,7 +702,7 @@ class PenneechState(State):
         holding no blocking card; not being asked means holding one).
         """
         s = self.clone()
-        s.chance.rng = random.Random(rng.getrandbits(64))
+        s.chance.rng = make_rng(rng.getrandbits(64))
         s.chance.given = None
         if self._phase == OVER:
             return s

@@ -31,7 +31,7 @@ from typing import Any
 from gamester.core.cards import card_code, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError
 from gamester.core.protocol import TERMINAL, Game, State
-from gamester.core.rng import Chance
+from gamester.core.rng import Chance, make_rng
 from gamester.games.pentyrch.board import (
     CELL_NAMES,
     DIR_BETWEEN,
@@ -1165,7 +1165,7 @@ class PentyrchState(State):
         whereas falling back on the real deal would show the hidden cards to a search).
         """
         s = self.clone()
-        s.chance.rng = random.Random(rng.getrandbits(64))
+        s.chance.rng = make_rng(rng.getrandbits(64))
         s.chance.given = None
         if self._over:
             return s

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from gamester.core.cards import CODES
 from gamester.core.errors import GameError
+from gamester.core.rng import make_rng
 from gamester.games.piquesept.game import (
     A2ID,
     NUM_ACTIONS,
@@ -256,11 +257,11 @@ def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptStat
                 continue
             assert isinstance(w, type(st))
             w.chance.given = None
-            w.chance.rng = random.Random(rng.getrandbits(64))
+            w.chance.rng = make_rng(rng.getrandbits(64))
             return w
     # Unreachable while the inferences above are right: keep the real deals rather than fail.
     FALLBACKS[0] += 1
     w = st.clone()
     w.chance.given = None
-    w.chance.rng = random.Random(rng.getrandbits(64))
+    w.chance.rng = make_rng(rng.getrandbits(64))
     return w
