@@ -141,12 +141,10 @@ class HashRandom(random.Random):
     def seed(self, a: Any = None, version: int = 2) -> None:
         if a is None:
             a = new_seed()
-        if not isinstance(a, int):
+        elif a.__class__ is not int and not isinstance(a, int):
             raise TypeError(f"HashRandom takes an int seed, not {type(a).__name__}")
-        self._key = a.to_bytes((a.bit_length() + 8) // 8, "little", signed=True)
-        self._block = 0
-        self._buf = 0
-        self._bits = 0
+        self._seed = a
+        self._block = self._bits = self._buf = 0
         self.gauss_next = None
 
     def getrandbits(self, k: int) -> int:
@@ -159,9 +157,19 @@ class HashRandom(random.Random):
         return buf & ((1 << k) - 1)
 
     def _refill(self, k: int) -> int:
+        """``getrandbits(k)`` when the buffer holds fewer than ``k`` bits: hash the next blocks."""
         if k < 0:
             raise ValueError("number of bits must be non-negative")
-        buf, bits, b, key = self._buf, self._bits, self._block, self._key
+        seed = self._seed
+        key = seed.to_bytes((seed.bit_length() + 8) // 8, "little", signed=True)
+        b = self._block
+        if not self._bits and k <= 512:  # the usual case: a fresh block serves the whole draw
+            x = int.from_bytes(blake2b(b.to_bytes(8, "little") + key).digest(), "little")
+            self._block = b + 1
+            self._buf = x >> k
+            self._bits = 512 - k
+            return x & ((1 << k) - 1)
+        buf, bits = self._buf, self._bits
         while bits < k:
             buf |= int.from_bytes(blake2b(b.to_bytes(8, "little") + key).digest(), "little") << bits
             bits += 512
@@ -175,12 +183,12 @@ class HashRandom(random.Random):
         return self.getrandbits(53) * 1.1102230246251565e-16  # 2 ** -53
 
     def getstate(self) -> tuple[Any, ...]:
-        return (_HASH_STATE, self._key, self._block, self._buf, self._bits)
+        return (_HASH_STATE, self._seed, self._block, self._buf if self._bits else 0, self._bits)
 
     def setstate(self, state: tuple[Any, ...]) -> None:
         if not (isinstance(state, tuple) and len(state) == 5 and state[0] == _HASH_STATE):
             raise ValueError("not a HashRandom state")
-        _, self._key, self._block, self._buf, self._bits = state
+        _, self._seed, self._block, self._buf, self._bits = state
         self.gauss_next = None
 
 
@@ -190,7 +198,7 @@ _HASH_STATE = "gamester-blake2b-1"
 def make_rng(seed: int | None) -> random.Random:
     """The generator a state owns: a :class:`HashRandom` seeded with ``seed`` (fresh if None)."""
     r = HashRandom.__new__(HashRandom)
-    r.seed(seed)
+    r.seed(seed)  # (not HashRandom(seed): one call less, this runs for every new state)
     return r
 
 

@@ -87,6 +87,31 @@ def _trick_tables(trump_only: bool) -> tuple[tuple[int, ...], ...]:
 
 TRICK_POINTS = {"any": _trick_tables(False), "trump": _trick_tables(True)}
 
+
+def _trick_outcomes(points: tuple[tuple[int, ...], ...], follow_suit: bool) -> tuple[tuple[int, ...], ...]:
+    """Per trump suit, for every (led card, answer) pair at ``led * 52 + answer``: bit 0 set when the
+    answer wins the trick, bit 1 when the answer is legal only for a follower void in the led suit,
+    and the trick's points above those two bits. One lookup replaces the play's rule checks.
+
+    rules/penneech.md, Tricks: the highest trump wins, else the highest card of the led suit (the 7D
+    tops diamonds); the follow rule says which answers need a void; ``points`` per trick honours.
+    """
+    tables = []
+    for trump in range(4):
+        row = []
+        for led in range(52):
+            ls = led // 13
+            for c in range(52):
+                cs = c // 13
+                wins = POWER[c] > POWER[led] if cs == ls else cs == trump
+                off = cs != ls and (follow_suit or cs != trump)
+                row.append(wins | off << 1 | (points[trump][led] + points[trump][c]) << 2)
+        tables.append(tuple(row))
+    return tuple(tables)
+
+
+_OUTCOMES: dict[tuple[str, bool], tuple[tuple[int, ...], ...]] = {}
+
 # rules/penneech.md, Redeal: which cards make a hand ineligible.
 REDEAL_BLOCKERS = {"above_ten": HIGH_MASK | (1 << SEVEN_D), "no_ace_or_face": HIGH_MASK, "off": 0}
 
@@ -149,7 +174,11 @@ class PenneechGame(Game):
         super().__init__(options)
         o = options
         # What every new state copies (PenneechState.__init__); -1: the first dealer is drawn.
-        self.consts = (o.follow == "suit", TRICK_POINTS[o.trick_honours], REDEAL_BLOCKERS[o.redeal],
+        follow_suit = o.follow == "suit"
+        key = (o.trick_honours, follow_suit)
+        outcomes = _OUTCOMES.get(key) or _OUTCOMES.setdefault(
+            key, _trick_outcomes(TRICK_POINTS[o.trick_honours], follow_suit))
+        self.consts = (follow_suit, TRICK_POINTS[o.trick_honours], outcomes, REDEAL_BLOCKERS[o.redeal],
                        o.target, o.objective == "deal",
                        -1 if o.first_dealer == "draw" else int(o.first_dealer))
 
@@ -188,8 +217,8 @@ OBS_SIZE = _O_SCALARS + 8
 class PenneechState(State):
     game: PenneechGame
     __slots__ = (
-        "game", "seed", "chance", "_follow_suit", "_points", "_blockers", "_target", "_deal_only",
-        "_scores", "_dealer", "_hands", "_pack", "_pos", "_trump", "_phase",
+        "game", "seed", "chance", "_follow_suit", "_points", "_outcomes", "_blockers", "_target",
+        "_deal_only", "_scores", "_dealer", "_hands", "_pack", "_pos", "_trump", "_phase",
         "_cur", "_leader", "_led", "_tricks", "_dealt", "_voids", "_deal_no", "_eligible",
         "_history", "_winner", "_events", "_shown", "_last_trick", "_hl",
     )
@@ -200,8 +229,8 @@ class PenneechState(State):
         self.chance = chance
         if _blank:
             return
-        (self._follow_suit, self._points, self._blockers, self._target, self._deal_only,
-         first) = game.consts
+        (self._follow_suit, self._points, self._outcomes, self._blockers, self._target,
+         self._deal_only, first) = game.consts
         self._scores = [0, 0]
         self._history: list[int] = []
         self._winner = -1
@@ -417,29 +446,22 @@ class PenneechState(State):
                 self._cur = 1 - seat
                 self._events = _NO_EVENTS
                 return
-            ls = led // 13
-            cs = action // 13
+            # rules/penneech.md, Tricks: the follow rule and who wins, in one lookup (_trick_outcomes).
             trump = self._trump
-            if cs != ls and (self._follow_suit or cs != trump):
+            v = self._outcomes[trump][led * 52 + action]
+            if v & 2:
                 # Neither the led suit nor (under 'suit_or_trump') a trump: legal only when void in
-                # the led suit, and it reveals that void (rules/penneech.md, Tricks).
+                # the led suit, and it reveals that void.
+                ls = led // 13
                 if hand & SUIT_MASKS[ls]:
                     raise IllegalActionError(self._why_illegal(action))
                 self._voids[seat] |= 1 << ls
             self._history.append(action)
             hands[seat] = hand ^ (1 << action)
             self._hl[seat].remove(action)
-            # The trick is complete (it was _finish_trick). rules/penneech.md, Tricks: highest trump
-            # wins, else highest of the led suit.
             leader = 1 - seat
-            if cs == ls:
-                winner = seat if POWER[action] > POWER[led] else leader
-            elif cs == trump:
-                winner = seat
-            else:
-                winner = leader
-            table = self._points[trump]
-            pts = table[led] + table[action]
+            winner = seat if v & 1 else leader
+            pts = v >> 2
             self._tricks[winner] += 1
             self._last_trick = (leader, led, action, winner, pts)
             self._led = -1
@@ -569,6 +591,7 @@ class PenneechState(State):
         s = PenneechState(self.game, self.seed, self.chance.copy(), _blank=True)
         s._follow_suit = self._follow_suit
         s._points = self._points
+        s._outcomes = self._outcomes
         s._blockers = self._blockers
         s._target = self._target
         s._deal_only = self._deal_only
