@@ -99,25 +99,21 @@ def shuffled(rng: random.Random, items: Sequence[int], used: int | None = None) 
     return _shuffler(n, n if used is None else used)(rng, items)[0]
 
 
-class PartialPack:
-    """A pack of which only the top ``used`` cards were shuffled so far.
+# A partial pack in ``Chance.log``: ``(pack, used, rest_seed)``, a plain tuple because one is made per
+# deal. Games read only the top of a pack (a Penneech deal, 22 of 52 cards), so only the top ``used``
+# positions of ``pack`` are shuffled when it is drawn; the rest is ordered when someone looks at it (a
+# record, or a rule reading deeper), from its own seed drawn with the top, so the whole pack is uniform
+# and reproducible. Complete packs are lists, single draws ints.
 
-    Games read only the top of a pack (a Penneech deal, 22 of 52 cards), so the rest is ordered
-    only when someone looks at it (a record, or a rule that reads deeper): from its own seed, drawn
-    from the state's generator at shuffle time, so the whole pack is uniform and reproducible.
-    """
 
-    __slots__ = ("top", "used", "tail_seed")
-
-    def __init__(self, top: list[int], used: int, tail_seed: int) -> None:
-        self.top = top
-        self.used = used
-        self.tail_seed = tail_seed
-
-    def full(self) -> list[int]:
-        p = self.top[:self.used]
-        p += shuffled(make_rng(self.tail_seed), self.top[self.used:])
-        return p
+def complete(entry: Any) -> Any:
+    """A log entry as a record lists it: a partial pack ordered in full, anything else as it is."""
+    if entry.__class__ is not tuple:
+        return entry
+    pack, used, rest_seed = entry
+    p: list[int] = pack[:used]
+    p += shuffled(make_rng(rest_seed), pack[used:])
+    return p
 
 
 def new_seed() -> int:
@@ -267,7 +263,7 @@ class Chance:
             fn = _SHUFFLERS.get((n, top)) or _shuffler(n, top)
             p, rest_seed = fn(rng, cards)
             if top < n:
-                self.log.append(PartialPack(p, top, rest_seed))
+                self.log.append((p, top, rest_seed))
                 return p
         else:
             i = len(self.log)
@@ -293,14 +289,12 @@ class Chance:
 
     def full_pack(self, index: int) -> list[int]:
         """The whole of the pack logged at ``index`` (ordering a partial pack's rest now)."""
-        entry = self.log[index]
-        if isinstance(entry, PartialPack):
-            entry = self.log[index] = entry.full()
+        entry = self.log[index] = complete(self.log[index])
         return list(entry)
 
     def entries(self) -> list[Any]:
         """Every chance outcome so far, packs whole (what a record's ``chance`` lists)."""
-        return [e.full() if isinstance(e, PartialPack) else e for e in self.log]
+        return [complete(e) for e in self.log]
 
     def draw(self, candidates: Sequence[int], parse: Callable[[Any], int]) -> int:
         """One outcome chosen uniformly from ``candidates`` (e.g. a card drawn from a hand)."""

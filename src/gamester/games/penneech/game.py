@@ -46,6 +46,8 @@ HAND_SIZE = 7
 BIT = tuple(1 << c for c in range(52))
 TRICKS = 7
 DEAL_READS = 2 * HAND_SIZE + TRICKS + 1
+# The first-dealer draw reads two cards, four after a tie (one in 17); a second tie orders the rest.
+DRAW_READS = 4
 # Stock position of the turn-up after trick 7. During play _pos is 14 + the tricks played + 1, so at
 # the end of a trick ``_pos < LAST_TURN_UP`` says that tricks remain.
 LAST_TURN_UP = 2 * HAND_SIZE + TRICKS
@@ -250,16 +252,17 @@ class PenneechState(State):
         chance = self.chance
         events = self._events
         while True:
-            pack = chance.pack(FULL_PACK, parse, used=2)
+            pack = chance.pack(FULL_PACK, parse, used=DRAW_READS)
             a, b = DRAW_RANK[pack[0]], DRAW_RANK[pack[1]]
             if a != b:
                 dealer = 0 if a < b else 1
                 events.append(("draw", pack[0], pack[1], dealer))
                 return dealer
             events.append(("draw", pack[0], pack[1], -1))
-            # A tie: read deeper into the pack.
-            pack = chance.full_pack(len(chance.log) - 1)
+            # A tie: read deeper into the pack (the whole of it only after a second tie).
             for i in range(2, 52, 2):
+                if i == DRAW_READS:
+                    pack = chance.full_pack(len(chance.log) - 1)
                 a, b = DRAW_RANK[pack[i]], DRAW_RANK[pack[i + 1]]
                 if a != b:
                     dealer = 0 if a < b else 1
