@@ -299,7 +299,15 @@ class Chance:
     def draw(self, candidates: Sequence[int], parse: Callable[[Any], int]) -> int:
         """One outcome chosen uniformly from ``candidates`` (e.g. a card drawn from a hand)."""
         if self.given is None:
-            c = candidates[self.rng.randrange(len(candidates))]
+            # A uniform index by rejection on just enough bits (what randrange does, by hand: this
+            # runs once per Piquesept deal, and it keeps the draw independent of the stdlib's code).
+            rng = self._rng if self._owned else self.rng
+            n = len(candidates)
+            k = (n - 1).bit_length()
+            i = rng.getrandbits(k)
+            while i >= n:
+                i = rng.getrandbits(k)
+            c = candidates[i]
         else:
             i = len(self.log)
             entry = self._given_entry()

@@ -427,9 +427,8 @@ class PiqueseptState(State):
             sign = -1
         delta = [-sign] * n
         delta[s] = sign * (n - 1)
-        for p in range(n):
-            self._ret[p] += delta[p]
-            self._base[p] += taken[p]
+        self._ret = [r + d for r, d in zip(self._ret, delta, strict=True)]
+        self._base = [b + t for b, t in zip(self._base, taken, strict=True)]
         self._past.append((self._dealer, s, self._dealt, self._x, self._y, tuple(self._done), sp,
                            tuple(delta)))
         self._events.append(("deal_over", s, sp, tuple(delta)))
