@@ -124,3 +124,14 @@ def test_partial_packs_keep_their_top_and_complete_to_a_permutation() -> None:
     again = Chance(make_rng(5))
     again.pack(list(range(52)), int, used=22)
     assert again.entries() == [full]  # the rest of the pack comes from the seed too
+
+
+def test_hash_random_pickles_and_deep_copies_with_its_position() -> None:
+    import copy
+    import pickle
+
+    r = make_rng(5)
+    r.getrandbits(10)
+    twins = [pickle.loads(pickle.dumps(r)), copy.deepcopy(r)]
+    expected = r.getrandbits(600)
+    assert [t.getrandbits(600) for t in twins] == [expected, expected]
