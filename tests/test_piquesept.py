@@ -18,6 +18,7 @@ from gamester.core.cards import CODES
 from gamester.core.errors import IllegalActionError, InvalidActionError, OptionError, RecordError
 from gamester.games.piquesept import PiqueseptGame, PiqueseptOptions, PiqueseptState, worlds
 from gamester.games.piquesept.game import codes
+from gamester.play.render_piquesept import narrate
 from tests.conftest import play_random
 from tests.invariants_piquesept import check
 
@@ -405,6 +406,13 @@ def test_match_of_deals_rotates_dealer_and_sums() -> None:
     assert len(results) == 3 and sum(st.scores()) == 390
     assert st.returns() == [float(sum(r["returns"][p] for r in results)) for p in range(4)]
     assert gamester.replay(json.loads(json.dumps(rec))).record() == rec
+    # The terminal's last words break the match down by deal.
+    over = st.last_events()[-1]
+    assert over["type"] == "game_over" and over["deals"] == results
+    text = narrate(over, 1)
+    assert text is not None and [line.split(":")[0].strip() for line in text.splitlines()[1:]] == [
+        "deal 1", "deal 2", "deal 3"]
+    assert f"your result {results[0]['returns'][1]:+d}" in text.splitlines()[1]
 
 
 def test_next_pack_is_drawn_when_a_deal_ends() -> None:

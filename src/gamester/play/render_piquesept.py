@@ -98,5 +98,13 @@ def narrate(event: dict[str, Any], seat: int) -> str | None:
         return f"The deal is over: soloist {sp}, defenders {dp}; {outcome}."
     if kind == "game_over":
         r = event["returns"]
-        return f"The game is over; your result: {r[seat]:+g}."
+        lines = [f"The game is over; your result: {r[seat]:+g}."]
+        deals = event.get("deals", [])
+        if len(deals) > 1:  # a match: each deal's result, and this seat's share
+            for i, d in enumerate(deals, 1):
+                sp, dp = d["card_points"]
+                soloist = "you" if d["soloist"] == seat else f"seat {d['soloist']}"
+                lines.append(f"  deal {i}: {soloist} alone, {sp} to {dp}, "
+                             f"your result {d['returns'][seat]:+d}")
+        return "\n".join(lines)
     return None

@@ -636,8 +636,7 @@ class PiqueseptState(State):
             "side_points": [taken[s], sum(taken) - taken[s]],
             "scores": self.scores(),
             "returns_so_far": list(self._ret),
-            "past_deals": [{"dealer": p[0], "soloist": p[1], "card_points": [p[6], TOTAL_POINTS - p[6]],
-                            "returns": list(p[7])} for p in self._past],
+            "past_deals": self._deal_results(),
         }
 
     def observation_tensor(self, player: int) -> list[float]:
@@ -727,8 +726,14 @@ class PiqueseptState(State):
                 out.append({"type": "deal_over", "soloist": e[1],
                             "card_points": [e[2], TOTAL_POINTS - e[2]], "returns": list(e[3])})
             elif kind == "game_over":
-                out.append({"type": "game_over", "returns": self.returns(), "scores": self.scores()})
+                out.append({"type": "game_over", "returns": self.returns(), "scores": self.scores(),
+                             "deals": self._deal_results()})
         return out
+
+    def _deal_results(self) -> list[dict[str, Any]]:
+        """Each finished deal: dealer, soloist, card points (soloist's side, defenders'), returns."""
+        return [{"dealer": p[0], "soloist": p[1], "card_points": [p[6], TOTAL_POINTS - p[6]],
+                 "returns": list(p[7])} for p in self._past]
 
     def summary_extra(self) -> dict[str, Any]:
         if self._phase == OVER:
@@ -746,8 +751,7 @@ class PiqueseptState(State):
             "dealer": self._dealer,
             "deal": self._deal_no,
             "tricks_played": self._ntricks,
-            "deal_results": [{"soloist": p[1], "card_points": [p[6], TOTAL_POINTS - p[6]],
-                              "returns": list(p[7])} for p in self._past],
+            "deal_results": self._deal_results(),
         }
 
     def __repr__(self) -> str:
