@@ -8,10 +8,9 @@ of a counter and the seed): cheap to seed, cheap to copy, and the same on every 
 state's own generator. Either way it logs every outcome, so ``record()`` can always write ``chance``
 and a saved game replays identically under any Python.
 
-:func:`shuffled` is an exactly uniform shuffle (unrolled Fisher–Yates whose indices are decoded from a
-few random words, see ``_make_shuffler``): faster than ``random.shuffle`` for a 52-card pack, and under
-our control, so seeds give the same packs on every Python version. One ``getrandbits`` call feeds a
-whole shuffle.
+:func:`shuffled` is an exactly uniform shuffle (unrolled Fisher–Yates whose indices are the digits of
+one random number, see ``_make_shuffler``): faster than ``random.shuffle`` for a 52-card pack, and under
+our control, so seeds give the same packs on every Python version.
 """
 
 from __future__ import annotations
@@ -122,8 +121,9 @@ def new_seed() -> int:
 
 
 class HashRandom(random.Random):
-    """A counter-based ``random.Random``: block ``i`` of the stream is the 512-bit BLAKE2b digest of
-    ``i`` and the seed, and bits are handed out from those blocks in order.
+    """A counter-based ``random.Random``: block ``i`` of the stream is the BLAKE2b-512 digest of ``i``
+    (8 bytes, little-endian) followed by the seed (its shortest two's-complement little-endian bytes),
+    read as a little-endian integer; ``getrandbits`` hands out the stream's bits in order, low first.
 
     Seeding a Mersenne Twister costs about 3.5 µs (it fills 624 words), more than a tenth of a whole
     random Penneech deal; this generator starts in a fraction of that, copies in a few field writes,
