@@ -137,7 +137,7 @@ class HashRandom(random.Random):
     def seed(self, a: Any = None, version: int = 2) -> None:
         if a is None:
             a = new_seed()
-        elif a.__class__ is not int and not isinstance(a, int):
+        elif not isinstance(a, int):
             raise TypeError(f"HashRandom takes an int seed, not {type(a).__name__}")
         self._seed = a
         self._block = self._bits = self._buf = 0
