@@ -351,15 +351,7 @@ class PenneechState(State):
         self._trump = c // 13
         pts = TURNUP_POINTS[c]
         self._events.append(("turnup", seat, c, pts))
-        if not pts:
-            return False
-        # _award, inlined.
-        total = self._scores[seat] + pts
-        self._scores[seat] = total
-        if total >= self._target and not self._deal_only:
-            self._finish(seat)
-            return True
-        return False
+        return bool(pts) and self._award(seat, pts)
 
     def _award(self, seat: int, pts: int) -> bool:
         """rules/penneech.md, Winning: points are pegged as they arise; reaching the target wins."""
