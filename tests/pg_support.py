@@ -83,9 +83,8 @@ class PgCluster:
     def _run(self, program: str, *args: str, timeout: float = 60) -> None:
         done = subprocess.run(self._cmd(program, *args), capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
-            raise RuntimeError(
-                f"{program} {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}{self.log_tail()}"
-            )
+            why = f"{done.stderr.strip()}{self.log_tail()}"
+            raise RuntimeError(f"{program} {' '.join(args)} failed ({done.returncode}): {why}")
 
     def log_tail(self, lines: int = 20) -> str:
         try:
@@ -107,7 +106,7 @@ class PgCluster:
                 "-c full_page_writes=off -c max_connections=300"
             )
             try:
-                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", options, "start")
+                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-o", options, "start")
             except RuntimeError as exc:
                 last = exc
                 continue
@@ -145,7 +144,7 @@ def _acquire() -> PgCluster:
     global _shared, _users
     bin_dir = find_pg_bin()
     if bin_dir is None:
-        pytest.skip("PostgreSQL binaries not installed (no initdb under /usr/lib/postgresql/*/bin or on PATH)")
+        pytest.skip("PostgreSQL binaries not installed (no initdb in /usr/lib/postgresql/*/bin or on PATH)")
     if _shared is None:
         cluster = PgCluster(bin_dir)
         try:
