@@ -22,8 +22,13 @@ every play the opponent made (``infer=1``; see ``_sample``). With ``objective=de
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import hashlib
+import json
+import os
 import random
 from bisect import bisect_left
+from pathlib import Path
 from typing import Any
 
 from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
@@ -70,14 +75,11 @@ def _simulate(game: Game, rng: random.Random) -> list[tuple[int, int]]:
     return events
 
 
-def _bank(game: Game, size: int) -> Bank:
-    opts = dataclasses.asdict(game.options)
-    key = (tuple(sorted(opts.items())), size)
-    if key in _BANKS:
-        return _BANKS[key]
+def _build(game: Game, size: int, dealers: tuple[int, ...] = (0, 1)) -> Bank:
+    """``size`` heuristic self-play games per next dealer, from the bank's fixed seed."""
     rng = random.Random(_BANK_SEED)
     out = []
-    for dealer in (0, 1):
+    for dealer in dealers:
         g = type(game)(dataclasses.replace(game.options, first_dealer=dealer))
         runs0: list[list[int]] = []
         runs1: list[list[int]] = []
@@ -91,8 +93,75 @@ def _bank(game: Game, size: int) -> Bank:
             runs0.append(run0)
             runs1.append(run1)
         out.append((runs0, runs1))
-    _BANKS[key] = out
     return out
+
+
+# The cold start (issue 12): building the default bank takes about two seconds, longer on a busy
+# machine, and ``gamester play penneech`` opens with this agent. So a bank is read from a file when one
+# is there: shipped with the package for the default options (``agents/banks/``, written by
+# ``python -m gamester.agents.futures``), else from the user's cache (``$GAMESTER_CACHE_DIR``, else
+# ``$XDG_CACHE_HOME/gamester``, else ``~/.cache/gamester``), where a freshly built bank is also stored.
+# A file is trusted only if its first ``_CHECK`` games are exactly what the code plays today, so a change
+# to the heuristic or the rules makes the file stale and it is rebuilt, never used.
+_CHECK = 6
+_SHIPPED = Path(__file__).with_name("banks")
+_FILE_VERSION = 1
+
+
+def _bank_name(game: Game, size: int) -> str:
+    opts = dataclasses.asdict(game.options)
+    text = json.dumps([_FILE_VERSION, size, _BANK_SEED, sorted(opts.items())], default=str)
+    return f"futures-bank-{hashlib.blake2b(text.encode(), digest_size=10).hexdigest()}.json.gz"
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("GAMESTER_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "gamester"
+
+
+def _load(path: Path, game: Game, size: int) -> Bank | None:
+    """The bank stored at ``path`` if it is well-formed and still what the code would build."""
+    try:
+        data = json.loads(gzip.decompress(path.read_bytes()))
+        bank: Bank = [(d[0], d[1]) for d in data]
+        ok = len(bank) == 2 and all(len(r0) == size == len(r1) for r0, r1 in bank)
+    except (OSError, ValueError, TypeError, KeyError, IndexError, EOFError, RecursionError):
+        return None
+    if not ok:
+        return None
+    check = _build(game, _CHECK, (0,))[0]
+    if (check[0], check[1]) != (bank[0][0][:_CHECK], bank[0][1][:_CHECK]):
+        return None
+    return bank
+
+
+def _save(path: Path, bank: Bank) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(gzip.compress(json.dumps(bank, separators=(",", ":")).encode(), 6, mtime=0))
+        os.replace(tmp, path)  # atomic: a reader never sees half a file
+    except OSError:
+        pass  # no writable cache: build again next time
+
+
+def _bank(game: Game, size: int) -> Bank:
+    opts = dataclasses.asdict(game.options)
+    key = (tuple(sorted(opts.items())), size)
+    if key in _BANKS:
+        return _BANKS[key]
+    name = _bank_name(game, size)
+    bank = _load(_SHIPPED / name, game, size)
+    if bank is None:
+        bank = _load(_cache_dir() / name, game, size)
+    if bank is None:
+        bank = _build(game, size)
+        _save(_cache_dir() / name, bank)
+    _BANKS[key] = bank
+    return bank
 
 
 def _mismatches(world: Any, opp: int, limit: int) -> int:
@@ -259,3 +328,13 @@ class FuturesAgent(EvaluatingAgent):
         out, misses = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
         out["inconsistent_worlds"] = misses
         return out
+
+
+if __name__ == "__main__":  # python -m gamester.agents.futures: (re)write the shipped default bank
+    from gamester.core.registry import load_game
+
+    _g = load_game("penneech")
+    _n = 2000
+    _SHIPPED.mkdir(exist_ok=True)
+    _save(_SHIPPED / _bank_name(_g, _n), _build(_g, _n))
+    print(f"wrote {_SHIPPED / _bank_name(_g, _n)}")
