@@ -137,8 +137,9 @@ class State(ABC):
     def string_to_action(self, text: str) -> int:
         """Parse notation into an action; ``InvalidActionError`` when it is not one."""
 
-    def action_seen_by(self, action: int, viewer: int) -> str:
-        """How ``action``, about to be taken by the current player, reads to ``viewer``.
+    def action_seen_by(self, action: int, viewer: int | None) -> str:
+        """How ``action``, about to be taken by the current player, reads to ``viewer`` (a player, or
+        None for a spectator, who knows only what is public).
 
         The notation by default; a game whose actions can be hidden from some seats (a card handed
         over in secret) says less. Interfaces narrate other players' moves through this, never
@@ -154,6 +155,14 @@ class State(ABC):
     @abstractmethod
     def observation(self, player: int) -> dict[str, Any]:
         """A JSON-able view holding exactly what ``player`` knows."""
+
+    @abstractmethod
+    def public_observation(self) -> dict[str, Any]:
+        """A JSON-able view of what a spectator knows: everything public, no hand at all.
+
+        Games build it with the same view function as :meth:`observation` (a seat's view is this
+        plus that seat's own cards), so the two cannot disagree about what is public.
+        """
 
     @abstractmethod
     def observation_tensor(self, player: int) -> list[float]:
@@ -177,6 +186,31 @@ class State(ABC):
         """
         return []
 
+    def last_events_seen_by(self, viewer: int | None) -> list[dict[str, Any]]:
+        """The events of the last action as ``viewer`` (a player, or None for a spectator) may see them.
+
+        :meth:`last_events` filtered: an event carrying ``"seats"`` goes to those players only, so a
+        spectator gets just the events without it. A game whose hidden events come in two versions
+        (the card for the seats who saw it, a blank for the others) overrides this to give
+        spectators the blank one.
+        """
+        out = []
+        for e in self.last_events():
+            seats = e.get("seats")
+            if seats is None or (viewer is not None and viewer in seats):
+                out.append(e)
+        return out
+
+    def action_event_seen_by(self, action: int, viewer: int | None) -> dict[str, Any]:
+        """``{"type": "action", "player": p, "action": text}``: ``action``, about to be taken by the
+        current player ``p``, as ``viewer`` (None: a spectator) may read it (:meth:`action_seen_by`).
+
+        An interface narrating a move builds this before ``apply_action`` and sends it followed by
+        :meth:`last_events_seen_by` after it; nothing else about the move needs to be sent.
+        """
+        return {"type": "action", "player": self.current_player(),
+                "action": self.action_seen_by(action, viewer)}
+
     def summary_extra(self) -> dict[str, Any]:
         """Game-specific fields of ``gamester replay --json``."""
         return {}
@@ -188,3 +222,4 @@ class State(ABC):
 
     def __str__(self) -> str:
         return f"<{self.game.spec()} after {len(self.history_strings())} actions>"
+

@@ -646,19 +646,25 @@ class PenneechState(State):
     def observation(self, player: int) -> dict[str, Any]:
         """rules/penneech.md, What each seat knows: own hand, all cards played or turned up or shown,
         scores, trump, dealer and leader; never the other hand or the stock order."""
-        opp = 1 - player
+        return self._view(player)
+
+    def public_observation(self) -> dict[str, Any]:
+        """What a spectator knows: ``observation`` without any hand (``seat`` is None)."""
+        return self._view(None)
+
+    def _view(self, player: int | None) -> dict[str, Any]:
+        """The one view function: the public part, then (for a seat) that seat's own hand."""
         trick: list[str] = [] if self._led < 0 else [card_code(self._led)]
         lt = self._last_trick
         turned = self._turned()
-        return {
+        view: dict[str, Any] = {
             "game": "penneech",
             "seat": player,
             "phase": _PHASE_NAMES[self._phase],
             "current_player": None if self._phase == OVER else self._cur,
             "dealer": self._dealer,
             "deal": self._deal_no,
-            "hand": _codes(self._hands[player]),
-            "opponent_hand_size": self._hands[opp].bit_count(),
+            "hand_sizes": [self._hands[0].bit_count(), self._hands[1].bit_count()],
             "turn_up": card_code(turned[-1]) if turned else None,
             "trump": SUITS[self._trump] if self._trump >= 0 else None,
             "earlier_turn_ups": [card_code(c) for c in turned[:-1]],
@@ -677,6 +683,10 @@ class PenneechState(State):
             "target": self._target,
             "winner": None if self._phase != OVER or self._winner < 0 else self._winner,
         }
+        if player is not None:
+            view["hand"] = _codes(self._hands[player])
+            view["opponent_hand_size"] = self._hands[1 - player].bit_count()
+        return view
 
     def observation_tensor(self, player: int) -> list[float]:
         """The observation as numbers (layout at ``OBS_SIZE``), for learning agents."""

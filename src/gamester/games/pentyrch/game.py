@@ -1053,6 +1053,15 @@ class PentyrchState(State):
     def observation(self, player: int) -> dict[str, Any]:
         """rules/pentyrch.md, What each seat knows: the board, every pile, cards that changed hands at
         exchanges, shown hands and cards; never the unplayed dealt cards of others or the set-aside."""
+        return self._view(player)
+
+    def public_observation(self) -> dict[str, Any]:
+        """What a spectator knows: the board and the cards of every hand seen so far, no hand at all
+        (``player`` None, ``my_seats`` empty)."""
+        return self._view(None)
+
+    def _view(self, player: int | None) -> dict[str, Any]:
+        """The one view function: the public part, then (for a player) that player's own hand."""
         n = self._n
         board = {CELL_NAMES[c]: {"pile": _codes(self._piles[c]),
                                  "stack": [card_code(COURT_IDS[k]) for k in self._stacks[c]]}
@@ -1066,11 +1075,11 @@ class PentyrchState(State):
                 hands.append({"player": q, "known": _codes(_canon_cards(self._hands[q] & ~hidden)),
                               "unknown": hidden.bit_count()})
         seats = [s for s in range(4) if self._owner[s] >= 0]
-        return {
+        view: dict[str, Any] = {
             "game": "pentyrch",
             "player": player,
             "players": n,
-            "my_seats": self._seat_of_player(player),
+            "my_seats": [] if player is None else self._seat_of_player(player),
             "owners": [None if self._owner[s] < 0 else self._owner[s] for s in range(4)],
             "match_game": self._g,
             "games": self._games,
@@ -1084,7 +1093,6 @@ class PentyrchState(State):
                                           if self._cpos[k] == -1] for s in seats},
             "safe": {SEAT_NAMES[s]: [card_code(COURT_IDS[k]) for k in range(s * 3, s * 3 + 3)
                                      if self._cpos[k] == SAFE] for s in seats},
-            "hand": _codes(_canon_cards(self._hands[player])),
             "hands": hands,
             "set_aside": 1 if self._setaside >= 0 else 0,
             "moved_this_round": self._moved,
@@ -1092,6 +1100,9 @@ class PentyrchState(State):
             "scores": self.scores(),
             "results": [dict(r) for r in self._results],
         }
+        if player is not None:
+            view["hand"] = _codes(_canon_cards(self._hands[player]))
+        return view
 
     def observation_tensor(self, player: int) -> list[float]:
         """The observation as numbers (layout at ``OBS_SIZE``), for learning agents."""

@@ -583,17 +583,18 @@ class PiqueseptState(State):
         """0 before the draw, 1 drawn (the give pending), 2 given."""
         return 0 if self._x < 0 else (1 if self._y < 0 else 2)
 
-    def action_seen_by(self, action: int, viewer: int) -> str:
+    def action_seen_by(self, action: int, viewer: int | None) -> str:
         """rules/piquesept.md, The draw and trade: the given card is seen by the drawer and the
         soloist only (unless trade_visible)."""
         if self._phase == GIVE and not self.knows_trade(viewer):
             return "a hidden card"
         return self.action_to_string(action)
 
-    def knows_trade(self, player: int) -> bool:
+    def knows_trade(self, player: int | None) -> bool:
         """rules/piquesept.md, The draw and trade: the drawer and the soloist see the trade cards; the
-        others only with trade_visible."""
-        return self._visible or player == self._soloist or player == self._drawer
+        others (and spectators, ``None``) only with trade_visible."""
+        return self._visible or (player is not None and (player == self._soloist
+                                                          or player == self._drawer))
 
     def observation(self, player: int) -> dict[str, Any]:
         """rules/piquesept.md, What each seat knows: own hand, every card played (by whom), the
@@ -602,13 +603,21 @@ class PiqueseptState(State):
         The soloist is public from the start of a deal: he is the seat to act first, and his only
         legal card is the 7S.
         """
+        return self._view(player)
+
+    def public_observation(self) -> dict[str, Any]:
+        """What a spectator knows: no hand, the trade cards only with trade_visible (``seat`` None)."""
+        return self._view(None)
+
+    def _view(self, player: int | None) -> dict[str, Any]:
+        """The one view function: the public part, the trade as far as ``player`` saw it, his hand."""
         n = self._n
         over = self._phase == OVER
         knows = self.knows_trade(player)
         x, y = self._x, self._y
         s = self._soloist
         taken = self._taken
-        return {
+        view: dict[str, Any] = {
             "game": "piquesept",
             "seat": player,
             "players": n,
@@ -617,7 +626,6 @@ class PiqueseptState(State):
             "dealer": self._dealer,
             "deal": self._deal_no,
             "deals": self._deals,
-            "hand": codes(self._hands[player]),
             "hand_sizes": [h.bit_count() for h in self._hands],
             "soloist": s,
             "drawer": self._drawer,
@@ -638,6 +646,9 @@ class PiqueseptState(State):
             "returns_so_far": list(self._ret),
             "past_deals": self._deal_results(),
         }
+        if player is not None:
+            view["hand"] = codes(self._hands[player])
+        return view
 
     def observation_tensor(self, player: int) -> list[float]:
         """The observation as numbers (layout in ``_obs_layout``), seats relative to ``player``."""
@@ -728,6 +739,16 @@ class PiqueseptState(State):
             elif kind == "game_over":
                 out.append({"type": "game_over", "returns": self.returns(), "scores": self.scores(),
                              "deals": self._deal_results()})
+        return out
+
+    def last_events_seen_by(self, viewer: int | None) -> list[dict[str, Any]]:
+        """As the protocol's, except that a spectator gets the blank version of a hidden trade (the
+        one meant for the seats who did not see it), like every seat outside the trade."""
+        out = []
+        for e in self.last_events():
+            seats = e.get("seats")
+            if seats is None or (viewer in seats if viewer is not None else e.get("card") is None):
+                out.append(e)
         return out
 
     def _deal_results(self) -> list[dict[str, Any]]:
