@@ -109,3 +109,21 @@ def test_events_and_moves_told_name_no_hidden_card(spec: str) -> None:
             said = [told[v], *state.last_events_seen_by(v)]
             json.dumps(said)
             assert not cards_in(said) & hidden, (v, said)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_summary_for_a_seat_lists_moves_only_on_its_turn(spec: str) -> None:
+    """SPEC, ``replay --json --seat N``: ``legal_actions`` is empty unless it is N's turn (the moves
+    of another player would name its hand); without a seat, and on N's turn, they are all there."""
+    from gamester.core.record import summary
+
+    n = gamester.load_game(spec).num_players
+    for state in random_positions(spec, 8, _every(spec)):
+        full = summary(state)
+        for p in range(n):
+            mine = summary(state, p)
+            if not state.is_terminal() and state.current_player() == p:
+                assert mine == full
+            else:
+                assert mine["legal_actions"] == []
+                assert {**mine, "legal_actions": full["legal_actions"]} == full

@@ -98,15 +98,17 @@ def winners(state: State) -> list[int]:
     return [p for p, x in enumerate(r) if x == best]
 
 
-def summary(state: State) -> dict[str, Any]:
-    """What ``gamester replay --json`` prints."""
+def summary(state: State, seat: int | None = None) -> dict[str, Any]:
+    """What ``gamester replay --json`` prints; with ``seat`` (``--seat N``), what that player may see:
+    ``legal_actions`` stays empty unless it is that player's turn (they would name its hand)."""
     terminal = state.is_terminal()
     cp = state.current_player()
+    mine = seat is None or seat == cp
     out: dict[str, Any] = {
         "game": state.game.name,
         "is_terminal": terminal,
         "current_player": None if terminal or cp == TERMINAL else cp,
-        "legal_actions": sorted(state.action_to_string(a) for a in state.legal_actions()),
+        "legal_actions": sorted(state.action_to_string(a) for a in state.legal_actions()) if mine else [],
         "scores": list(state.scores()),
         "returns": list(state.returns()) if terminal else None,
         "winners": winners(state),
