@@ -75,6 +75,14 @@ class Game(ABC):
             seed = new_seed()
         return self._new_state(seed, Chance(make_rng(seed), None if chance is None else list(chance)))
 
+    def new_state_with_chance(self, seed: int, chance: Chance) -> State:
+        """The start of a game drawing its chance through ``chance`` (a :class:`Chance` or a subclass).
+
+        For adapters that must see each chance request as the game makes it (OpenSpiel's chance
+        nodes override ``Chance.pack``/``draw``); everyone else uses :meth:`new_initial_state`.
+        """
+        return self._new_state(seed, chance)
+
     @abstractmethod
     def _new_state(self, seed: int, chance: Chance) -> State: ...
 
