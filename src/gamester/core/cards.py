@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from gamester.core.errors import InvalidActionError
+from gamester.core.errors import InvalidActionError, quote
 
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
@@ -71,7 +71,7 @@ def parse_card(text: str) -> int:
     Raises :class:`InvalidActionError` quoting the text when it is not a card.
     """
     if not isinstance(text, str):
-        raise InvalidActionError(f"{text!r} is not a card code (expected text like '7D' or '10S')")
+        raise InvalidActionError(f"{quote(text)} is not a card code (expected text like '7D' or '10S')")
     hit = _PARSE_CACHE.get(text)
     if hit is not None:
         return hit
@@ -82,7 +82,7 @@ def parse_card(text: str) -> int:
         if suit is not None and rank is not None:
             return suit * 13 + rank
     raise InvalidActionError(
-        f"{text!r} is not a card: write rank then suit, ranks {' '.join(RANKS)} (or 10), "
+        f"{quote(text)} is not a card: write rank then suit, ranks {' '.join(RANKS)} (or 10), "
         f"suits {' '.join(SUITS)} or {' '.join(SUIT_SYMBOLS)}, e.g. '7D' or '10S'")
 
 
@@ -135,7 +135,7 @@ class Card:
         if isinstance(self.id, str):
             object.__setattr__(self, "id", parse_card(self.id))
         elif not isinstance(self.id, int) or not 0 <= self.id < 52:
-            raise InvalidActionError(f"{self.id!r} is not a card id (0-51)")
+            raise InvalidActionError(f"{quote(self.id)} is not a card id (0-51)")
 
     @classmethod
     def parse(cls, text: str) -> Card:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from gamester.core.errors import OptionError
+from gamester.core.errors import OptionError, quote
 
 T = TypeVar("T")
 
@@ -48,14 +48,39 @@ def option(default: Any, *, doc: str, choices: tuple[Any, ...] | None = None,
 
 
 def _truth(value: Any) -> bool:
+    # JSON-typed (true, or 0 and 1) or a string; nothing else is read as a truth value.
     if isinstance(value, bool):
         return value
-    s = str(value).strip().lower()
-    if s in ("1", "true", "yes", "on"):
-        return True
-    if s in ("0", "false", "no", "off"):
-        return False
-    raise ValueError("must be true or false")
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and len(value) <= 20:
+        s = value.strip().lower()
+        if s in ("1", "true", "yes", "on"):
+            return True
+        if s in ("0", "false", "no", "off"):
+            return False
+    raise ValueError("true or false")
+
+
+_MAX_DIGITS = 30  # more digits than any option's range needs; longer strings are refused unread
+
+
+def parse_whole_number(value: Any) -> int:
+    """A JSON int (never a bool: ``true`` is not 1) or a string of ASCII digits with an optional sign.
+
+    ``int()`` alone would take ``"６１"`` (full-width digits), ``"6_1"`` (underscores) and ``" 61 "``
+    padded with any Unicode space; the rules only know plain numbers. Raises ``ValueError``.
+    """
+    if isinstance(value, bool):
+        raise ValueError("not a whole number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        s = value.strip(" \t\r\n")
+        body = s[1:] if s[:1] in ("+", "-") else s
+        if 0 < len(body) <= _MAX_DIGITS and body.isascii() and body.isdigit():
+            return int(s)
+    raise ValueError("not a whole number")
 
 
 def describe_values(f: dataclasses.Field[Any]) -> str:
@@ -83,17 +108,20 @@ def coerce(f: dataclasses.Field[Any], value: Any) -> Any:
         return m["parse"](value)
     choices = m.get("choices")
     if choices is not None:
+        text = value.strip().lower() if isinstance(value, str) and len(value) <= 100 else None
         for c in choices:
-            if value == c and type(value) is type(c) or str(value).strip().lower() == str(c).lower():
+            # The value itself (0 for the choice 0, never true for 1) or its text ("0", "Draw").
+            if type(value) is type(c) and value == c or text is not None and text == str(c).lower():
                 return c
         raise ValueError(describe_values(f))
     if f.type in (bool, "bool"):
-        return _truth(value)
-    if f.type in (int, "int"):
-        if isinstance(value, bool):
-            raise ValueError(describe_values(f))
         try:
-            n = int(str(value).strip())
+            return _truth(value)
+        except ValueError:
+            raise ValueError(describe_values(f)) from None
+    if f.type in (int, "int"):
+        try:
+            n = parse_whole_number(value)
         except ValueError:
             raise ValueError(describe_values(f)) from None
         lo, hi = m.get("minimum"), m.get("maximum")
@@ -103,25 +131,36 @@ def coerce(f: dataclasses.Field[Any], value: Any) -> Any:
     return value
 
 
-def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[str, Any],
+def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[Any, Any],
                   game: str) -> T:
-    """Options of ``cls`` from a rule set (``raw['ruleset']``, default ``standard``) and overrides."""
+    """Options of ``cls`` from a rule set (``raw['ruleset']``, default ``standard``) and overrides.
+
+    ``raw`` may come from a stranger's record: every name and value is checked before use, and
+    messages quote them through :func:`~gamester.core.errors.quote` (short, never failing).
+    """
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    for k in raw:
+        if not isinstance(k, str):
+            raise OptionError(f"{game}: option names are text, got {quote(k)} "
+                              f"({type(k).__name__}); valid options: ruleset, " + ", ".join(fields))
     raw = dict(raw)
-    rs_name = str(raw.pop("ruleset", "standard")).strip()
+    rs = raw.pop("ruleset", "standard")
+    rs_name = rs.strip() if isinstance(rs, str) else None
     if rs_name not in rulesets:
-        raise OptionError(f"{game}: unknown rule set {rs_name!r}; valid rule sets: "
+        raise OptionError(f"{game}: unknown rule set {quote(rs)}; valid rule sets: "
                           + ", ".join(rulesets))
+    assert rs_name is not None
     values: dict[str, Any] = {}
     for source, items in (("rule set " + rs_name, rulesets[rs_name].options), ("option", raw)):
         for k, v in items.items():
             if k not in fields:
-                raise OptionError(f"{game}: unknown option {k!r}; valid options: ruleset, "
+                raise OptionError(f"{game}: unknown option {quote(k)}; valid options: ruleset, "
                                   + ", ".join(fields))
             try:
                 values[k] = coerce(fields[k], v)
             except ValueError as e:
-                raise OptionError(f"{game}: {source} {k}={v!r} is not valid: {k} must be {e}") from None
+                raise OptionError(f"{game}: {source} {k}={quote(v)} is not valid: {k} must be {e}"
+                                  ) from None
     opts = cls(**values)
     check = getattr(opts, "validate", None)
     if check is not None:

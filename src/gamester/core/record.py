@@ -7,11 +7,12 @@ A record is ``{"format": "gamester-record", "version": 1, "game", "options", "se
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from gamester.core.errors import GameError, OptionError, RecordError
-from gamester.core.protocol import TERMINAL, State
-from gamester.core.registry import game_class, load_game
+from gamester.core.errors import GameError, OptionError, RecordError, quote
+from gamester.core.protocol import TERMINAL, Game, State
+from gamester.core.registry import game_class, make_game
 
 FORMAT = "gamester-record"
 VERSION = 1
@@ -31,35 +32,132 @@ def make_record(state: State) -> dict[str, Any]:
     }
 
 
+_MAX_JSON_DIGITS = 1000  # longer JSON numbers are refused (Python's own limit, 4,300, raises oddly)
+_MAX_ACTION_TEXT = 200  # no action of any game is written in more characters than this
+_MAX_SEED_BITS = 1024
+
+
+def _json_number(text: str) -> int:
+    if len(text) > _MAX_JSON_DIGITS:
+        raise RecordError(f"a number with {len(text)} digits is longer than any record holds "
+                          f"(at most {_MAX_JSON_DIGITS})")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > _MAX_JSON_DIGITS:
+        raise RecordError(f"a number of {len(text)} characters is longer than any record holds")
+    return float(text)
+
+
+def _json_constant(name: str) -> Any:
+    raise RecordError(f"{name} is not a JSON value (no record holds it)")
+
+
+def load_record_text(data: str | bytes, what: str = "the record") -> Any:
+    """Parse one JSON value from a file's text or bytes, or raise a one-line :class:`RecordError`.
+
+    Safe on anything: bytes that are not UTF-8 (a UTF-8 byte-order mark is allowed), numbers too long
+    to read, nesting too deep for the parser, ``NaN``/``Infinity``, and text that is not JSON at all
+    each get a message naming the problem and where it is. ``what`` names the input in messages
+    (``"line 3"`` for one line of a ``.jsonl`` file). The value is returned as parsed; hand it to
+    :func:`replay`, which checks every field.
+    """
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise RecordError(f"{what} is not UTF-8 text (byte {bytes(data)[e.start]:#04x} at offset "
+                              f"{e.start} cannot be read)") from None
+    elif isinstance(data, str):
+        text = data[1:] if data.startswith("\ufeff") else data
+    else:
+        raise RecordError(f"{what}: expected text or bytes, got {type(data).__name__}")
+    try:
+        return json.loads(text, parse_int=_json_number, parse_float=_json_float,
+                          parse_constant=_json_constant)
+    except RecordError as e:
+        raise RecordError(f"{what}: {e}") from None
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{what} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+                          ) from None
+    except RecursionError:
+        raise RecordError(f"{what} is nested too deeply to be a record (lists or objects inside each "
+                          f"other hundreds of levels deep)") from None
+    except ValueError as e:  # anything else the parser refuses
+        raise RecordError(f"{what} is not valid JSON: {quote(str(e), 80)}") from None
+
+
+def load_record_lines(data: str | bytes) -> list[Any]:
+    """Every record of a ``.jsonl`` file (one JSON value a line, blank lines skipped), parsed by
+    :func:`load_record_text`; a bad line is named by its number (from 1)."""
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            line = bytes(data)[:e.start].count(b"\n") + 1
+            raise RecordError(f"line {line} is not UTF-8 text (byte {bytes(data)[e.start]:#04x} cannot "
+                              f"be read)") from None
+    else:
+        text = data
+    return [load_record_text(line, f"line {n}") for n, line in enumerate(text.splitlines(), 1)
+            if line.strip()]
+
+
+def _is_int(x: Any) -> bool:
+    # A JSON number without a fraction; bool is an int to Python, never to a record.
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def replay(record: Any) -> State:
-    """The state a record leads to (a record may stop anywhere)."""
+    """The state a record leads to (a record may stop anywhere).
+
+    Any value is accepted and checked: whatever is wrong gives a :class:`RecordError` naming the
+    first offending field, never another exception.
+    """
+    try:
+        return _replay(record)
+    except RecursionError:
+        # Every field is type-checked before use, so this means a game met something nested past
+        # what it can walk; say so instead of failing.
+        raise RecordError("the record holds values nested too deeply to read") from None
+
+
+def _replay(record: Any) -> State:
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, not {type(record).__name__}")
-    if record.get("format") != FORMAT:
-        raise RecordError(f"format: expected {FORMAT!r}, got {record.get('format')!r}")
-    if record.get("version") != VERSION:
-        raise RecordError(f"version: this gamester reads version {VERSION}, got {record.get('version')!r}")
+    for key in record:
+        if not isinstance(key, str):
+            raise RecordError(f"record field names are text, got {quote(key)} ({type(key).__name__})")
+    fmt = record.get("format")
+    if not (isinstance(fmt, str) and fmt == FORMAT):
+        raise RecordError(f"format: expected {FORMAT!r}, got {quote(fmt)}")
+    version = record.get("version")
+    if not (_is_int(version) and version == VERSION):
+        raise RecordError(f"version: this gamester reads version {VERSION}, got {quote(version)}")
     name = record.get("game")
     if not isinstance(name, str):
-        raise RecordError(f"game: expected a game name, got {name!r}")
+        raise RecordError(f"game: expected a game name, got {quote(name)}")
     try:
         cls = game_class(name)
     except OptionError as e:
         raise RecordError(f"game: {e}") from None
     rv = record.get("rules_version", cls.rules_version)
-    if rv != cls.rules_version:
+    if not (_is_int(rv) and rv == cls.rules_version):
         raise RecordError(f"rules_version: this gamester plays {name} rules version "
-                          f"{cls.rules_version}, the record was made with {rv!r}")
+                          f"{cls.rules_version}, the record was made with {quote(rv)}")
     options = record.get("options", {})
     if not isinstance(options, dict):
-        raise RecordError(f"options: expected an object of option values, got {options!r}")
+        raise RecordError(f"options: expected an object of option values, got {quote(options)}")
     try:
-        game = load_game(name, **options)
+        game = make_game(name, options)
     except OptionError as e:
         raise RecordError(f"options: {e}") from None
     seed = record.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise RecordError(f"seed: expected a whole number or null, got {seed!r}")
+    if seed is not None and not _is_int(seed):
+        raise RecordError(f"seed: expected a whole number or null, got {quote(seed)}")
+    if seed is not None and seed.bit_length() > _MAX_SEED_BITS:
+        raise RecordError(f"seed: {quote(seed)} is too large (at most {_MAX_SEED_BITS} bits)")
     chance = record.get("chance")
     if chance is not None and not isinstance(chance, list):
         raise RecordError(f"chance: expected a list, got {type(chance).__name__}")
@@ -68,6 +166,12 @@ def replay(record: Any) -> State:
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError(f"actions: expected a list of action strings, got {type(actions).__name__}")
+    for i, text in enumerate(actions):
+        if not isinstance(text, str):
+            raise RecordError(f"actions[{i}]: expected an action string, got {quote(text)}")
+        if len(text) > _MAX_ACTION_TEXT:
+            raise RecordError(f"actions[{i}]: {quote(text)} is too long for an action "
+                              f"({len(text)} characters)")
     try:
         state = game.new_initial_state(seed=seed if seed is not None else 0, chance=chance)
     except RecordError:
@@ -75,17 +179,44 @@ def replay(record: Any) -> State:
     except GameError as e:
         raise RecordError(f"chance: {e}") from None
     for i, text in enumerate(actions):
-        if not isinstance(text, str):
-            raise RecordError(f"actions[{i}]: expected an action string, got {text!r}")
         if state.is_terminal():
-            raise RecordError(f"actions[{i}]: {text!r} comes after the game is over")
+            raise RecordError(f"actions[{i}]: {quote(text)} comes after the game is over")
         try:
             state.apply_action(state.string_to_action(text))
         except RecordError:
             raise
         except GameError as e:
             raise RecordError(f"actions[{i}]: {e}") from None
+    if chance is not None:
+        _check_unused_chance(game, chance, len(state.chance.log))
     return state
+
+
+def _check_unused_chance(game: Game, chance: list[Any], used: int) -> None:
+    """SPEC.md, Records: entries left unused at the end are allowed, but only well-formed ones: a
+    card code, or a pack (a list of codes, or one string of them) holding no card twice."""
+    for i in range(used, len(chance)):
+        entry = chance[i]
+        if isinstance(entry, str) and len(entry) <= 4 * 104:
+            parts: Any = entry.replace(",", " ").split()
+            if len(parts) == 1:
+                parts = parts[0]
+        else:
+            parts = entry
+        try:
+            if isinstance(parts, str):
+                game.parse_chance(parts)
+                continue
+            if not isinstance(parts, list) or not parts or len(parts) > 104:
+                raise RecordError(f"chance[{i}] (unused) must be a card code or a pack of card codes, "
+                                  f"got {quote(entry, 30)}")
+            cards = [game.parse_chance(c) for c in parts]
+        except RecordError:
+            raise
+        except GameError as e:
+            raise RecordError(f"chance[{i}] (unused): {e}") from None
+        if len(set(cards)) != len(cards):
+            raise RecordError(f"chance[{i}] (unused): a pack lists a card twice")
 
 
 def winners(state: State) -> list[int]:

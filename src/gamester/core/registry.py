@@ -7,10 +7,11 @@ the same in-process. The core never imports a game module by name.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from gamester.core.errors import OptionError
+from gamester.core.errors import OptionError, quote
 from gamester.core.options import build_options
 from gamester.core.protocol import Game
 
@@ -40,13 +41,15 @@ def game_names() -> list[str]:
 
 
 def game_class(name: str) -> type[Game]:
+    if not isinstance(name, str):
+        raise OptionError(f"a game name is text, got {quote(name)}; valid games: {', '.join(game_names())}")
     cls = _GAMES.get(name)
     if cls is not None:
         return cls
     _scan()
     ep = _ENTRY_POINTS.get(name)
     if ep is None:
-        raise OptionError(f"unknown game {name!r}; valid games: {', '.join(game_names())}")
+        raise OptionError(f"unknown game {quote(name)}; valid games: {', '.join(game_names())}")
     loaded: type[Game] = ep.load()
     _GAMES[name] = loaded
     return loaded
@@ -54,11 +57,14 @@ def game_class(name: str) -> type[Game]:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``"name(k=v,k2=v2)"`` into the name and its raw options."""
+    if not isinstance(spec, str):
+        raise OptionError(f"a game spec is text like 'penneech(target=41)', got {quote(spec)}")
     spec = spec.strip()
     if "(" not in spec:
         return spec, {}
     if not spec.endswith(")"):
-        raise OptionError(f"{spec!r}: a game spec looks like name(option=value,...), closing ')' missing")
+        raise OptionError(f"{quote(spec)}: a game spec looks like name(option=value,...), "
+                          f"closing ')' missing")
     name, _, body = spec[:-1].partition("(")
     opts: dict[str, str] = {}
     for part in body.split(","):
@@ -66,15 +72,24 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         if not part:
             continue
         if "=" not in part:
-            raise OptionError(f"{spec!r}: {part!r} is not option=value")
+            raise OptionError(f"{quote(spec)}: {quote(part)} is not option=value")
         k, _, v = part.partition("=")
         opts[k.strip()] = v.strip()
     return name.strip(), opts
 
 
-def load_game(spec: str, **options: Any) -> Game:
-    """A game by name (or spec string) with options; explicit keyword options win over the spec's."""
+def load_game(spec: str, /, **options: Any) -> Game:
+    """A game by name (or spec string) with options; explicit keyword options win over the spec's.
+
+    ``spec`` is positional-only, so an option may be called anything (even ``spec``) and is then
+    refused by name like any other unknown option.
+    """
     name, raw = parse_spec(spec)
     raw.update(options)
+    return make_game(name, raw)
+
+
+def make_game(name: str, options: Mapping[Any, Any]) -> Game:
+    """A game by name with raw option values from a mapping (a record's ``options``, keys unchecked)."""
     cls = game_class(name)
-    return cls(build_options(cls.options_class, cls.rulesets, raw, name))
+    return cls(build_options(cls.options_class, cls.rulesets, options, name))

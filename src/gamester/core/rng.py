@@ -22,7 +22,7 @@ from hashlib import blake2b
 from typing import Any
 
 from gamester.core.cards import card_code
-from gamester.core.errors import RecordError
+from gamester.core.errors import RecordError, quote
 
 Shuffler = Callable[[random.Random, Sequence[int]], tuple[list[int], int]]
 _SHUFFLERS: dict[tuple[int, int], Shuffler] = {}
@@ -198,6 +198,9 @@ def make_rng(seed: int | None) -> random.Random:
     return r
 
 
+_MAX_PACK = 104  # a record's pack longer than this is refused unread (the largest pack has 52 cards)
+
+
 class Chance:
     """Hands out chance outcomes in order, from a given list or from the state's generator.
 
@@ -268,10 +271,14 @@ class Chance:
         else:
             i = len(self.log)
             entry = self._given_entry()
-            if isinstance(entry, str):
+            if isinstance(entry, str) and len(entry) <= 4 * _MAX_PACK:
                 entry = entry.replace(",", " ").split()
             if not isinstance(entry, list):
-                raise RecordError(f"chance[{i}] must be a pack: a list of {len(cards)} card codes")
+                raise RecordError(f"chance[{i}] must be a pack: a list of {len(cards)} card codes, "
+                                  f"got {quote(entry, 30)}")
+            if len(entry) > _MAX_PACK:
+                raise RecordError(f"chance[{i}] must list each of the {len(cards)} cards of this pack "
+                                  f"exactly once (got {len(entry)} entries)")
             try:
                 p = [parse(c) for c in entry]
             except ValueError as e:
@@ -316,7 +323,7 @@ class Chance:
             except ValueError as e:
                 raise RecordError(f"chance[{i}]: {e}") from None
             if c not in candidates:
-                raise RecordError(f"chance[{i}]: {entry!r} is not a possible outcome here")
+                raise RecordError(f"chance[{i}]: {quote(entry)} is not a possible outcome here")
         self.log.append(c)
         return c
 

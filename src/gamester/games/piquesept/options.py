@@ -19,23 +19,27 @@ def parse_removed_eights(value: Any) -> tuple[str, ...]:
     rules/piquesept.md, Seats, dealing: written as two codes separated by a comma or a space, or as a
     JSON list. Raises ``ValueError`` saying what is valid.
     """
+    # Checked shape first: a record may hold anything here (a list nested thousands deep, a string
+    # of a million characters), and only text codes are ever read.
     items: list[Any]
     if isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        text = str(value).strip()
+        items = list(value) if len(value) <= 2 else []
+    elif isinstance(value, str) and len(value) <= 100:
+        text = value.strip()
         if text.startswith("["):
             try:
                 loaded = json.loads(text)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 raise ValueError(_EIGHTS_DOC) from None
-            if not isinstance(loaded, list):
-                raise ValueError(_EIGHTS_DOC)
-            items = loaded
+            items = loaded if isinstance(loaded, list) else []
         else:
             items = [p for p in text.replace(",", " ").replace("+", " ").split() if p]
+    else:
+        raise ValueError(_EIGHTS_DOC)
+    if len(items) != 2 or not all(isinstance(c, str) for c in items):
+        raise ValueError(_EIGHTS_DOC)
     try:
-        cards = [parse_card(str(c)) for c in items]
+        cards = [parse_card(c) for c in items]
     except InvalidActionError:
         raise ValueError(_EIGHTS_DOC) from None
     if len(cards) != 2 or len(set(cards)) != 2:
