@@ -32,6 +32,8 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+import gamester
+from gamester.core.protocol import State
 from tests.pg_support import free_port
 
 Json = dict[str, Any]
@@ -43,8 +45,14 @@ TEST_ENV = {"GAMESTER_BOT_WORKERS": "1", "GAMESTER_LEASE_SECONDS": "3"}
 class ServerProcess:
     """One ``gamester serve`` subprocess on 127.0.0.1."""
 
-    def __init__(self, db_url: str, *, env: Mapping[str, str] | None = None, log_dir: Path | None = None,
-                 port: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        db_url: str,
+        *,
+        env: Mapping[str, str] | None = None,
+        log_dir: Path | None = None,
+        port: int | None = None,
+    ) -> None:
         self.db_url = db_url
         self.port = port or free_port()
         self.env = {**os.environ, **TEST_ENV, **(env or {}), "PYTHONUNBUFFERED": "1"}
@@ -67,10 +75,21 @@ class ServerProcess:
         log = open(self.log_path, "ab")  # noqa: SIM115 (the child keeps it; closed when we reap it)
         log.write(f"\n===== start {self.starts} =====\n".encode())
         log.flush()
-        cmd = [sys.executable, "-m", "gamester", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-               "--db", self.db_url]  # fmt: skip
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env,
-                                     start_new_session=True)  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "gamester",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--db",
+            self.db_url,
+        ]
+        self.proc = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+        )
         log.close()
         self.wait_healthy(timeout)
         return self
@@ -156,10 +175,17 @@ class Api:
     def close(self) -> None:
         self.client.close()
 
-    def create_table(self, game: str, seats: Sequence[str], options: Mapping[str, Any] | None = None,
-                     clock: Mapping[str, Any] | None = None) -> Json:  # fmt: skip
-        r = self.client.post("/api/tables", json={"game": game, "options": dict(options or {}),
-                                                  "seats": list(seats), "clock": clock})  # fmt: skip
+    def create_table(
+        self,
+        game: str,
+        seats: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+        clock: Mapping[str, Any] | None = None,
+    ) -> Json:
+        r = self.client.post(
+            "/api/tables",
+            json={"game": game, "options": dict(options or {}), "seats": list(seats), "clock": clock},
+        )
         assert r.status_code == 201, f"create table: {r.status_code} {r.text}"
         table: Json = r.json()
         return table
@@ -198,8 +224,13 @@ class Api:
             time.sleep(0.05)
 
 
-def open_table(api: Api, game: str, seats: Sequence[str], options: Mapping[str, Any] | None = None,
-               clock: Mapping[str, Any] | None = None) -> tuple[str, dict[int, str]]:  # fmt: skip
+def open_table(
+    api: Api,
+    game: str,
+    seats: Sequence[str],
+    options: Mapping[str, Any] | None = None,
+    clock: Mapping[str, Any] | None = None,
+) -> tuple[str, dict[int, str]]:
     """Create a table and join every human seat; returns the id and each human seat's token."""
     table = api.create_table(game, seats, options, clock)
     tokens = {i: api.join(table["id"], i, f"guest{i}") for i, kind in enumerate(seats) if kind == "human"}
@@ -285,8 +316,15 @@ def random_chooser(rng: random.Random) -> Chooser:
     return lambda view: rng.choice(view["legal"])
 
 
-async def play_seat(ws_base: str, table_id: str, token: str, choose: Chooser, label: str = "",
-                    timeout: float = 60.0, reconnects: int = 5) -> WsClient:  # fmt: skip
+async def play_seat(
+    ws_base: str,
+    table_id: str,
+    token: str,
+    choose: Chooser,
+    label: str = "",
+    timeout: float = 60.0,
+    reconnects: int = 5,
+) -> WsClient:
     """Play one human seat to the end of the game: on every view with legal actions, act.
 
     Returns the client (its ``messages`` hold everything the seat received). A dropped connection is
@@ -355,3 +393,83 @@ def card_codes(obj: Any) -> set[str]:
 def jsonable(obj: Any) -> Any:
     """What a value looks like after a JSON round trip (tuples become lists, keys strings)."""
     return json.loads(json.dumps(obj))
+
+
+class Truth:
+    """The game replayed from its record: per seq and viewer, what that viewer may see."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        self.record = record
+        state = gamester.replay({**record, "actions": []})
+        self.players = state.game.num_players
+        viewers: list[int | None] = [*range(self.players), None]
+        self.views: list[dict[int | None, Any]] = []
+        self.entitled: list[dict[int | None, set[str]]] = []
+        self.legal: list[dict[int | None, list[str]]] = []
+        self.hands: list[dict[int, set[str]]] = []
+        self.option_codes = card_codes(jsonable(record.get("options", {})))
+        pre_events: dict[int | None, Any] = {v: [] for v in viewers}
+        for n in range(len(record["actions"]) + 1):
+            views, entitled, legal = {}, {}, {}
+            for v in viewers:
+                view = jsonable(state.observation(v) if v is not None else state.public_observation())
+                events = [*pre_events[v], *jsonable(state.last_events_seen_by(v))]
+                moves = self._legal(state, v)
+                views[v] = view
+                legal[v] = moves
+                entitled[v] = card_codes(view) | card_codes(events) | card_codes(moves) | self.option_codes
+            self.views.append(views)
+            self.entitled.append(entitled)
+            self.legal.append(legal)
+            self.hands.append({p: set(state.observation(p).get("hand", [])) for p in range(self.players)})
+            if n < len(record["actions"]):
+                action = state.string_to_action(record["actions"][n])
+                pre_events = {v: [jsonable(state.action_event_seen_by(action, v))] for v in viewers}
+                state.apply_action(action)
+        self.final = state
+
+    @staticmethod
+    def _legal(state: State, viewer: int | None) -> list[str]:
+        if viewer is None or state.is_terminal() or state.current_player() != viewer:
+            return []
+        return sorted(state.action_to_string(a) for a in state.legal_actions())
+
+    def check(self, viewer: int | None, messages: list[dict[str, Any]]) -> tuple[list[str], int]:
+        """Problems in what ``viewer`` received (empty: none), and how many views were checked."""
+        who = "spectator" if viewer is None else f"seat {viewer}"
+        problems: list[str] = []
+        checked = 0
+        last_seq = -1
+        for i, msg in enumerate(messages):
+            codes = card_codes(msg)
+            if msg.get("type") != "view":
+                extra = codes - self.option_codes
+                if extra:
+                    problems.append(f"{who} message {i} ({msg.get('type')}) names cards {sorted(extra)}")
+                continue
+            n = msg["seq"]
+            if not isinstance(n, int) or not 0 <= n < len(self.views):
+                problems.append(f"{who} message {i}: seq {n!r} outside 0..{len(self.views) - 1}")
+                continue
+            checked += 1
+            extra = codes - self.entitled[n][viewer]
+            if extra:
+                owners = {c: [p for p, hand in self.hands[n].items() if c in hand] for c in sorted(extra)}
+                problems.append(
+                    f"LEAK to {who} at seq {n}: {sorted(extra)} (held by {owners}; "
+                    f"other cards are in the stock or set aside) in {str(msg)[:300]}"
+                )
+            if msg.get("status") == "waiting":
+                continue
+            if msg.get("view") != self.views[n][viewer]:
+                problems.append(f"{who} seq {n}: view differs from the engine's view for that viewer")
+            if sorted(msg.get("legal", [])) != self.legal[n][viewer]:
+                problems.append(f"{who} seq {n}: legal {msg.get('legal')} != {self.legal[n][viewer]}")
+            if last_seq >= 0 and n not in (last_seq, last_seq + 1):
+                problems.append(f"{who}: seq jumped from {last_seq} to {n}")
+            last_seq = n
+        if last_seq != len(self.views) - 1:
+            problems.append(
+                f"{who}: last view seen was seq {last_seq}, the game ended at {len(self.views) - 1}"
+            )
+        return problems, checked
