@@ -145,6 +145,14 @@ class State(ABC):
     def string_to_action(self, text: str) -> int:
         """Parse notation into an action; ``InvalidActionError`` when it is not one."""
 
+    def legal_action_strings(self) -> list[str]:
+        """The notation of every legal action, in action order (what ``replay --json`` lists).
+
+        A game whose positions can have very many actions (Pentyrch with overpay) lists them in
+        one pass instead of one ``action_to_string`` at a time.
+        """
+        return [self.action_to_string(a) for a in self.legal_actions()]
+
     def action_seen_by(self, action: int, viewer: int | None) -> str:
         """How ``action``, about to be taken by the current player, reads to ``viewer`` (a player, or
         None for a spectator, who knows only what is public).

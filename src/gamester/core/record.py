@@ -239,7 +239,7 @@ def summary(state: State, seat: int | None = None) -> dict[str, Any]:
         "game": state.game.name,
         "is_terminal": terminal,
         "current_player": None if terminal or cp == TERMINAL else cp,
-        "legal_actions": sorted(state.action_to_string(a) for a in state.legal_actions()) if mine else [],
+        "legal_actions": sorted(state.legal_action_strings()) if mine else [],
         "scores": list(state.scores()),
         "returns": list(state.returns()) if terminal else None,
         "winners": winners(state),

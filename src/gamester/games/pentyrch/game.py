@@ -29,7 +29,7 @@ from bisect import bisect_left
 from typing import Any
 
 from gamester.core.cards import card_code, parse_card
-from gamester.core.errors import IllegalActionError, InvalidActionError
+from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng
 from gamester.games.pentyrch.board import (
@@ -54,6 +54,7 @@ from gamester.games.pentyrch.board import (
     neighbour,
     parse_cell,
 )
+from gamester.games.pentyrch.combos import OverpayPayments
 from gamester.games.pentyrch.options import RULESETS, PentyrchOptions
 
 # -- cards ---------------------------------------------------------------------------------------
@@ -229,6 +230,9 @@ class PentyrchGame(Game):
         self._num_actions = COMBO_BASE + MAX_EXCHANGE_MOVES * per_move
         self._overpay = options.overpay
         self._tables: dict[int, tuple[tuple[int, int], ...]] = {}
+        # With overpay the payments are counted, never listed (combos.py): half a million for one
+        # exchange would take seconds to list and tens of megabytes to keep.
+        self._spaces: dict[int, OverpayPayments] = {}
 
     @property
     def num_players(self) -> int:
@@ -256,15 +260,32 @@ class PentyrchGame(Game):
             self._tables[key] = table
         return m, table
 
+    def _overpay_payments(self, hand: int, v: int) -> OverpayPayments:
+        """The overpay payments of ``hand`` on a pile worth ``v``, cached by the hand's value counts."""
+        m = hand
+        key = (SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]) << 4 | v
+        space = self._spaces.get(key)
+        if space is None:
+            if len(self._spaces) > 20_000:
+                self._spaces.clear()
+            space = self._spaces[key] = OverpayPayments(tuple(VALUE[c] for c in _canon_cards(m)), v)
+        return space
+
     def combo_count(self, hand: int, v: int) -> int:
         """How many combination payments ``hand`` has on a pile worth ``v``."""
+        if self._overpay:
+            return self._overpay_payments(hand, v).count
         return len(self._combo_table(hand, v)[1])
 
     def combo_at(self, hand: int, v: int, r: int) -> tuple[int, int]:
         """The ``r``-th combination payment (top card, rest mask) in canonical order."""
-        m, table = self._combo_table(hand, v)
+        if self._overpay:
+            m = hand
+            top, rest = self._overpay_payments(hand, v).unrank(r)
+        else:
+            m, table = self._combo_table(hand, v)
+            top, rest = table[r]
         cards = _canon_cards(m)
-        top, rest = table[r]
         mask = 0
         i = 0
         while rest:
@@ -273,6 +294,39 @@ class PentyrchGame(Game):
             rest >>= 1
             i += 1
         return cards[top], mask
+
+    def combo_rank(self, hand: int, v: int, top: int, rest: int) -> int:
+        """The rank of payment (``top`` card, ``rest`` mask of cards) among ``hand``'s combination
+        payments on a pile worth ``v`` (as :meth:`combo_at` numbers them), or -1 if it is not one."""
+        m = hand if self._overpay else hand & ~GE[v]
+        if not rest or (rest | BIT[top]) & ~m or rest & BIT[top]:
+            return -1
+        cards = _canon_cards(m)
+        pos = {c: i for i, c in enumerate(cards)}
+        t = pos[top]
+        rm = 0
+        for c in _canon_cards(rest):
+            rm |= 1 << pos[c]
+        if self._overpay:
+            return self._overpay_payments(hand, v).rank(t, rm)
+        table = self._combo_table(hand, v)[1]
+
+        def order(entry: tuple[int, int]) -> tuple[int, list[int]]:
+            # canonical order: top, then the other positions as an ascending list (combos.py)
+            return entry[0], [i for i in range(len(cards)) if entry[1] >> i & 1]
+
+        i = bisect_left(table, order((t, rm)), key=order)
+        return i if i < len(table) and table[i] == (t, rm) else -1
+
+    def combo_payments(self, hand: int, v: int) -> list[str]:
+        """Every combination payment of ``hand`` on a pile worth ``v`` in rank order, in notation
+        (``top+other+…``): one pass, for listing a position's moves."""
+        m = hand if self._overpay else hand & ~GE[v]
+        names = [card_code(c) for c in _canon_cards(m)]
+        if self._overpay:
+            return self._overpay_payments(hand, v).walk(names)
+        return ["+".join([names[t]] + [names[i] for i in range(len(names)) if r >> i & 1])
+                for t, r in self._combo_table(hand, v)[1]]
 
     def _new_state(self, seed: int, chance: Chance) -> PentyrchState:
         return PentyrchState(self, seed, chance)
@@ -820,21 +874,57 @@ class PentyrchState(State):
         return f"{court} {where} {pay}"
 
     def _current_moves(self) -> dict[int, Move]:
-        """Every legal action with its move (for notation and messages, not the hot path)."""
+        """Every legal action with its move (for tools; notation and messages never list them all:
+        a position may have hundreds of thousands with overpay)."""
         if self._legal is None:
             self._generate()
         return {a: self._decode(a) for a in self._legal}  # type: ignore[union-attr]
 
+    def _is_legal(self, action: int) -> bool:
+        if self._over:
+            return False
+        if self._legal is None:
+            self._generate()
+        legal = self._legal
+        assert legal is not None
+        i = bisect_left(legal, action)
+        return i < len(legal) and legal[i] == action
+
+    def _combo_action(self, k: int, to: int, top: int, rest: int) -> int:
+        """The action of combination payment (``top``, ``rest``) for court card ``k`` moving to
+        ``to``, or -1 if it is not legal here: ranked by counting, without listing the others."""
+        if self._over:
+            return -1
+        if self._legal is None:
+            self._generate()
+        offset = 0
+        for kk, _frm, tt, hand, v, n in self._combos:  # type: ignore[union-attr]
+            if kk == k and tt == to:
+                r = self.game.combo_rank(hand, v, top, rest)
+                return COMBO_BASE + offset + r if r >= 0 else -1
+            offset += n
+        return -1
+
+    def legal_action_strings(self) -> list[str]:
+        """The notation of every legal action, in action order: one pass over each exchange's
+        combinations (``action_to_string`` on each would rank them one by one)."""
+        if self._over:
+            return []
+        legal = self.legal_actions()
+        out = [self.format_move(self._decode(a)) for a in legal if a < COMBO_BASE]
+        for k, frm, to, hand, v, _n in self._combos:  # type: ignore[union-attr]
+            head = self.format_move((k, frm, to, 0, -1, 0)) + " "
+            out.extend([head + pay for pay in self.game.combo_payments(hand, v)])
+        return out
+
     def action_to_string(self, action: int) -> str:
         if action.__class__ is not int or not 0 <= action < self.game.num_distinct_actions:
-            raise InvalidActionError(f"{action!r} is not a Pentyrch action (0-"
+            raise InvalidActionError(f"{quote(action)} is not a Pentyrch action (0-"
                                      f"{self.game.num_distinct_actions - 1})")
         if action == PASS:
             return "pass"
-        if not self._over:
-            m = self._current_moves().get(action)
-            if m is not None:
-                return self.format_move(m)
+        if self._is_legal(action):
+            return self.format_move(self._decode(action))
         if action >= COMBO_BASE:
             return f"<combination #{action - COMBO_BASE}, not legal here>"
         slot, code = divmod(action - 1, PAYS)
@@ -920,10 +1010,9 @@ class PentyrchState(State):
         rest = 0
         for c in cards[1:]:
             rest |= BIT[c]
-        if not self._over:
-            for act, m in self._current_moves().items():
-                if act >= COMBO_BASE and m[0] == k and m[2] == to and m[4] == top and m[5] == rest:
-                    return act
+        act = self._combo_action(k, to, top, rest)
+        if act >= 0:
+            return act
         raise IllegalActionError(self._why_illegal_parts(text, k, frm, to, 1, top, rest))
 
     def history_strings(self) -> list[str]:
@@ -947,13 +1036,13 @@ class PentyrchState(State):
 
     def _why_illegal(self, action: object) -> str:
         if self._over:
-            return f"{action!r} is not legal: the game is over ({self._where()})"
+            return f"{quote(action)} is not legal: the game is over ({self._where()})"
         if not isinstance(action, int) or not 0 <= action < self.game.num_distinct_actions:
-            return (f"{action!r} is not a Pentyrch action (0-{self.game.num_distinct_actions - 1}) "
+            return (f"{quote(action)} is not a Pentyrch action (0-{self.game.num_distinct_actions - 1}) "
                     f"({self._where()})")
         a = action
         text = self.action_to_string(a)
-        legal = self._current_moves()
+        legal = self.legal_actions()
         if a == PASS:
             return (f"'pass' is not legal: {SEAT_NAMES[self._seat]} has {len(legal)} legal move(s) and "
                     f"must move (rules/pentyrch.md, A turn: you must move if any move is legal; "
