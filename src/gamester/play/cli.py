@@ -27,6 +27,13 @@ def _add_game_options(sp: argparse.ArgumentParser) -> None:
                     help="a game option (repeatable), e.g. --option target=41 or --option ruleset=cotton")
 
 
+def _add_backend_options(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--backend", choices=("local", "ray"), default="local",
+                    help="local worker processes (default) or Ray (pip install 'gamester[ray]')")
+    sp.add_argument("--ray-address", metavar="ADDR", default=None,
+                    help="with --backend ray: join this running cluster (default: start a local Ray)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="gamester",
@@ -61,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--workers", type=int, default=1)
     sp.add_argument("--out", metavar="FILE.jsonl", help="write one complete record per line")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_backend_options(sp)
     _add_game_options(sp)
 
     sp = sub.add_parser("tournament", help="every agent in every seat on duplicate deals")
@@ -69,8 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--games", type=int, default=100, help="number of deals (each under every seating)")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--workers", type=int, default=2)
-    sp.add_argument("--backend", choices=("local", "ray"), default="local")
     sp.add_argument("--out", metavar="DIR", help="write the summary, chart and records here")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_backend_options(sp)
+    _add_game_options(sp)
+
+    sp = sub.add_parser("analyse", help="game-design metrics of each rule set (docs/analysis.md)")
+    from gamester.sim.analyse_cli import add_analyse_arguments
+
+    add_analyse_arguments(sp)
+    _add_backend_options(sp)
     _add_game_options(sp)
 
     sp = sub.add_parser("rules", help="the rules of a game, its options and rule sets")
@@ -225,7 +241,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from gamester.sim.simulate import run_simulation
 
     return run_simulation(args.game, _options(args.option), args.agents, args.games, args.seed,
-                          args.workers, args.out, progress_bar=not args.quiet)
+                          args.workers, args.out, progress_bar=not args.quiet, backend=args.backend,
+                          ray_address=args.ray_address)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -235,6 +252,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         print(f"gamester tournament: not available in this installation ({e})", file=sys.stderr)
         return 2
     return int(run_cli(args))
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from gamester.sim.analyse_cli import run_analyse_cli
+
+    return int(run_analyse_cli(args))
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -280,6 +303,7 @@ COMMANDS = {
     "replay": cmd_replay,
     "simulate": cmd_simulate,
     "tournament": cmd_tournament,
+    "analyse": cmd_analyse,
     "rules": cmd_rules,
     "bench": cmd_bench,
 }

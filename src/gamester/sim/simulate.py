@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from gamester.agents.base import View, make_agent, split_agents
 from gamester.core.errors import AgentError
 from gamester.core.record import winners
 from gamester.core.registry import load_game
-from gamester.sim.progress import progress
+from gamester.sim.backend import check_backend, run_jobs
 
 
 def agent_specs(agents: str, num_players: int) -> list[str]:
@@ -50,32 +50,44 @@ def _play_args(args: tuple[str, dict[str, str], list[str], int]) -> tuple[dict[s
 
 
 def simulate(game_spec: str, options: dict[str, str], specs: list[str], games: int, seed: int,
-             workers: int = 1) -> Iterator[tuple[dict[str, Any], list[float], list[int]]]:
-    """Records, returns and winners of ``games`` games, in order."""
+             workers: int = 1, *, backend: str = "local", ray_address: str | None = None,
+             progress: bool = False, desc: str = "simulate"
+             ) -> Iterator[tuple[dict[str, Any], list[float], list[int]]]:
+    """Records, returns and winners of ``games`` games, in order (any backend gives the same)."""
     jobs = [(game_spec, options, specs, seed + i) for i in range(games)]
-    if workers <= 1:
-        for j in jobs:
-            yield _play_args(j)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(_play_args, jobs, chunksize=max(1, min(32, games // (4 * workers))))
+    yield from run_jobs(_play_args, jobs, backend=backend, workers=workers, ray_address=ray_address,
+                        desc=desc, progress=progress)
+
+
+def check_out_file(out: str) -> None:
+    """``--out FILE``: refuse a missing folder or a folder, in one line (a file is overwritten)."""
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise AgentError(f"--out {out}: the folder {folder} does not exist")
+    if os.path.isdir(out):
+        raise AgentError(f"--out {out} is a folder; give a file name")
 
 
 def run_simulation(game_spec: str, options: dict[str, str], agents: str, games: int, seed: int,
-                   workers: int, out: str | None, progress_bar: bool = True) -> int:
+                   workers: int, out: str | None, progress_bar: bool = True, *,
+                   backend: str = "local", ray_address: str | None = None) -> int:
     game = load_game(game_spec, **options)
     specs = agent_specs(agents, game.num_players)
     for s in set(specs):
         make_agent(s, game=game)  # fail early, before any worker starts, on a bad spec
     if games < 1:
         raise AgentError("--games must be at least 1")
+    check_backend(backend, ray_address)
+    if out:
+        check_out_file(out)
     n = game.num_players
     totals = [0.0] * n
     wins = [0] * n
     with contextlib.ExitStack() as stack:
         sink = stack.enter_context(open(out, "w", encoding="utf-8")) if out else None
-        for rec, returns, won in progress(simulate(game_spec, options, specs, games, seed, workers),
-                                          games, f"simulate {game.name}", progress_bar):
+        for rec, returns, won in simulate(game_spec, options, specs, games, seed, workers,
+                                          backend=backend, ray_address=ray_address,
+                                          progress=progress_bar, desc=f"simulate {game.name}"):
             if sink:
                 sink.write(json.dumps(rec) + "\n")
             for p in range(n):

@@ -33,7 +33,7 @@ from gamester.agents.base import View, make_agent, split_agents
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
-from gamester.sim.progress import progress_bar
+from gamester.sim.backend import check_backend, run_jobs
 
 Z95 = 1.959963984540054
 
@@ -158,42 +158,56 @@ def _task(args: tuple[str, tuple[str, ...], int, int, int]) -> dict[str, Any]:
 
 
 def run_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed: int = 0,
-                   workers: int = 2, out_dir: str | None = None, progress: bool = True) -> dict[str, Any]:
-    """Play ``games`` deals, each under every seating; return (and write) the summary."""
+                   workers: int = 2, out_dir: str | None = None, progress: bool = True, *,
+                   backend: str = "local", ray_address: str | None = None) -> dict[str, Any]:
+    """Play ``games`` deals, each under every seating; return (and write) the summary.
+
+    ``backend`` is ``local`` (``workers`` processes) or ``ray`` (``ray_address``: a running cluster,
+    default a local Ray); the same seed gives the same results and summary on either."""
+    summary, results = play_tournament(game_spec, agent_specs, games, seed, workers, out_dir, progress,
+                                       backend=backend, ray_address=ray_address)
+    if out_dir:
+        write_outputs(out_dir, summary, results)
+    return summary
+
+
+def play_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed: int = 0,
+                    workers: int = 2, out_dir: str | None = None, progress: bool = True, *,
+                    backend: str = "local", ray_address: str | None = None
+                    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The summary and the per-game results (``out_dir`` is only checked, not written)."""
     game = load_game(game_spec)
+    if games < 1:
+        raise GameError(f"--games must be at least 1 (got {games})")
+    if seed < 0:
+        raise GameError(f"--seed must be 0 or more (got {seed})")
     specs = [s.strip() for s in agent_specs if s.strip()]
     for s in dict.fromkeys(specs):
         make_agent(s, game=game, seed=0)  # fail early, listing the valid names and parameters
+    check_backend(backend, ray_address)
+    if out_dir:
+        check_out_dir(out_dir)
     lineups = seatings(specs, game.num_players)
     tasks = [(game.spec(), lineup, d, j, seed + d)
              for d in range(games) for j, lineup in enumerate(lineups)]
-    results: list[dict[str, Any]] = []
     started = time.perf_counter()
-    bar = progress_bar(len(tasks), f"{game.name} tournament") if progress else None
-    try:
-        if workers <= 1:
-            for t in tasks:
-                results.append(_task(t))
-                if bar is not None:
-                    bar.update(1)
-        else:
-            import multiprocessing as mp
-
-            with mp.get_context("spawn" if sys.platform == "darwin" else "fork").Pool(workers) as pool:
-                for r in pool.imap_unordered(_task, tasks, chunksize=1):
-                    results.append(r)
-                    if bar is not None:
-                        bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    results = list(run_jobs(_task, tasks, backend=backend, workers=workers, ray_address=ray_address,
+                            desc=f"{game.name} tournament", progress=progress))
     results.sort(key=lambda r: (r["deal"], r["seating_index"]))
     summary = summarize(game, specs, results, seed)
     summary["wall_seconds"] = round(time.perf_counter() - started, 2)
     summary["workers"] = workers
-    if out_dir:
-        write_outputs(out_dir, summary, results)
-    return summary
+    summary["backend"] = backend
+    return summary, results
+
+
+def check_out_dir(out_dir: str) -> None:
+    """``--out DIR``: a folder that exists or can be made inside an existing one; never a file."""
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise GameError(f"--out {out_dir} is a file, not a folder")
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    if not os.path.isdir(parent):
+        raise GameError(f"--out {out_dir}: the folder {parent} does not exist")
 
 
 # -- statistics ------------------------------------------------------------------------------
@@ -225,35 +239,45 @@ def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]
     # Per agent, per deal: the wins and returns of every seat it held in every seating.
     per_deal: dict[str, dict[int, list[tuple[float, float]]]] = {a: {} for a in labels}
     per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]] = {}
+    # The games (deal, seating) each agent, and each agent in each role or seat, took part in: an
+    # agent holding three seats of one game has played one game, not three.
+    played: dict[tuple[str, str], set[tuple[int, int]]] = {}
     think = {a: [0.0, 0] for a in labels}
     for r in results:
         winners = set(r["winners"])
+        key = (int(r["deal"]), int(r.get("seating_index", 0)))
         for s, a in enumerate(r["seating"]):
             item = (1.0 if s in winners else 0.0, float(r["returns"][s]))
             per_deal[a].setdefault(r["deal"], []).append(item)
-            for group in (r["roles"][s], f"seat {s}"):
+            played.setdefault((a, ""), set()).add(key)
+            # A set: in two-player games the role *is* the seat, and must count once.
+            for group in dict.fromkeys((r["roles"][s], f"seat {s}")):
                 per_group.setdefault((a, group), {}).setdefault(r["deal"], []).append(item)
+                played.setdefault((a, group), set()).add(key)
             think[a][0] += r["think_seconds"][s]
             think[a][1] += r["moves"][s]
 
-    def stats(deals: dict[int, list[tuple[float, float]]]) -> dict[str, Any]:
+    def stats(deals: dict[int, list[tuple[float, float]]], who: tuple[str, str]) -> dict[str, Any]:
         wins = [sum(w for w, _ in v) / len(v) for v in deals.values()]
         rets = [sum(x for _, x in v) / len(v) for v in deals.values()]
-        return {"games": sum(len(v) for v in deals.values()), "deals": len(deals),
+        return {"games": len(played.get(who, ())), "seats": sum(len(v) for v in deals.values()),
+                "deals": len(deals),
                 "win_rate": _interval(wins, (0.0, 1.0)), "mean_return": _interval(rets)}
 
     ratings = _openskill(labels, results)
     agents: dict[str, Any] = {}
     for a in labels:
-        entry = stats(per_deal[a])
+        entry = stats(per_deal[a], (a, ""))
         entry["seconds_per_move"] = think[a][0] / think[a][1] if think[a][1] else 0.0
         entry["rating"] = ratings.get(a)
-        entry["by_role"] = {g: stats(d) for (b, g), d in sorted(per_group.items())
+        entry["by_role"] = {g: stats(d, (b, g)) for (b, g), d in sorted(per_group.items())
                             if b == a and not g.startswith("seat ")}
-        entry["by_seat"] = {g: stats(d) for (b, g), d in sorted(per_group.items())
+        entry["by_seat"] = {g: stats(d, (b, g)) for (b, g), d in sorted(per_group.items())
                             if b == a and g.startswith("seat ")}
         agents[a] = entry
     paired = _paired(labels, per_group)
+    if len(labels) == n:
+        paired += _paired_same_seat(labels, per_group, n)
     return {
         "format": "gamester-tournament",
         "paired": paired,
@@ -294,6 +318,33 @@ def _paired(labels: Sequence[str],
         if diffs:
             out.append({"agent": a, "baseline": x, "role": role, "deals": len(diffs),
                         "return_difference": _interval(diffs)})
+    return out
+
+
+def _paired_same_seat(labels: Sequence[str],
+                      per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]],
+                      n: int) -> list[dict[str, Any]]:
+    """Duplicate comparisons seat by seat, for tournaments with one agent per seat (every seating a
+    permutation or rotation): on each deal, A's mean return in seat s minus B's in the same seat on
+    the same cards, averaged over the seats; then a 95% interval over deals. In Penneech this is the
+    classic duplicate score of A against B."""
+    out = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            diffs = []
+            for d in sorted(per_group.get((a, "seat 0"), {})):
+                per_seat = []
+                for s in range(n):
+                    mine = per_group.get((a, f"seat {s}"), {}).get(d)
+                    theirs = per_group.get((b, f"seat {s}"), {}).get(d)
+                    if mine and theirs:
+                        per_seat.append(sum(r for _, r in mine) / len(mine)
+                                        - sum(r for _, r in theirs) / len(theirs))
+                if per_seat:
+                    diffs.append(sum(per_seat) / len(per_seat))
+            if diffs:
+                out.append({"agent": a, "baseline": b, "role": "same seat", "deals": len(diffs),
+                            "return_difference": _interval(diffs)})
     return out
 
 
@@ -348,7 +399,8 @@ def format_table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(out_dir: str, summary: dict[str, Any], results: Iterable[dict[str, Any]]) -> None:
+def write_outputs(out_dir: str, summary: dict[str, Any], results: Iterable[dict[str, Any]]) -> list[str]:
+    """Write the summary, the records and (with matplotlib) the chart; return the files written."""
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
@@ -356,7 +408,21 @@ def write_outputs(out_dir: str, summary: dict[str, Any], results: Iterable[dict[
     with open(os.path.join(out_dir, "records.jsonl"), "w", encoding="utf-8") as f:
         for r in results:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
-    write_chart(os.path.join(out_dir, "chart.png"), summary)
+    written = ["summary.json", "records.jsonl"]
+    if write_chart(os.path.join(out_dir, "chart.png"), summary):
+        written.append("chart.png")
+    return written
+
+
+def missing_extras() -> list[str]:
+    """What the ``sim`` extra would add here and is missing: ``openskill`` (ratings), ``matplotlib``
+    (chart.png)."""
+    import importlib.util
+
+    return [m for m in ("openskill", "matplotlib") if importlib.util.find_spec(m) is None]
+
+
+SIM_HINT = "pip install 'gamester[sim]'"
 
 
 def write_chart(path: str, summary: dict[str, Any]) -> bool:
@@ -388,21 +454,9 @@ def write_chart(path: str, summary: dict[str, Any]) -> bool:
 
 # -- command line ----------------------------------------------------------------------------
 def run_cli(args: argparse.Namespace) -> int:
-    """``gamester tournament``: args has game, agents, games, seed, workers, out, backend, option."""
+    """``gamester tournament``: args has game, agents, games, seed, workers, out, backend, option
+    (and optionally ray_address)."""
     backend = getattr(args, "backend", "local") or "local"
-    if backend == "ray":
-        try:
-            import ray  # type: ignore[import-not-found]  # noqa: F401 - only checking it is installed
-        except ImportError:
-            print("gamester tournament: --backend ray needs the 'ray' package (pip install ray); "
-                  "use --backend local", file=sys.stderr)
-            return 2
-        print("gamester tournament: the ray backend is not available yet; use --backend local",
-              file=sys.stderr)
-        return 2
-    if backend != "local":
-        print(f"gamester tournament: unknown backend {backend!r}; valid: local, ray", file=sys.stderr)
-        return 2
     options = list(getattr(args, "option", None) or [])
     game_spec = args.game
     if options:
@@ -413,16 +467,26 @@ def run_cli(args: argparse.Namespace) -> int:
         inner = ",".join(options)
         game_spec = (f"{game_spec[:-1]},{inner})" if game_spec.endswith(")") else f"{game_spec}({inner})")
     agents = split_agents(str(args.agents or ""))
+    games = 100 if args.games is None else int(args.games)
+    seed = 0 if args.seed is None else int(args.seed)
+    workers = 2 if args.workers is None else int(args.workers)
+    out = getattr(args, "out", None)
     try:
-        summary = run_tournament(game_spec, agents, int(args.games or 100),
-                                 seed=int(args.seed or 0), workers=int(args.workers or 2),
-                                 out_dir=getattr(args, "out", None), progress=True)
+        summary, results = play_tournament(game_spec, agents, games, seed=seed, workers=workers,
+                                           out_dir=out, progress=not getattr(args, "quiet", False),
+                                           backend=backend, ray_address=getattr(args, "ray_address", None))
+        written = write_outputs(out, summary, results) if out else []
     except GameError as e:
         print(f"gamester tournament: {e}", file=sys.stderr)
         return 2
     print(format_table(summary))
-    if getattr(args, "out", None):
-        print(f"wrote {args.out}/summary.json, records.jsonl, chart.png")
+    missing = missing_extras()
+    if missing:
+        what = {"openskill": "ratings", "matplotlib": "chart.png"}
+        print(f"note: no {' and no '.join(what[m] for m in missing)}: {', '.join(missing)} "
+              f"{'is' if len(missing) == 1 else 'are'} not installed ({SIM_HINT})")
+    if out:
+        print(f"wrote {', '.join(os.path.join(out, w) for w in written)}")
     return 0
 
 
@@ -435,6 +499,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out")
     p.add_argument("--backend", default="local")
+    p.add_argument("--ray-address", default=None)
+    p.add_argument("--quiet", action="store_true")
     p.add_argument("--option", action="append", default=[])
     return run_cli(p.parse_args(argv))
 

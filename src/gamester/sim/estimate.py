@@ -1,0 +1,123 @@
+"""Each seat's estimated chance of winning, from that seat's own view only (for ``analyse``).
+
+The estimate of seat ``s`` at a decision is the share of ``worlds`` short playouts that seat ``s``
+wins. Every playout starts from ``View(state, s).determinize(rng)``: a full state drawn consistent
+with what ``s`` knows (its hand, the public cards, what play has revealed), never the true one; the
+true state is only handed to :class:`~gamester.agents.base.View`, which exposes nothing else. So the
+estimate is a function of the seat's information set (and of the generator), as the hidden-information
+metrics require. The playouts, per game (``docs/analysis.md``):
+
+* Penneech: the agents' rollout model (``gamester.agents.evaluators``): the fast heuristic policy to
+  the end of the current deal, then the race model turns the scores into a chance of reaching the
+  target first.
+* Pentyrch: every seat plays like ``heuristic`` (``gamester.agents.pentyrch_policy.heuristic_move``)
+  for ``horizon`` actions, then each seat's work left is turned into a share of the win
+  (``race_values``; a partnership adds the partners' shares).
+* Any other game (Piquesept): every seat plays like ``heuristic`` from its own view of the world to
+  the end of the game (a Piquesept deal has at most 32 card plays).
+
+A finished playout counts 1 for a seat among the winners, else 0 (a draw is not a win).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from gamester.agents.base import Agent, View, make_agent
+from gamester.agents.evaluators import rollout_model
+from gamester.core.errors import GameError
+from gamester.core.protocol import Game, State
+from gamester.core.record import winners
+
+Playout = Callable[[State, int, random.Random], float]
+
+PENTYRCH_HORIZON = 12
+"""Pentyrch playouts: actions played before the race evaluation (three rounds of four seats)."""
+
+
+def _terminal_chance(state: State, seat: int) -> float:
+    return 1.0 if seat in winners(state) else 0.0
+
+
+class Estimator:
+    """``chances(state, rng)``: each player's estimated chance of winning, each from its own view."""
+
+    def __init__(self, game: Game, worlds: int = 8, seed: int = 0) -> None:
+        if worlds < 1:
+            raise GameError(f"the estimate needs at least one world per seat (got {worlds})")
+        self.game = game
+        self.worlds = worlds
+        self.seed = seed
+        self.playout = self._choose_playout(game)
+
+    def _choose_playout(self, game: Game) -> Playout:
+        model = rollout_model(game)
+        if model is not None:
+            return self._model_playout
+        if game.name == "pentyrch":
+            return self._pentyrch_playout
+        try:
+            self._policy: list[Agent] = [make_agent("heuristic", game=game, seed=self.seed + p)
+                                         for p in range(game.num_players)]
+        except GameError:
+            self._policy = [make_agent("random", game=game, seed=self.seed + p)
+                            for p in range(game.num_players)]
+        return self._agent_playout
+
+    def chances(self, state: State, rng: random.Random) -> list[float]:
+        out = []
+        for seat in range(self.game.num_players):
+            view = View(state, seat)
+            total = 0.0
+            for _ in range(self.worlds):
+                total += self.playout(view.determinize(rng), seat, rng)
+            out.append(total / self.worlds)
+        return out
+
+    # -- playouts (in a sampled world, which the estimator drew itself) ---------------------------
+    def _model_playout(self, world: State, seat: int, rng: random.Random) -> float:
+        model = rollout_model(world.game)
+        assert model is not None
+        marker = model.start(world)
+        steps = 0
+        while not world.is_terminal():
+            if model.stop(world, marker, steps):
+                # Zero-sum +1/-1 returns estimated from the race: a chance p is worth 2p - 1.
+                return max(0.0, min(1.0, (model.value(world)[seat] + 1.0) / 2.0))
+            legal = world.legal_actions()
+            if len(legal) == 1:
+                a = legal[0]
+            elif model.policy is not None:
+                a = model.policy(world, legal, rng)
+            else:
+                a = legal[rng.randrange(len(legal))]
+            world.apply_action(a)
+            steps += 1
+        return _terminal_chance(world, seat)
+
+    def _pentyrch_playout(self, world: State, seat: int, rng: random.Random) -> float:
+        from gamester.agents.pentyrch_policy import heuristic_move, race_values
+
+        for _ in range(PENTYRCH_HORIZON):
+            if world.is_terminal():
+                return _terminal_chance(world, seat)
+            legal = world.legal_actions()
+            world.apply_action(legal[0] if len(legal) == 1 else heuristic_move(world, legal, rng))  # type: ignore[arg-type]
+        if world.is_terminal():
+            return _terminal_chance(world, seat)
+        n = world.game.num_players
+        # race_values gives zero-sum returns r = p - (1 - p) / (n - 1); turn them back into shares.
+        shares = [(r * (n - 1) + 1.0) / n for r in race_values(world)]
+        share = shares[seat]
+        if getattr(world.game.options, "partners", False):
+            share += shares[(seat + 2) % 4]
+        return max(0.0, min(1.0, share))
+
+    def _agent_playout(self, world: State, seat: int, rng: random.Random) -> float:
+        policy = self._policy
+        while not world.is_terminal():
+            p = world.current_player()
+            legal = world.legal_actions()
+            world.apply_action(legal[0] if len(legal) == 1 else policy[p].step(View(world, p)))
+        return _terminal_chance(world, seat)
