@@ -99,7 +99,25 @@ def register_agent(name: str, target: str | AgentFactory) -> None:
         _FACTORIES[name] = target
 
 
+_SCANNED = False
+
+
+def _scan_entry_points() -> None:
+    """Agents other packages add through the ``gamester.agents`` entry-point group (name: the spec's
+    name, value: ``module:factory``), imported on first use like the ones registered below."""
+    global _SCANNED
+    if _SCANNED:
+        return
+    _SCANNED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="gamester.agents"):
+        if ep.name not in _AGENTS and ep.name not in _FACTORIES:
+            _AGENTS[ep.name] = (ep.module, ep.attr)
+
+
 def agent_names() -> list[str]:
+    _scan_entry_points()
     return sorted(set(_AGENTS) | set(_FACTORIES))
 
 
@@ -107,11 +125,17 @@ def _factory(name: str) -> AgentFactory:
     f = _FACTORIES.get(name)
     if f is None:
         if name not in _AGENTS:
+            _scan_entry_points()
+        if name not in _AGENTS:
             raise AgentError(f"unknown agent {name!r}; valid agents: {', '.join(agent_names())}")
         import importlib
 
         mod, attr = _AGENTS[name]
-        f = _FACTORIES[name] = getattr(importlib.import_module(mod), attr)
+        try:
+            module = importlib.import_module(mod)
+        except ImportError as e:  # an agent from an optional extra that is not installed
+            raise AgentError(f"agent {name!r} cannot be loaded: {e}") from None
+        f = _FACTORIES[name] = getattr(module, attr)
     return f
 
 

@@ -1,0 +1,330 @@
+"""Our games inside OpenSpiel: ``register()`` makes ``pyspiel.load_game("gamester_penneech(...)")`` work.
+
+Each game is registered as a Python game, ``gamester_<name>``, every option a game parameter (plus
+``ruleset``), with the type and info OpenSpiel expects: sequential, explicit stochastic chance,
+imperfect information, zero-sum, terminal rewards, the utility bounds and the longest game.
+
+- **Chance** is a chance node per card, with exact probabilities (``gamester.interop.chance``): the
+  deal one card at a time, the Piquesept draw, the Pentyrch layout and hands. Chance actions are the
+  card ids 0–51 (``max_chance_outcomes`` 52); player actions are the game's dense action ids.
+- **Observers** (``make_py_observer``): the information-state string is a player's observation
+  (JSON) plus every move as that player saw it (perfect recall); the observation string is the
+  observation alone; both tensors are the game's observation tensor (our observations already hold
+  the deal's history, earlier deals only as scores). A public observer (no private information)
+  gives the spectator's view as a string and an empty tensor.
+- ``resample_from_infostate`` deals a world with the game's ``determinize``; ``clone`` copies the
+  engine state; ``serialize`` stores the known chance and the moves, and replays them on load.
+- ``state.engine()`` is the gamester state inside (its ``record()`` replays in gamester as usual).
+
+OpenSpiel and numpy are imported here only: ``pip install 'gamester[openspiel]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from gamester.core.cards import card_code
+from gamester.core.errors import GameError, OptionError
+from gamester.core.protocol import Game, State
+from gamester.core.registry import game_class, game_names, load_game
+from gamester.interop.chance import CHANCE, Driver
+
+PREFIX = "gamester_"
+MAX_CHANCE_OUTCOMES = 52  # chance actions are card ids
+_REGISTERED: dict[str, type[pyspiel.Game]] = {}
+
+# Player counts each game accepts (its ``players`` option; Penneech is two-handed).
+_PLAYER_RANGE = {"penneech": (2, 2), "piquesept": (3, 4), "pentyrch": (2, 4)}
+
+# Penneech: at most this many void deals (redeals) before each deal that is played. Redeals can in
+# principle follow each other without end (docs/rules/penneech.md, "as often as it happens"), which
+# OpenSpiel's finite ``max_game_length`` cannot say; one dealing in twenty has a hand that may ask,
+# so five in a row is a chance well under one in a million.
+PENNEECH_REDEALS_BOUNDED = 5
+
+
+def _bounds(game: Game) -> tuple[float, float, int]:
+    """(min utility, max utility, max game length in player moves) for one of our games."""
+    o = game.options
+    if game.name == "penneech":
+        # docs/rules/penneech.md: every played deal scores at least one point (the card bonus), so a
+        # game to ``target`` has at most 2 * (target - 1) + 1 deals; each has 14 plays and at most
+        # two redeal questions per dealing.
+        deals = 1 if o.objective == "deal" else 2 * (o.target - 1) + 1
+        length = deals * (14 + 2 * (1 + PENNEECH_REDEALS_BOUNDED))
+        if o.objective == "deal":
+            # The score difference of one deal: the 16 honours count once each (A5 K4 Q3 J2, in a
+            # trick or turned up), the 7D at most 14 (turned up), the card bonus at most 7.
+            return -77.0, 77.0, length
+        return -1.0, 1.0, length
+    if game.name == "piquesept":
+        # docs/rules/piquesept.md: the soloist wins or loses 3 (2 with three players) a deal; every
+        # card is played, and the drawer gives one card.
+        stake = 3.0 if o.players == 4 else 2.0
+        pack = 32 if o.players == 4 else 30
+        return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
+    if game.name == "pentyrch":
+        # docs/rules/pentyrch.md: winners +1, the others -w/(n - w): at worst -(n - 1); one move per
+        # seat per round, at most ``max_rounds`` rounds a game.
+        n = game.num_players
+        seats = 3 if o.players == 3 else 4
+        worst = 1.0 if o.partners or n == 2 else float(n - 1)
+        return -worst * o.games, 1.0 * o.games, o.max_rounds * seats * o.games
+    raise OptionError(f"{game.name}: the OpenSpiel adapter knows no utility bounds for this game")
+
+
+def _param_value(value: Any) -> Any:
+    """An option's JSON value as an OpenSpiel parameter (lists become space-separated text)."""
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return value
+
+
+def _defaults(name: str) -> dict[str, Any]:
+    cls = game_class(name)
+    engine = load_game(name)
+    params: dict[str, Any] = {"ruleset": "standard" if "standard" in cls.rulesets else ""}
+    for k, v in engine.options_json().items():
+        params[k] = _param_value(v)
+    return params
+
+
+def engine_game(name: str, params: Mapping[str, Any]) -> Game:
+    """Our game for OpenSpiel parameters: the rule set, then every option that differs from its plain
+    default (OpenSpiel fills in every parameter, so a default cannot be told from an omitted one)."""
+    defaults = _defaults(name)
+    raw: dict[str, Any] = {}
+    ruleset = params.get("ruleset", defaults["ruleset"])
+    if ruleset:
+        raw["ruleset"] = ruleset
+    for k, v in params.items():
+        if k == "ruleset":
+            continue
+        if k not in defaults:
+            raise OptionError(f"{PREFIX}{name}: unknown parameter {k!r}; valid: {', '.join(defaults)}")
+        if v != defaults[k]:
+            raw[k] = v
+    return load_game(name, **raw)
+
+
+def _game_type(name: str) -> pyspiel.GameType:
+    cls = game_class(name)
+    lo, hi = _PLAYER_RANGE.get(name, (2, 4))
+    return pyspiel.GameType(
+        short_name=PREFIX + name,
+        long_name=f"gamester {cls.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=hi,
+        min_num_players=lo,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=_defaults(name),
+    )
+
+
+def game_info(engine: Game) -> pyspiel.GameInfo:
+    lo, hi, length = _bounds(engine)
+    return pyspiel.GameInfo(
+        num_distinct_actions=engine.num_distinct_actions,
+        max_chance_outcomes=MAX_CHANCE_OUTCOMES,
+        num_players=engine.num_players,
+        min_utility=lo,
+        max_utility=hi,
+        utility_sum=0.0,
+        max_game_length=length,
+    )
+
+
+class GamesterGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type information
+    """One of our games as an OpenSpiel game (a subclass per game, made by :func:`register`)."""
+
+    gamester_name = ""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        full = _defaults(self.gamester_name)
+        full.update(params or {})
+        try:
+            engine = engine_game(self.gamester_name, full)
+        except (OptionError, ValueError) as e:
+            raise ValueError(f"{PREFIX}{self.gamester_name}: {e}") from None
+        # Report the options in force (a rule set's included), so the game's string reloads the same.
+        effective = {k: _param_value(v) for k, v in engine.options_json().items()}
+        effective["ruleset"] = full["ruleset"]
+        super().__init__(_game_type(self.gamester_name), game_info(engine), effective)
+        self.engine = engine
+
+    def new_initial_state(self) -> GamesterState:
+        return GamesterState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        return Observer(self.engine, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
+                        params)
+
+    def state_at(self, engine_state: State) -> GamesterState:
+        """An OpenSpiel state at a gamester position (e.g. a world from ``determinize``); its future
+        chance is explicit. Its OpenSpiel ``history()`` starts empty."""
+        return GamesterState(self, Driver.from_state(engine_state))
+
+
+class GamesterState(pyspiel.State):  # type: ignore[misc]
+    """An OpenSpiel state around a :class:`~gamester.interop.chance.Driver`."""
+
+    def __init__(self, game: GamesterGame, driver: Driver | None = None) -> None:
+        super().__init__(game)
+        self._d = Driver(game.engine) if driver is None else driver
+
+    # -- the gamester side -------------------------------------------------------------------
+    @property
+    def driver(self) -> Driver:
+        return self._d
+
+    def engine(self) -> State | None:
+        """The gamester state inside (None while the first deal is being dealt)."""
+        return self._d.state
+
+    # -- OpenSpiel's API ---------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self._d.current_player()
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if player != self._d.current_player():
+            return []
+        return self._d.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self._d.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        a = int(action)
+        if self._d.need is not None:
+            self._d.apply_chance(a)
+        else:
+            self._d.apply(a)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == CHANCE:
+            return f"deal {card_code(int(action))}" if 0 <= action < 52 else f"chance {action}"
+        s = self._d.state
+        if s is None:
+            return str(action)
+        try:
+            return s.action_to_string(int(action))
+        except GameError:
+            return str(action)
+
+    def is_terminal(self) -> bool:
+        return self._d.is_terminal()
+
+    def returns(self) -> list[float]:
+        return self._d.returns()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> GamesterState:
+        """A world consistent with what ``player_id`` knows, dealt by the game's ``determinize``
+        (its generator seeded from OpenSpiel's sampler)."""
+        s = self._d.state
+        if s is None:
+            return GamesterState(self.get_game())  # nothing dealt yet: nothing known
+        seed = int(probability_sampler() * 2.0**53) if callable(probability_sampler) else None
+        return resample(self.get_game(), self._d, int(player_id), random.Random(seed))
+
+    def __str__(self) -> str:
+        d = self._d
+        if d.state is None:
+            return d.observation_string(0)
+        head = {"spec": d.game.spec(), "chance_entries": len(d.given),
+                "moves": d.state.history_strings()}
+        text = json.dumps(head, separators=(",", ":"))
+        if d.need is not None:
+            text += f"\ndealing chance[{d.need.index}], card {len(d.need.prefix) + len(d.drawn) + 1}"
+        return text
+
+
+def resample(game: GamesterGame, driver: Driver, player: int, rng: random.Random) -> GamesterState:
+    """A world for ``player`` from ``driver``'s position (before any move waiting for chance)."""
+    assert driver.state is not None
+    world = driver.state.determinize(player, rng)
+    d = Driver.from_state(world)
+    if driver.pending is not None:  # the move that waits for chance: its cards are dealt afresh
+        d.apply(driver.pending)
+    return GamesterState(game, d)
+
+
+class Observer:
+    """OpenSpiel's PyObserver for our games (see the module docstring)."""
+
+    def __init__(self, engine: Game, iig_obs_type: Any, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        private = iig_obs_type.private_info
+        if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("an observer of every player's private information is not supported")
+        self.public_only = private == pyspiel.PrivateInfoType.NONE
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        size = 0 if self.public_only else engine.observation_tensor_size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: GamesterState, player: int) -> None:
+        if self.public_only:
+            return
+        self.tensor[:] = state.driver.observation_tensor(player)
+
+    def string_from(self, state: GamesterState, player: int) -> str:
+        d = state.driver
+        if self.public_only:
+            view = {} if d.state is None else d.state.public_observation()
+            text = json.dumps(view, sort_keys=True, separators=(",", ":"))
+            if self.perfect_recall and d.seen is None and d.state is not None:
+                text += "\nmoves: " + " ".join(d.state.history_strings())
+            return text
+        if self.perfect_recall:
+            return d.information_state_string(player)
+        return d.observation_string(player)
+
+
+def register() -> list[str]:
+    """Register every gamester game with OpenSpiel (idempotent); returns the registered names."""
+    names = []
+    for name in game_names():
+        if name not in _PLAYER_RANGE:
+            continue  # the bounds above are known for our three games only
+        if name not in _REGISTERED:
+            cls = type(f"Gamester{name.title()}Game", (GamesterGame,), {"gamester_name": name})
+            pyspiel.register_game(_game_type(name), cls)
+            _REGISTERED[name] = cls
+        names.append(PREFIX + name)
+    return names
+
+
+def for_engine(engine: Game) -> GamesterGame:
+    """The OpenSpiel game for one of our games with its options (registering first)."""
+    register()
+    cls = _REGISTERED.get(engine.name)
+    if cls is None:
+        raise OptionError(f"{engine.name}: not a game the OpenSpiel adapter knows")
+    params = {k: _param_value(v) for k, v in engine.options_json().items()}
+    game = cls(params)
+    assert isinstance(game, GamesterGame) and game.engine == engine
+    return game
+
+
+def load(spec: str) -> GamesterGame:
+    """``pyspiel.load_game`` for one of ours, registering first (``load("gamester_penneech()")``)."""
+    register()
+    game = pyspiel.load_game(spec)
+    if not isinstance(game, GamesterGame):
+        raise ValueError(f"{spec!r} is not a gamester game")
+    return game
