@@ -13,6 +13,7 @@ import pytest
 import gamester
 from gamester.agents import make_agent
 from gamester.play.terminal import TerminalGame
+from gamester.play.words import pretty
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -57,7 +58,7 @@ def test_simulate_writes_complete_records_and_replay_reads_them(tmp_path: Path) 
     r = run("replay", str(path), "--seat", "1")
     assert r.returncode == 0 and "Game over" in r.stdout
     winner = s["winners"][0]
-    assert ("You win" if winner == 1 else "Seat 0 wins") in r.stdout
+    assert ("You win" if winner == 1 else "Player 0 wins") in r.stdout
 
 
 def test_replay_json_of_a_position_in_progress(tmp_path: Path) -> None:
@@ -71,7 +72,7 @@ def test_replay_json_of_a_position_in_progress(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ("{not json", "is not JSON"),
+    ("{not json", "is not valid JSON"),
     (json.dumps({"format": "gamester-record", "version": 1, "game": "penneech", "seed": 1,
                  "actions": ["QQ", "AH"]}), "actions[0]: 'QQ'"),
     (json.dumps({"format": "gamester-record", "version": 1, "game": "go", "seed": 1}),
@@ -143,9 +144,9 @@ def test_terminal_game_shows_only_the_players_own_cards() -> None:
                  out=out).run()
     text = out.getvalue()
     shown = text[text.index("Your hand"):].splitlines()[0]
-    from gamester.play.render_penneech import sym
+    from gamester.play.words import card
 
-    assert all(sym(c) not in shown for c in hidden)
+    assert all(card(c) not in shown for c in hidden)
     assert "Your moves: [1]" in text
 
 
@@ -158,7 +159,9 @@ def test_illegal_move_in_terminal_is_explained() -> None:
     answers = iter([other, "quit"])
     TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
                  out=out).run()
-    assert f"Not allowed: {other} is not in seat 0's hand" in out.getvalue()
+    text = out.getvalue()
+    assert f"Not allowed: {other} is not in your hand." in text
+    assert "legal:" not in text and "scores 0-0" not in text  # no state dump for a player
 
 
 def test_replay_for_a_seat_hides_the_card_given_in_the_piquesept_trade(tmp_path: Path) -> None:
@@ -175,10 +178,10 @@ def test_replay_for_a_seat_hides_the_card_given_in_the_piquesept_trade(tmp_path:
     given = rec["actions"][4]
     for seat in range(4):
         lines = [x for x in run("replay", str(path), "--seat", str(seat)).stdout.splitlines()
-                 if x.startswith("Player ")]
-        assert lines[4].startswith(f"Player {drawer}: ")
+                 if x.startswith(("Player ", "You: "))]
+        assert lines[4].startswith("You: " if seat == drawer else f"Player {drawer}: ")
         if seat in (soloist, drawer):
-            assert lines[4].endswith(given)
+            assert lines[4].endswith(pretty(given))
         else:
             assert "hidden card" in lines[4] and given not in lines[4]
 
@@ -193,8 +196,8 @@ def test_hint_shows_the_best_agents_move_and_chance_of_winning() -> None:
     TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
                  out=out, hint_agent=hint).run()
     line = next(x for x in out.getvalue().splitlines() if x.startswith("Hint: "))
-    card = line.split()[1]
-    assert card in state.observation(0)["hand"]
+    shown = line.split()[1]
+    assert shown in [pretty(c) for c in state.observation(0)["hand"]]
     assert "estimated chance of winning" in line
 
 

@@ -9,17 +9,57 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
+
+
+class UsageError(Exception):
+    """Bad input on the command line: printed as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with SPEC's failure path: one line naming what was wrong, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _options(pairs: Sequence[str] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for p in pairs or []:
         if "=" not in p:
-            raise SystemExit(f"gamester: --option {p!r} must be KEY=VALUE")
+            raise UsageError(f"--option {p!r} must be KEY=VALUE, e.g. --option target=41")
         k, _, v = p.partition("=")
         out[k.strip()] = v.strip()
     return out
+
+
+def _seed(text: str) -> int:
+    """``--seed``: a whole number, 0 or more (agents' seeds are derived from it)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return n
+
+
+def _count(text: str) -> int:
+    """``--games``: a whole number, 1 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return n
+
+
+def _seat(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a player number, not {text!r}") from None
 
 
 def _add_game_options(sp: argparse.ArgumentParser) -> None:
@@ -35,7 +75,7 @@ def _add_backend_options(sp: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         prog="gamester",
         description="Penneech, Piquesept and Pentyrch: play, replay, simulate and study three "
                     "forgotten games.")
@@ -46,25 +86,32 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("game")
     sp.add_argument("--vs", action="append", metavar="AGENT",
                     help="opponent agent spec (once for all, or once per other player in order)")
-    sp.add_argument("--seat", type=int, default=0, help="your player number (default 0)")
-    sp.add_argument("--seed", type=int, default=None, help="fix the deals")
+    sp.add_argument("--seat", type=_seat, default=None,
+                    help="your player number (default 0, or the one saved in a --resume record)")
+    sp.add_argument("--seed", type=_seed, default=None, help="fix the deals (0 or more)")
     sp.add_argument("--players", type=int, default=None, help="shorthand for --option players=N")
     sp.add_argument("--hint", action="store_true",
                     help="before each of your moves, show what the strongest agent would play and "
                          "its estimated chance of winning")
-    sp.add_argument("--save", metavar="FILE", help="save the game's record to FILE when it ends")
+    sp.add_argument("--save", metavar="FILE", help="save the game's record to FILE when it ends "
+                    "(or when you leave early, so it can be resumed)")
+    sp.add_argument("--resume", metavar="RECORD.json",
+                    help="continue a saved, unfinished game from your seat")
     _add_game_options(sp)
 
     sp = sub.add_parser("replay", help="replay a record; print a summary or a walk-through")
-    sp.add_argument("record", help="a record file (JSON), or - for standard input")
+    sp.add_argument("record", help="a record file (JSON), a .jsonl file of records, or - for standard "
+                    "input")
+    sp.add_argument("--index", type=int, default=None, metavar="I",
+                    help="which record of a .jsonl file (from 0; default 0)")
     sp.add_argument("--json", action="store_true", help="print one JSON summary object")
-    sp.add_argument("--seat", type=int, default=None, help="show what this player saw")
+    sp.add_argument("--seat", type=_seat, default=None, help="show what this player saw")
 
     sp = sub.add_parser("simulate", help="play many games between agents; write the records")
     sp.add_argument("game")
     sp.add_argument("--agents", required=True, help="one agent spec per player, comma-separated")
-    sp.add_argument("--games", type=int, default=100)
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--games", type=_count, default=100)
+    sp.add_argument("--seed", type=_seed, default=0)
     sp.add_argument("--workers", type=int, default=1)
     sp.add_argument("--out", metavar="FILE.jsonl", help="write one complete record per line")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -74,8 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("tournament", help="every agent in every seat on duplicate deals")
     sp.add_argument("game")
     sp.add_argument("--agents", required=True, help="agent specs, comma-separated")
-    sp.add_argument("--games", type=int, default=100, help="number of deals (each under every seating)")
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--games", type=_count, default=100,
+                    help="number of deals (each under every seating)")
+    sp.add_argument("--seed", type=_seed, default=0)
     sp.add_argument("--workers", type=int, default=2)
     sp.add_argument("--out", metavar="DIR", help="write the summary, chart and records here")
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -104,6 +152,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # SPEC: Ctrl-C anywhere leaves quietly
+        _quiet_exit()
+        return 130
+
+
+def _quiet_exit() -> None:
+    """After Ctrl-C: end the line the person was on, and keep a later flush from complaining."""
+    try:
+        print(file=sys.stderr, flush=True)
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _letters_if_needed() -> None:
+    """A console that cannot print the suit symbols gets letters (``7S``) instead of a crash."""
+    from gamester.play.words import LetterStream, can_print_symbols
+
+    if not isinstance(sys.stdout, LetterStream) and not can_print_symbols(sys.stdout):
+        sys.stdout = LetterStream(sys.stdout)
+    if not isinstance(sys.stderr, LetterStream) and not can_print_symbols(sys.stderr):
+        sys.stderr = LetterStream(sys.stderr)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    _letters_if_needed()
     ap = build_parser()
     args = ap.parse_args(argv)
     if args.version:
@@ -118,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(COMMANDS[args.command](args))
-    except GameError as e:
+    except (GameError, UsageError) as e:
         print(f"gamester {args.command}: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:
@@ -127,44 +203,160 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from gamester.agents.base import Agent, make_agent
-    from gamester.core.registry import load_game
+    from gamester.core.record import replay
+    from gamester.core.registry import game_class, load_game
     from gamester.play.terminal import TerminalGame
 
     opts = _options(args.option)
     if args.players is not None:
         opts["players"] = str(args.players)
-    game = load_game(args.game, **opts)
+    if args.save:
+        _check_output_file(args.save, "--save")
+    saved: dict[str, Any] = {}
+    if args.resume:
+        if opts or args.seed is not None:
+            raise UsageError("--resume takes the options and the seed from the record: leave out "
+                             "--option, --players and --seed")
+        record = _read_record(args.resume)
+        state = replay(record)
+        game = state.game
+        if game_class(args.game).name != game.name:
+            raise UsageError(f"{args.resume} is a game of {game.name}, not {args.game}")
+        if state.is_terminal():
+            raise UsageError(f"{args.resume}: that game is over, nothing to resume "
+                             f"(gamester replay {args.resume} shows it)")
+        play = record.get("play")
+        saved = play if isinstance(play, dict) else {}
+    else:
+        game = load_game(args.game, **opts)
+        state = game.new_initial_state(seed=args.seed)
     n = game.num_players
-    if not 0 <= args.seat < n:
-        print(f"gamester play: --seat must be 0 to {n - 1} in this game", file=sys.stderr)
-        return 2
-    specs = args.vs or [default_opponent(game.name)]
-    others = [p for p in range(n) if p != args.seat]
+    seat = args.seat
+    if seat is None and args.resume:
+        seat = saved.get("seat") if isinstance(saved.get("seat"), int) else None
+        if seat is None:
+            seat = _ask_seat(args.resume, n)
+    if seat is None:
+        seat = 0
+    if not 0 <= seat < n:
+        raise UsageError(f"--seat must be 0 to {n - 1} in this game, not {seat}")
+    others = [p for p in range(n) if p != seat]
+    specs: list[str] = args.vs or []
+    if not specs and isinstance(saved.get("opponents"), list) and len(saved["opponents"]) == n:
+        specs = [str(saved["opponents"][p]) for p in others if saved["opponents"][p]]
+    specs = specs or [default_opponent(game.name)]
     if len(specs) == 1:
         specs = specs * len(others)
     if len(specs) != len(others):
-        print(f"gamester play: give --vs once, or once for each of the {len(others)} other players",
-              file=sys.stderr)
-        return 2
-    seed = args.seed
+        raise UsageError(f"give --vs once, or once for each of the {len(others)} other players")
+    base = state.seed if args.resume else args.seed
     agents: list[Agent | None] = [None] * n
+    per_player: list[str | None] = [None] * n
     for i, (p, spec) in enumerate(zip(others, specs, strict=True)):
-        agents[p] = make_agent(spec, game=game, seed=None if seed is None else seed * 100 + i)
+        agents[p] = make_agent(spec, game=game, seed=None if base is None else base * 100 + i)
+        per_player[p] = spec
     hint = make_agent(default_opponent(game.name), game=game) if args.hint else None
-    state = game.new_initial_state(seed=seed)
-    finished = TerminalGame(state, args.seat, agents, hint_agent=hint).run()
-    path = args.save
-    if path is None and finished and sys.stdin.isatty():
-        try:
-            path = input("Save the record? File name (empty to skip): ").strip() or None
-        except EOFError:
-            path = None
-    if path:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(state.record(), f, indent=1)
-            f.write("\n")
-        print(f"Record saved to {path}.")
+
+    def hint_factory() -> Agent:
+        return make_agent(default_opponent(game.name), game=game)
+
+    tg = TerminalGame(state, seat, agents, hint_agent=hint, hint_factory=hint_factory, specs=per_player,
+                      resumed=bool(args.resume))
+    play_info = {"seat": seat, "opponents": per_player}
+    try:
+        tg.run()
+    except KeyboardInterrupt:
+        if args.save:  # leaving with Ctrl-C still keeps the record asked for
+            _save_record(args.save, state, play_info, quiet_errors=True)
+        raise
+    if args.save:
+        if _save_record(args.save, state, play_info):
+            return 0
+        if not sys.stdin.isatty():
+            return 2
+    elif tg.status == "eof" or not sys.stdin.isatty():
+        return 0
+    _save_prompt(state, play_info, tg.status == "over")
     return 0
+
+
+def _ask_seat(path: str, n: int) -> int:
+    """Which player the person was, for a record that does not say (one saved by another tool)."""
+    if not sys.stdin.isatty():
+        raise UsageError(f"{path} does not say which player was yours: give --seat N (0 to {n - 1})")
+    while True:
+        try:
+            raw = input(f"Which player were you in this game? (0 to {n - 1}): ").strip()
+        except EOFError:
+            raise UsageError("no player chosen: give --seat N") from None
+        if raw.isdigit() and 0 <= int(raw) < n:
+            return int(raw)
+        print(f"Please type a number from 0 to {n - 1}.")
+
+
+def _save_prompt(state: Any, play_info: dict[str, Any], over: bool) -> None:
+    """Ask for a file name until the record is saved or the person declines; a bad path asks
+    again, so the record is never lost to a typing mistake."""
+    question = ("Save the record? File name (empty to skip): " if over else
+                "Save the game to resume it later? File name (empty to skip): ")
+    while True:
+        try:
+            path = input(question).strip()
+        except EOFError:
+            return
+        if not path:
+            return
+        try:
+            _check_output_file(path, "file")
+        except UsageError as e:
+            print(f"Cannot save there: {e}. Try another name.")
+            continue
+        if _save_record(path, state, play_info):
+            return
+        print("Try another name.")
+
+
+def _save_record(path: str, state: Any, play_info: dict[str, Any], quiet_errors: bool = False) -> bool:
+    """Write the record (with who played where, for --resume); False, with one line, on failure."""
+    record = state.record()
+    record["play"] = play_info
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        if not quiet_errors:
+            print(f"gamester play: cannot write {path}: {e.strerror}", file=sys.stderr)
+        return False
+    if not state.is_terminal():
+        print(f"Game saved to {path}; continue it with: gamester play {state.game.name} --resume {path}")
+    else:
+        print(f"Record saved to {path}.")
+    return True
+
+
+def _check_output_file(path: str, what: str) -> None:
+    """A file we are about to write: its folder must exist and it must not be a folder."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UsageError(f"{what} {path} is a folder, not a file name")
+    if not os.path.isdir(folder):
+        raise UsageError(f"{what} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"{what} {path}: the folder {folder} is not writable")
+
+
+def _check_output_dir(path: str, what: str) -> None:
+    """A folder we are about to write into (created if missing): not a file; its parent exists."""
+    import os
+
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"{what} {path} is a file, not a folder")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(path) and not os.path.isdir(parent):
+        raise UsageError(f"{what} {path}: the folder {parent} does not exist")
 
 
 def default_opponent(game_name: str) -> str:
@@ -174,78 +366,138 @@ def default_opponent(game_name: str) -> str:
     return best_agent_spec(game_name)
 
 
-def _read_record(path: str) -> Any:
+def _read_record(path: str, index: int | None = None) -> Any:
+    """One record from a file: a JSON record, or line ``index`` (from 0) of a ``.jsonl`` file."""
+    import os
+
     from gamester.core.errors import RecordError
+    from gamester.core.record import load_record_lines, load_record_text
 
     try:
         if path == "-":
-            text = sys.stdin.read()
+            data: bytes = sys.stdin.buffer.read()
         else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            if os.path.isdir(path):
+                raise RecordError(f"{path} is a folder: give a record file (.json or .jsonl)")
+            with open(path, "rb") as f:
+                data = f.read()
     except OSError as e:
         raise RecordError(f"cannot read {path}: {e.strerror}") from None
+    if path.endswith(".jsonl") or index is not None:
+        try:
+            records = load_record_lines(data)
+        except RecordError as e:
+            raise RecordError(f"{path}: {e}") from None
+        i = 0 if index is None else index
+        if not records:
+            raise RecordError(f"{path} holds no record")
+        if not 0 <= i < len(records):
+            raise RecordError(f"--index {i}: {path} holds {len(records)} record(s), numbered 0 to "
+                              f"{len(records) - 1}")
+        return records[i]
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{path} is not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        return load_record_text(data, path)
+    except RecordError as e:
+        msg = str(e)
+        raise RecordError(msg if path in msg else f"{path}: {msg}") from None
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from gamester.core.record import replay, summary
     from gamester.play.terminal import renderer
+    from gamester.play.words import Names, cards, pretty
 
-    record = _read_record(args.record)
+    record = _read_record(args.record, args.index)
     state = replay(record)
     n = state.game.num_players
-    if args.seat is not None and not 0 <= args.seat < n:
-        print(f"gamester replay: --seat must be 0 to {n - 1} for this record", file=sys.stderr)
-        return 2
+    seat = args.seat
+    if seat is not None and not 0 <= seat < n:
+        raise UsageError(f"--seat must be 0 to {n - 1} for this record, not {seat}")
     if args.json:
-        out = summary(state)
-        if args.seat is not None:
-            out["observation"] = state.observation(args.seat)
+        out = summary(state, seat)
+        if seat is not None:
+            out["observation"] = state.observation(seat)
         print(json.dumps(out))
         return 0
-    # A walk-through: every action and what it caused, from one seat's view or from above.
+    # A walk-through: every action and what it caused, from one seat's view or from above (the
+    # full record: every hand). Built from the record's chance and actions, like replay() itself.
     render = renderer(state.game.name)
-    walk = state.game.new_initial_state(seed=state.seed, chance=record.get("chance"))
-    seat = args.seat
+    walk = replay({**record, "actions": []})
+    names = Names(seat, tuple(f"player {p}" for p in range(n)))
+    if render is not None and hasattr(render, "names_for"):
+        names = render.names_for(walk.public_observation(), names)
 
     def events() -> None:
-        for ev in walk.last_events():
-            if seat is None and "seats" in ev:
-                continue
-            line = render.narrate(ev, -1 if seat is None else seat) if render else json.dumps(ev)
-            if line:
-                print("  " + line)
+        evs = walk.last_events_seen_by(seat)
+        if render is None:
+            lines = [json.dumps(ev) for ev in evs]
+        elif hasattr(render, "narrate_all"):
+            lines = render.narrate_all(evs, -1 if seat is None else seat, names)
+        else:
+            lines = [x for x in (render.narrate(ev, -1 if seat is None else seat, names) for ev in evs)
+                     if x]
+        for line in lines:
+            print("  " + line)
 
+    def board() -> None:
+        if render is None:
+            return
+        obs = walk.observation(seat) if seat is not None else walk.public_observation()
+        print(render.board(obs, names, **(render.context(walk.game) if hasattr(render, "context")
+                                            else {})))
+
+    def hands() -> str:
+        if seat is not None:
+            return f"your hand: {cards(walk.observation(seat).get('hand', []), '(empty)')}"
+        return "hands: " + "; ".join(f"player {p} {cards(walk.observation(p).get('hand', []), '(empty)')}"
+                                     for p in range(n))
+
+    pentyrch_board = bool(getattr(render, "NARRATES_MOVES", False))
+    if pentyrch_board:
+        board()
     events()
+    last_round = None
     for text in record.get("actions", []):
         p = walk.current_player()
+        print(f"  ({hands()})")
         action = walk.string_to_action(text)
-        shown = text if seat is None else walk.action_seen_by(action, seat)
+        shown = walk.action_seen_by(action, seat)
         walk.apply_action(action)
-        print(f"Player {p}: {shown}")
+        who = "You" if p == seat else f"Player {p}"
+        print(f"{who}: {pretty(shown)}")
         events()
-    if seat is not None and render:
-        print(render.board(walk.observation(seat)))
-    s = summary(walk)
-    print(f"{'Game over' if s['is_terminal'] else 'Position'}: scores {s['scores']}"
-          + (f", returns {s['returns']}, winners {s['winners']}" if s["is_terminal"] else
-             f", player {s['current_player']} to act"))
+        obs = walk.public_observation()
+        if pentyrch_board and seat is None and obs.get("round") != last_round:
+            last_round = obs.get("round")
+            board()
+    if seat is not None or pentyrch_board:
+        board()
+    s = summary(walk, seat)
+    scores = ", ".join(f"{names(q)} {v}" for q, v in enumerate(s["scores"]))
+    if s["is_terminal"]:
+        won = s["winners"]
+        result = "a draw" if not won else " and ".join(names(q) for q in won) + \
+            (" win" if won == [seat] or len(won) > 1 else " wins")
+        print(f"Game over: {result[0].upper() + result[1:]}. Scores: {scores}.")
+    else:
+        print(f"Position after {len(record.get('actions', []))} actions: scores {scores}; "
+              f"{names(s['current_player'])} to act.")
     return 0
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from gamester.sim.simulate import run_simulation
 
+    if args.out:
+        _check_output_file(args.out, "--out")
     return run_simulation(args.game, _options(args.option), args.agents, args.games, args.seed,
                           args.workers, args.out, progress_bar=not args.quiet, backend=args.backend,
                           ray_address=args.ray_address)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
+    if args.out:
+        _check_output_dir(args.out, "--out")
     try:
         from gamester.sim.tournament import run_cli
     except ImportError as e:

@@ -1,105 +1,330 @@
-"""Pentyrch in text: the board for one player's observation, and one sentence per event.
+"""Pentyrch in text: the cross for one player's observation, the moves grouped, one sentence per event.
 
-Everything here is built from ``PentyrchState.observation(player)`` and ``last_events()``; nothing
-re-implements a rule (rules/pentyrch.md lives in ``gamester.games.pentyrch``).
+Everything here is built from ``PentyrchState.observation(player)``, ``last_events()`` and the
+canonical notation; nothing re-implements a rule (rules/pentyrch.md lives in
+``gamester.games.pentyrch``). The board is one line per rank, 73 columns wide, so the board, the
+hands and a turn's moves fit an 80 x 24 terminal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from gamester.play.words import Names, card, cards
+
 SEAT_NAMES = ("West", "North", "East", "South")
-_ROWS = (("d7",), ("c6", "d6", "e6"), ("b5", "c5", "d5", "e5", "f5"),
-         ("a4", "b4", "c4", "d4", "e4", "f4", "g4"), ("b3", "c3", "d3", "e3", "f3"),
-         ("c2", "d2", "e2"), ("d1",))
-_HOMES = {"a4": "W", "d7": "N", "g4": "E", "d1": "S"}
-_WIDTH = 11
+SEAT_SUITS = ("H", "C", "D", "S")  # rules/pentyrch.md, Seats: the suit of each seat's court cards
+_FILES = "abcdefg"
+_PRESENT = {r: (("d",), ("c", "d", "e"), ("b", "c", "d", "e", "f"),
+                ("a", "b", "c", "d", "e", "f", "g"))[min(r, 8 - r) - 1] for r in range(1, 8)}
+HOMES = ("a4", "d7", "g4", "d1")  # West, North, East, South
+GOALS = ("g4", "d1", "a4", "d7")
+_W = 9  # characters inside a cell
+NARRATES_MOVES = True  # the events say what each move did; no "X played …" line is needed
+
+HELP = """How to read the Pentyrch board and write a move:
+  The cross: files a-g, ranks 1-7; d4 in the middle is the free space. Each cell shows the value of
+  the top card of its pile (A = 1), the pile's size in brackets when it holds more than one card, then
+  the court cards standing there, bottom to top: "5(3) J♥Q♦" is a pile of 3 with a 5 on top, a jack of
+  hearts under a queen of diamonds. W: N: E: S: mark the homes; # frames your home and your goal.
+  Your court cards (J, Q, K of your suit) enter at your home and race to the home opposite.
+  A move: court card, where, then payment (cards from your hand, 7-10):
+    JH a4-b4 9C     step from a4 to b4, laying the 9♣ on the pile you take (exchange)
+    JH a4-b4 3S+5D  several cards laid, the first one ends on top
+    JH a4-b4 =6C    show a 6 instead of exchanging (the pile there is a single 6)
+    QH @a4 9C       enter the queen of hearts on a4 by exchange; QH @a4 alone enters by covering
+    JH c4-d4        step onto the free space, or cover a court card, paying nothing
+    JH off          bear off from your goal to safety;   pass   when no move is possible
+  Type the move's number from the list, or the move itself."""
 
 
 def _value(code: str) -> str:
     r = code[0]
-    return "A" if r == "A" else "10" if r == "T" else r
+    return "10" if r == "T" else r
 
 
 def _cell_text(name: str, cell: dict[str, Any]) -> str:
     pile = cell["pile"]
+    home = "WNES"[HOMES.index(name)] + ":" if name in HOMES else ""
     if name == "d4":
         top = "free"
+    elif pile:
+        top = _value(pile[-1]) + (f"({len(pile)})" if len(pile) > 1 else "")
     else:
-        top = _value(pile[-1]) + (f"x{len(pile)}" if len(pile) > 1 else "") if pile else "-"
-    stack = "/".join(cell["stack"])
-    mark = "*" if name in _HOMES else ""
-    text = f"{mark}{top}" + (f" {stack}" if stack else "")
-    return text[:_WIDTH].center(_WIDTH)
+        top = "-"
+    stack = "".join(card(c) for c in cell["stack"])
+    text = f"{home}{top}" + (f" {stack}" if stack else "")
+    if len(text) > _W and pile:  # drop the pile size before anything else
+        text = f"{home}{_value(pile[-1])}" + (f" {stack}" if stack else "")
+    return text[:_W].center(_W)
 
 
-def board(obs: dict[str, Any]) -> str:
-    """The cross as text for one player's view: each cell's pile top value (``5x3``: a 5 on a pile of
-    three) and its court stack bottom to top; home cells starred; then whose turn it is, the hand and
-    what is known of the other hands."""
+def names_for(obs: dict[str, Any], names: Names | None = None) -> Names:
+    """The names of one view: seats by compass point, the viewer's own as "you"."""
+    me = obs["player"] if names is None else names.me
+    owners = tuple(obs["owners"])
+    n = obs["players"]
+    labels = tuple("+".join(SEAT_NAMES[s] for s, o in enumerate(owners) if o == p) or f"player {p}"
+                   for p in range(n))
+    return Names(me, labels, owners)
+
+
+def seat_name(s: int, nm: Names, cap: bool = False) -> str:
+    """West, or "you" for a seat of the viewer (with the compass point when it has two seats)."""
+    own = nm.owners[s] if s < len(nm.owners) else None
+    if own is not None and own == nm.me:
+        mine = [t for t, o in enumerate(nm.owners) if o == nm.me]
+        text = "you" if len(mine) == 1 else f"you ({SEAT_NAMES[s]})"
+        return text[0].upper() + text[1:] if cap else text
+    return SEAT_NAMES[s]
+
+
+def _is_me(s: int, nm: Names) -> bool:
+    return s < len(nm.owners) and nm.owners[s] is not None and nm.owners[s] == nm.me
+
+
+def board(obs: dict[str, Any], names: Names | None = None, partners: bool = False) -> str:
+    """The cross and the table for one player's view (see HELP for how to read a cell)."""
+    nm = names_for(obs, names)
+    me = obs["player"]
+    mine = [s for s, o in enumerate(obs["owners"]) if o == me]
+    marked = {c for s in mine for c in (HOMES[s], GOALS[s])}
     cells = obs["board"]
-    lines = []
-    for rank, row in zip(range(7, 0, -1), _ROWS, strict=True):
-        pad = (7 - len(row)) // 2
-        parts = [" " * _WIDTH] * pad + [_cell_text(n, cells[n]) for n in row] + [" " * _WIDTH] * pad
-        lines.append(f"{rank} " + "|".join(parts))
-    lines.append("  " + "|".join(f.center(_WIDTH) for f in "abcdefg"))
-    lines.append("  * home cells: a4 West, d7 North, g4 East, d1 South (each the goal of the "
-                 "seat opposite)")
+    lines = [("  " + "".join(f.center(_W + 1) for f in _FILES)).rstrip()]
+    for rank in range(7, 0, -1):
+        present = _PRESENT[rank]
+        row = "  "
+        prev = False
+        prev_marked = False
+        for f in _FILES:
+            name = f"{f}{rank}"
+            if f in present:
+                edge = "#" if name in marked or prev_marked else "|"
+                row += edge + _cell_text(name, cells[name])
+                prev, prev_marked = True, name in marked
+            else:
+                row += ("#" if prev_marked else "|" if prev else " ") + " " * _W
+                prev = prev_marked = False
+        row += "#" if prev_marked else "|" if prev else ""
+        lines.append(f"{rank}{row[1:].rstrip()}")
+    you = " and ".join(f"{SEAT_NAMES[s]} {card('J' + SEAT_SUITS[s])[-1]} (home {HOMES[s]}, goal "
+                       f"{GOALS[s]})" for s in mine)
+    line = f"You are {you}"
+    if partners and len(mine) == 1:
+        mate = (mine[0] + 2) % 4
+        line += f"; your partner is {SEAT_NAMES[mate]}"
+        owner = obs["owners"][mate]
+        if owner is not None and nm.labels and owner < len(nm.labels) \
+                and nm.labels[owner] != SEAT_NAMES[mate]:
+            line += f" ({nm.labels[owner]})"
+    if mine:
+        lines.append(line + ".")
+    waiting = "; ".join(f"{seat_name(SEAT_NAMES.index(s), nm)} {cards(c)}"
+                        for s, c in obs["off_board"].items() if c)
+    lines.append(f"Waiting to enter: {waiting or 'none'}")
+    safe = "; ".join(f"{seat_name(SEAT_NAMES.index(s), nm)} {cards(c)}"
+                     for s, c in obs["safe"].items() if c)
+    scores = ", ".join(f"{'you' if p == me else nm.labels[p] if p < len(nm.labels) else p} {v}"
+                       for p, v in enumerate(obs["scores"]))
+    lines.append(f"In safety: {safe or 'nothing yet'}.  Points: {scores}")
+    others = []
+    for h in obs["hands"]:
+        if h["player"] == me:
+            continue
+        seats = "+".join(SEAT_NAMES[s] for s, o in enumerate(obs["owners"]) if o == h["player"])
+        known = cards(h["known"], "")
+        parts = [x for x in (known, f"{h['unknown']} unseen" if h["unknown"] else "") if x]
+        others.append(f"{seats} {' + '.join(parts) or 'no cards'}")
+    if "hand" in obs:
+        line = f"Your hand: {cards(obs['hand'], '(empty)')}   Others: {'; '.join(others)}"
+        if len(line) > 79:
+            line = f"Your hand: {cards(obs['hand'], '(empty)')}\nOthers: {'; '.join(others)}"
+        lines.append(line)
+    else:
+        lines.append(f"Hands: {'; '.join(others)}")
     seat = obs.get("seat_to_move")
     if seat is None:
         lines.append("The game is over.")
     else:
-        lines.append(f"Round {obs['round'] + 1}: {SEAT_NAMES[seat]} (player {obs['current_player']}) "
-                     f"to move.")
-    lines.append(f"You are player {obs['player']} ({', '.join(SEAT_NAMES[s] for s in obs['my_seats'])}); "
-                 f"your hand: {' '.join(obs['hand']) or '(empty)'}")
-    for h in obs["hands"]:
-        if h["player"] == obs["player"]:
-            continue
-        known = " ".join(h["known"]) or "nothing"
-        lines.append(f"  player {h['player']}: known {known}, {h['unknown']} unseen")
-    safe = "; ".join(f"{s}: {' '.join(c)}" for s, c in obs["safe"].items() if c)
-    lines.append(f"In safety: {safe or 'nothing yet'}. Scores: {obs['scores']}")
+        who = "your turn" if _is_me(seat, nm) else f"{SEAT_NAMES[seat]} to move"
+        if len(mine) > 1 and _is_me(seat, nm):
+            who = f"your turn, with {SEAT_NAMES[seat]}"
+        match = f"game {obs['match_game'] + 1} of {obs['games']}, " if obs["games"] > 1 else ""
+        lines.append(f"Round {obs['round'] + 1} ({match}up to {obs['max_rounds']}): {who}.")
     return "\n".join(lines)
 
 
-def narrate(event: dict[str, Any], seat: int) -> str | None:
+def _parse(text: str) -> tuple[str, str, str]:
+    """A canonical move as (court card, where, payment): ``("JH", "a4-b4", "3S+5D")``."""
+    parts = text.split()
+    if len(parts) == 1:
+        return "", parts[0], ""
+    return parts[0], parts[1], parts[2] if len(parts) > 2 else ""
+
+
+def _where(where: str) -> str:
+    if where == "off":
+        return "bear off"
+    if where.startswith("@"):
+        return f"enter {where[1:]}"
+    return where.replace("-", "→")
+
+
+def _pay(pay: str) -> str:
+    if not pay:
+        return "no payment"
+    if pay.startswith("="):
+        return f"show {card(pay[1:])}"
+    return "+".join(card(c) for c in pay.split("+"))
+
+
+class Group:
+    """Moves of one court card to one place, differing only in payment."""
+
+    def __init__(self, court: str, where: str) -> None:
+        self.court = court
+        self.where = where
+        self.moves: list[tuple[int, str]] = []  # (index into the legal moves, payment notation)
+
+    def label(self) -> str:
+        if not self.court:
+            return self.where
+        text = f"{_where(self.where)}"
+        if len(self.moves) > 1:
+            return f"{text} ({len(self.moves)} ways to pay)"
+        pay = self.moves[0][1]
+        if pay:
+            return f"{text} paying {_pay(pay)}"
+        if self.where == "off":
+            return text
+        return f"{text} ({'free space' if self.where.endswith('d4') else 'covering'})"
+
+    def payments(self) -> list[str]:
+        return [_pay(p) for _, p in self.moves]
+
+
+def move_groups(names: Sequence[str]) -> list[Group]:
+    """The moves grouped by court card, then where it goes; each group's moves differ in payment."""
+    groups: dict[tuple[str, str], Group] = {}
+    for i, text in enumerate(names):
+        court, where, pay = _parse(text)
+        g = groups.get((court, where))
+        if g is None:
+            g = groups[(court, where)] = Group(court, where)
+        g.moves.append((i, pay))
+    # by court card (in the order they first appear), then place
+    courts: list[str] = []
+    for court, _ in groups:
+        if court not in courts:
+            courts.append(court)
+    return [g for c in courts for (k, _), g in groups.items() if k == c]
+
+
+def format_groups(groups: Sequence[Group], width: int = 79) -> list[str]:
+    """One wrapped line per court card: ``J♦  [1] e5→e4 (3 ways to pay)  [2] e5→d4``."""
+    lines: list[str] = []
+    by_court: dict[str, list[str]] = {}
+    for i, g in enumerate(groups, 1):
+        by_court.setdefault(g.court, []).append(f"[{i}] {g.label()}")
+    for court, items in by_court.items():
+        head = f"  {card(court)}  " if court else "  "
+        lines += _wrap(head, items, width)
+    return lines
+
+
+def format_payments(group: Group, width: int = 79) -> list[str]:
+    to = _where(group.where)
+    head = f"  Pay for {card(group.court)} {'to ' + to if to.startswith('enter') else to}:  "
+    items = [f"[{k + 1}] {p}" for k, p in enumerate(group.payments())]
+    note = "  ('back' chooses another move"
+    if any("+" in p for _, p in group.moves):
+        note += "; of several cards, the first listed ends on top"
+    return _wrap(head, items, width) + [note + ")"]
+
+
+def _wrap(head: str, items: Sequence[str], width: int) -> list[str]:
+    out: list[str] = []
+    line = head
+    for item in items:
+        if len(line) + 2 + len(item) > width and line.strip():
+            out.append(line.rstrip())
+            line = " " * len(head) + item
+        else:
+            line = line + ("  " if line.strip() and line != head else "") + item
+    out.append(line.rstrip())
+    return out
+
+
+def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str | None:
     """One English sentence for an event, or None when ``seat`` may not see it."""
     allowed = event.get("seats")
     if allowed is not None and seat not in allowed:
         return None
+    nm = names or Names(seat if seat >= 0 else None, (), ())
     kind = event.get("type")
-    who = SEAT_NAMES[event["seat"]] if "seat" in event else ""
+    s = event.get("seat")
+    who = seat_name(s, nm, cap=True) if s is not None else ""
+    me = s is not None and _is_me(s, nm)
+
+    def v(verb: str) -> str:
+        if me:
+            return verb
+        return {"have": "has", "pass": "passes"}.get(verb, verb + "s")
+
     if kind == "new_game":
         return f"Game {event['game'] + 1} begins: the cross is laid out and the hands are dealt."
     if kind in ("move", "enter"):
-        how = {"free": "onto the free space", "cover": "covering the stack there",
+        how = {"free": "onto the free space", "cover": "covering the court card there",
                "exchange": "by exchange", "show": "by showing a card"}[event["how"]]
         if kind == "enter":
-            return f"{who} enters {event['card']} on {event['to']} {how}."
-        return f"{who} moves {event['card']} from {event['from']} to {event['to']} {how}."
+            return f"{who} {v('enter')} {card(event['card'])} on {event['to']} {how}."
+        return f"{who} {v('move')} {card(event['card'])} from {event['from']} to {event['to']} {how}."
     if kind == "exchange":
-        return (f"{who} takes {' '.join(event['taken'])} from {event['cell']} and lays "
-                f"{' '.join(event['laid'])} ({event['laid'][0]} on top).")
+        laid = event["laid"]
+        return (f"{who} {v('take')} {cards(event['taken'])} from {event['cell']} and {v('lay')} "
+                f"{cards(laid)}" + (f" ({card(laid[0])} on top)." if len(laid) > 1 else "."))
     if kind == "show":
-        return f"{who} shows {event['card']} instead of exchanging on {event['cell']}."
+        return f"{who} {v('show')} {card(event['card'])} instead of exchanging on {event['cell']}."
     if kind == "bear_off":
-        return f"{who} bears {event['card']} off from {event['from']} to safety."
+        return f"{who} {v('bear')} {card(event['card'])} off from {event['from']} to safety."
     if kind == "pass":
         if event.get("all_safe"):
-            return f"{who} passes: all its court cards are in safety."
+            return f"{who} {v('pass')}: all {'your' if me else 'its'} court cards are in safety."
         if event.get("hand") is not None:
-            return f"{who} cannot move and passes, showing {' '.join(event['hand']) or 'an empty hand'}."
-        return f"{who} cannot move and passes."
+            shown = cards(event["hand"], "an empty hand")
+            return f"{who} cannot move and {v('pass')}, showing {shown}."
+        return f"{who} cannot move and {v('pass')}."
     if kind == "finished":
-        names = " and ".join(SEAT_NAMES[s] for s in event["finished_seats"])
-        return f"{names} {'has' if len(event['finished_seats']) == 1 else 'have'} finished."
+        fs = event["finished_seats"]
+        mine = all(_is_me(x, nm) for x in fs)
+        names_ = "You" if mine else " and ".join(SEAT_NAMES[x] for x in fs)
+        return f"{names_} {'have' if mine or len(fs) > 1 else 'has'} finished: every court card in safety."
     if kind == "game_over":
         reason = {"finished": "the round is complete", "blocked": "a whole round passed without a move",
                   "max_rounds": "the round limit was reached"}[event["reason"]]
-        if event["winners"]:
-            return f"Game {event['game'] + 1} is over ({reason}); winners: players " \
-                   f"{', '.join(str(p) for p in event['winners'])}."
-        return f"Game {event['game'] + 1} is over ({reason}); it is a draw."
+        won = event["winners"]
+        if not won:
+            return f"Game {event['game'] + 1} is over ({reason}): a draw."
+        who_won = ["you" if p == nm.me else _player(p, nm) for p in won]
+        verb = "win" if who_won == ["you"] or len(who_won) > 1 else "wins"
+        return f"Game {event['game'] + 1} is over ({reason}): {' and '.join(who_won)} {verb}."
     return None
+
+
+def _player(p: int, nm: Names) -> str:
+    seats = [SEAT_NAMES[s] for s, o in enumerate(nm.owners) if o == p]
+    if nm.labels and p < len(nm.labels):
+        return nm.labels[p] + (f" ({'+'.join(seats)})" if seats and nm.labels[p] != "+".join(seats) else "")
+    return "+".join(seats) or f"player {p}"
+
+
+def to_move(obs: dict[str, Any], names: Names | None = None) -> str:
+    """The seat whose turn it is, by name."""
+    s = obs.get("seat_to_move")
+    return "Nobody" if s is None else seat_name(s, names_for(obs, names), cap=True)
+
+
+def context(game: Any) -> dict[str, Any]:
+    """What the board needs from the game's options (all public): whether there are partners."""
+    return {"partners": bool(getattr(game.options, "partners", False))}

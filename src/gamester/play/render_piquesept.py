@@ -8,40 +8,42 @@ from __future__ import annotations
 
 from typing import Any
 
-from gamester.core.cards import card_symbol, parse_card
+from gamester.play.words import Names
+from gamester.play.words import card as _sym
+from gamester.play.words import cards as _cards
+
+HELP = """How to write a move in Piquesept:
+  a card: its rank then its suit, e.g. 7S or 7♠ (seven of spades), 10H or TH, QD, AC
+  Ranks 7 8 9 10 J Q K A; suits C ♣ clubs, D ♦ diamonds, H ♥ hearts, S ♠ spades (spades are trump).
+  The holder of 7♠ plays alone and leads it; after the first trick the defender on the soloist's left
+  draws a card from the soloist's hand and gives one back (type the card to give). 66 card points of
+  130 win the deal (see gamester rules piquesept)."""
+
+def _default(me: int, n: int, names: Names | None) -> Names:
+    return names or Names(me if me >= 0 else None, tuple(f"player {p}" for p in range(n)))
 
 
-def _sym(code: str) -> str:
-    return card_symbol(parse_card(code))
-
-
-def _cards(codes: list[str]) -> str:
-    return " ".join(_sym(c) for c in codes) if codes else "-"
-
-
-def _who(seat: int, me: int) -> str:
-    return "you" if seat == me else f"seat {seat}"
-
-
-def board(obs: dict[str, Any]) -> str:
+def board(obs: dict[str, Any], names: Names | None = None) -> str:
     """A multi-line view of the table for the seat that owns ``obs``."""
     me = obs["seat"]
     n = obs["players"]
+    nm = _default(me, n, names)
     solo = obs["soloist"]
     lines = [f"Piquesept, deal {min(obs['deal'] + 1, obs['deals'])} of {obs['deals']} "
-             f"(dealer: {_who(obs['dealer'], me)}; spades are trump)"]
-    role = "you are the soloist" if solo == me else f"you defend against seat {solo}"
-    lines.append(f"Soloist: {_who(solo, me)}, who holds the 7♠ ({role})")
+             f"(dealer: {nm(obs['dealer'])}; spades are trumps)"]
+    role = "you play alone against everyone else" if solo == me else f"you defend against {nm(solo)}"
+    lines.append(f"Soloist: {nm(solo)}, who held the 7♠ ({role})")
     lines.append(f"Your hand: {_cards(obs['hand'])}")
-    sizes = ", ".join(f"{_who(q, me)} {obs['hand_sizes'][q]}" for q in range(n))
+    sizes = ", ".join(f"{nm(q)} {obs['hand_sizes'][q]}" for q in range(n))
     lines.append(f"Cards in hand: {sizes}")
     trade = obs["trade"]
-    drawer = _who(obs["drawer"], me)
+    drawer = obs["drawer"]
     if trade["stage"] == "pending":
-        lines.append(f"Trade: after the first trick {drawer} draws a card from the soloist's hand")
+        lines.append(f"Trade: after the first trick {nm(drawer)} {'draw' if drawer == me else 'draws'} "
+                     f"a card from the soloist's hand and gives one back")
     else:
         drawn = _sym(trade["drawn"]) if trade["drawn"] else "a hidden card"
-        text = f"Trade: {drawer} drew {drawn}"
+        text = f"Trade: {nm(drawer)} drew {drawn}"
         if trade["stage"] == "given":
             given = _sym(trade["given"]) if trade["given"] else "a hidden card"
             text += f" and gave back {given}"
@@ -50,16 +52,15 @@ def board(obs: dict[str, Any]) -> str:
         lines.append(text)
     if obs["tricks"]:
         last = obs["tricks"][-1]
-        lines.append(f"Last trick (led by {_who(last['leader'], me)}): {_cards(last['cards'])}, won by "
-                     f"{_who(last['winner'], me)} for {last['points']} points")
+        lines.append(f"Last trick (led by {nm(last['leader'])}): {_cards(last['cards'])}, won by "
+                     f"{nm(last['winner'])} for {last['points']} points")
     if obs["phase"] in ("first_trick", "play"):
-        leader = _who(obs["leader"], me)
-        lines.append(f"Trick {obs['trick_number']}, led by {leader}: {_cards(obs['trick'])}")
+        lines.append(f"Trick {obs['trick_number']}, led by {nm(obs['leader'])}: {_cards(obs['trick'])}")
     sp, dp = obs["side_points"]
     lines.append(f"Card points this deal: soloist {sp}, defenders {dp} (66 of 130 wins)")
-    lines.append("Scores: " + ", ".join(f"{_who(q, me)} {obs['scores'][q]}" for q in range(n)))
+    lines.append("Scores: " + ", ".join(f"{nm(q)} {obs['scores'][q]}" for q in range(n)))
     if obs["past_deals"]:
-        lines.append("Results so far: " + ", ".join(f"{_who(q, me)} {obs['returns_so_far'][q]:+d}"
+        lines.append("Results so far: " + ", ".join(f"{nm(q)} {obs['returns_so_far'][q]:+d}"
                                                   for q in range(n)))
     cp = obs["current_player"]
     if cp is None:
@@ -68,43 +69,47 @@ def board(obs: dict[str, Any]) -> str:
         task = "give the soloist one card" if obs["phase"] == "give" else "play a card"
         lines.append(f"Your turn: {task}")
     else:
-        lines.append(f"Waiting for seat {cp}.")
+        lines.append(f"Waiting for {nm(cp)}.")
     return "\n".join(lines)
 
 
-def narrate(event: dict[str, Any], seat: int) -> str | None:
+def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str | None:
     """One sentence about ``event`` as ``seat`` sees it; None if the event is not for that seat."""
     if "seats" in event and seat not in event["seats"]:
         return None
+    n = len(event["returns"]) if "returns" in event else 4
+    nm = _default(seat, n, names)
     kind = event.get("type")
     if kind == "deal":
-        return f"Deal {event['deal'] + 1}: {_who(event['dealer'], seat).capitalize()} dealt."
+        return f"Deal {event['deal'] + 1}: {nm(event['dealer'], cap=True)} dealt."
     if kind == "soloist":
-        if event["seat"] == seat:
+        if event["seat"] == nm.me:
             return "You hold the 7♠: you play alone against everyone else."
-        return f"Seat {event['seat']} holds the 7♠ and plays alone against the rest."
+        return f"{nm(event['seat'], cap=True)} holds the 7♠ and plays alone against the rest."
     if kind == "trick":
-        return (f"{_who(event['winner'], seat).capitalize()} won the trick {_cards(event['cards'])} "
+        return (f"{nm(event['winner'], cap=True)} won the trick {_cards(event['cards'])} "
                 f"for {event['points']} points.")
     if kind in ("draw", "give"):
         r, s, card = event["drawer"], event["soloist"], event.get("card")
         shown = _sym(card) if card else "a card"
         if kind == "draw":
-            return f"{_who(r, seat).capitalize()} drew {shown} from {_who(s, seat)}."
-        return f"{_who(r, seat).capitalize()} gave {shown} to {_who(s, seat)}."
+            return f"{nm(r, cap=True)} drew {shown} from {nm(s)}."
+        return f"{nm(r, cap=True)} gave {shown} to {nm(s)}."
     if kind == "deal_over":
         sp, dp = event["card_points"]
         outcome = "a draw" if sp == dp else "the soloist wins" if sp >= 66 else "the defenders win"
         return f"The deal is over: soloist {sp}, defenders {dp}; {outcome}."
     if kind == "game_over":
         r = event["returns"]
-        lines = [f"The game is over; your result: {r[seat]:+g}."]
+        if nm.me is None:
+            lines = ["The game is over: " + ", ".join(f"{nm(q)} {r[q]:+g}" for q in range(len(r))) + "."]
+        else:
+            lines = [f"The game is over; your result: {r[nm.me]:+g}."]
         deals = event.get("deals", [])
-        if len(deals) > 1:  # a match: each deal's result, and this seat's share
+        if len(deals) > 1 and nm.me is not None:  # a match: each deal's result, and this seat's share
             for i, d in enumerate(deals, 1):
                 sp, dp = d["card_points"]
-                soloist = "you" if d["soloist"] == seat else f"seat {d['soloist']}"
-                lines.append(f"  deal {i}: {soloist} alone, {sp} to {dp}, "
-                             f"your result {d['returns'][seat]:+d}")
+                lines.append(f"  deal {i}: {nm(d['soloist'])} alone, {sp} to {dp}, "
+                             f"your result {d['returns'][nm.me]:+d}")
         return "\n".join(lines)
     return None

@@ -1,8 +1,13 @@
 """Terminal play: a person against computer players, in any game.
 
-The loop is generic; each game supplies ``gamester.play.render_<game>`` with ``board(observation)``
-and ``narrate(event, seat)``. Everything shown is built from the person's own observation and the
-events meant for their seat, so the terminal cannot show a hidden card.
+The loop is generic; each game supplies ``gamester.play.render_<game>`` with ``board(observation,
+names)``, ``narrate(event, seat, names)`` and ``HELP`` (optionally ``narrate_all``, ``names_for``,
+``context`` and ``move_groups`` for a two-step choice of move). Everything shown is built from the
+person's own observation, the events meant for their seat and ``action_seen_by``, so the terminal
+cannot show a hidden card.
+
+The table is drawn before anyone thinks; when a computer player takes longer than a moment a
+"thinking…" line says so.
 """
 
 from __future__ import annotations
@@ -10,13 +15,20 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, TextIO
 
 from gamester.agents.base import Agent, View
 from gamester.core.errors import GameError
 from gamester.core.protocol import State
+from gamester.play.words import Names, player_message, pretty
+
+THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
+
+COMMANDS_HELP = ("Commands: a move's number or the move itself; 'board' shows the table again, 'hint'\n"
+                 "asks the computer, 'help' shows this, 'quit' leaves (you may save the game to resume).")
 
 
 def renderer(game_name: str) -> ModuleType | None:
@@ -26,122 +38,290 @@ def renderer(game_name: str) -> ModuleType | None:
         return None
 
 
-class TerminalGame:
-    """One game between a person at ``seat`` and ``agents`` (one per player; ``None`` at the seat)."""
+def describe_agent(spec: str, game_name: str) -> str:
+    """The computer player in a player's words: what it is and how strong."""
+    from gamester.agents import best_agent_spec
 
-    def __init__(self, state: State, seat: int, agents: list[Agent | None], *,
-                 inp: Callable[[str], str] = input, out: TextIO = sys.stdout,
-                 hint_agent: Agent | None = None) -> None:
+    base = spec.split(":", 1)[0]
+    if spec == best_agent_spec(game_name) or base == best_agent_spec(game_name).split(":", 1)[0]:
+        return f"{base}, strong: gamester's best player for this game"
+    return {
+        "random": "random, the easiest: any legal move at random",
+        "heuristic": "heuristic, a beginner: simple rules of thumb",
+    }.get(base, f"{spec}, a searching player, strong")
+
+
+class TerminalGame:
+    """One game between a person at ``seat`` and ``agents`` (one per player; ``None`` at the seat).
+
+    ``hint_agent`` (or, when a hint is asked for without one, ``hint_factory()``) gives hints.
+    ``status`` after :meth:`run`: ``"over"``, ``"quit"`` (typed), ``"eof"`` (end of input).
+    Ctrl-C is not caught here: it leaves the program (exit 130, see ``cli``).
+    """
+
+    def __init__(self, state: State, seat: int, agents: Sequence[Agent | None], *,
+                 inp: Callable[[str], str] = input, out: TextIO | None = None,
+                 hint_agent: Agent | None = None, hint_factory: Callable[[], Agent] | None = None,
+                 specs: Sequence[str | None] | None = None, resumed: bool = False) -> None:
         self.state = state
         self.seat = seat
-        self.agents = agents
+        self.agents = list(agents)
         self.inp = inp
-        self.out = out
+        self.out = out if out is not None else sys.stdout
         self.hint_agent = hint_agent
+        self.hint_factory = hint_factory
+        self.specs = list(specs) if specs is not None else [None] * len(self.agents)
+        self.resumed = resumed
         self.render = renderer(state.game.name)
+        self.status = "playing"
+        n = state.game.num_players
+        self.base_names = Names(seat, tuple(f"player {p}" for p in range(n)))
+        self.ctx: dict[str, Any] = {}
+        if self.render is not None and hasattr(self.render, "context"):
+            self.ctx = self.render.context(state.game)
 
+    # -- output ------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
+    def names(self) -> Names:
+        if self.render is not None and hasattr(self.render, "names_for"):
+            names: Names = self.render.names_for(self.state.observation(self.seat), self.base_names)
+            return names
+        return self.base_names
+
     def narrate(self) -> None:
-        for ev in self.state.last_events():
-            line = self.render.narrate(ev, self.seat) if self.render else json.dumps(ev)
-            if line:
-                self.say("  " + line)
+        events = self.state.last_events()
+        if self.render is None:
+            for ev in events:
+                if "seats" not in ev or self.seat in ev["seats"]:
+                    self.say("  " + json.dumps(ev))
+            return
+        nm = self.names()
+        if hasattr(self.render, "narrate_all"):
+            lines = self.render.narrate_all(events, self.seat, nm)
+        else:
+            lines = [x for x in (self.render.narrate(ev, self.seat, nm) for ev in events) if x]
+        for line in lines:
+            self.say("  " + line)
 
     def show(self) -> None:
         obs = self.state.observation(self.seat)
-        self.say(self.render.board(obs) if self.render else json.dumps(obs, indent=1))
+        if self.render is None:
+            self.say(json.dumps(obs, indent=1))
+        else:
+            self.say(self.render.board(obs, self.names(), **self.ctx))
 
+    def banner(self) -> None:
+        st = self.state
+        n = st.game.num_players
+        nm = self.names()
+        self.say(f"{st.game.title}: you are {self._me_label(nm)}, one of {n} players."
+                 + (" Resuming a saved game." if self.resumed else ""))
+        by_what: dict[str, list[int]] = {}
+        for p in range(n):
+            if p == self.seat:
+                continue
+            spec = self.specs[p] if p < len(self.specs) else None
+            agent = self.agents[p]
+            what = describe_agent(spec, st.game.name) if spec else (agent.name if agent else "?")
+            by_what.setdefault(what, []).append(p)
+        for what, ps in by_what.items():
+            who = [nm(p) for p in ps]
+            listed = who[0] if len(who) == 1 else ", ".join(who[:-1]) + " and " + who[-1]
+            self.say(f"  {listed[0].upper() + listed[1:]}: the computer, {what}.")
+        self.say("Type a move's number (or the move itself); 'help' explains the notation.")
+
+    def _me_label(self, nm: Names) -> str:
+        own = nm.labels[self.seat] if self.seat < len(nm.labels) else ""
+        return f"player {self.seat}" + (f" ({own})" if own and own != f"player {self.seat}" else "")
+
+    # -- the game ----------------------------------------------------------------------------
     def run(self) -> bool:
-        """Play to the end. Returns False if the person left early (Ctrl-C or end of input)."""
+        """Play to the end. Returns True when the game is over, False if the person left early."""
         st = self.state
-        self.say(f"{st.game.title}: you are player {self.seat}. Type a move by number or in notation; "
-                 f"'help' for more, 'quit' to leave.")
-        self.narrate()
-        try:
-            while not st.is_terminal():
-                p = st.current_player()
-                agent = self.agents[p]
-                if agent is None:
-                    action = self.ask()
-                    if action is None:
-                        return False
-                    who = "You"
-                else:
-                    action = agent.step(View(st, p))
-                    who = f"Player {p}"
-                text = st.action_seen_by(action, self.seat)
-                st.apply_action(action)
-                self.say(f"{who} played {text}.")
-                self.narrate()
-        except KeyboardInterrupt:
-            self.say("\nLeaving the game.")
-            return False
-        self.say("Game over. Scores: " + ", ".join(str(s) for s in st.scores())
-                 + ". Returns: " + ", ".join(f"{r:+g}" for r in st.returns()) + ".")
-        return True
-
-    def ask(self) -> int | None:
-        st = self.state
+        self.banner()
+        if not self.resumed:
+            self.narrate()
         self.say()
         self.show()
+        shown = True
+        while not st.is_terminal():
+            p = st.current_player()
+            agent = self.agents[p]
+            if agent is None:
+                action = self.ask(show=not shown)
+                if action is None:
+                    return False
+                mover = "You"
+            else:
+                action = self.think(agent, p)
+                mover = self.names()(p, cap=True)
+            text = st.action_seen_by(action, self.seat)
+            if mover and not getattr(self.render, "NARRATES_MOVES", False) \
+                    and text not in getattr(self.render, "NARRATED_ACTIONS", ()):
+                self.say(f"{mover} played {pretty(text)}.")
+            st.apply_action(action)
+            self.narrate()
+            shown = False
+        self.status = "over"
+        self.say()
+        self.show()
+        self.say(self.result())
+        return True
+
+    def think(self, agent: Agent, p: int) -> int:
+        """The agent's move, with a "thinking…" line if it takes more than a moment."""
+        who = self.names()(p, cap=True)
+        if self.render is not None and hasattr(self.render, "to_move"):
+            who = self.render.to_move(self.state.observation(self.seat), self.names())
+        timer = threading.Timer(THINKING_AFTER, lambda: self.say(f"  ({who} is thinking…)"))
+        timer.daemon = True
+        timer.start()
+        try:
+            return agent.step(View(self.state, p))
+        finally:
+            timer.cancel()
+
+    def result(self) -> str:
+        """Who won and by how much, in words."""
+        st = self.state
+        nm = self.base_names
+        r = st.returns()
+        sc = st.scores()
+        best = max(r)
+        winners = [p for p, x in enumerate(r) if x == best]
+        scores = ", ".join(f"{nm(p)} {sc[p]}" for p in range(len(sc)))
+        if len(winners) == len(r):
+            return f"Game over: a draw. Final scores: {scores}."
+        if self.seat in winners:
+            others = [q for q in winners if q != self.seat]
+            head = "You won" + (f" with {' and '.join(nm(q) for q in others)}" if others else "")
+        else:
+            head = " and ".join(nm(q, cap=i == 0) for i, q in enumerate(winners)) + " won"
+        margin = ""
+        if len(sc) == 2 and len(winners) == 1:
+            w = winners[0]
+            margin = f", by {sc[w] - sc[1 - w]} points ({sc[w]} to {sc[1 - w]})"
+        return f"Game over: {head}{margin}. Final scores: {scores}."
+
+    # -- the person's turn -------------------------------------------------------------------
+    def read(self) -> str | None:
+        try:
+            return self.inp("> ").strip()
+        except EOFError:
+            self.say("\nEnd of input: leaving the game.")
+            self.status = "eof"
+            return None
+
+    def ask(self, show: bool = True) -> int | None:
+        st = self.state
+        if show:
+            self.say()
+            self.show()
         legal = st.legal_actions()
         names = [st.action_to_string(a) for a in legal]
         if self.hint_agent is not None:
             self.hint()
-        self.say("Your moves: " + "  ".join(f"[{i + 1}] {n}" for i, n in enumerate(names)))
+        groups = None
+        if self.render is not None and hasattr(self.render, "move_groups"):
+            groups = self.render.move_groups(names)
+        self.list_moves(names, groups)
         while True:
-            try:
-                raw = self.inp("> ").strip()
-            except EOFError:
-                self.say("\nEnd of input: leaving the game.")
+            raw = self.read()
+            if raw is None:
                 return None
             if not raw:
                 continue
             low = raw.lower()
             if low in ("quit", "exit", "q"):
+                self.status = "quit"
                 return None
-            if low in ("help", "?"):
-                self.say("Enter the number of a move or its notation (e.g. a card such as 7D or 10S). "
-                         "'board' shows the table again, 'hint' asks the computer, 'quit' leaves.")
+            if low in ("help", "?", "h"):
+                self.say(getattr(self.render, "HELP", "Write a move as the game's notation."))
+                self.say(COMMANDS_HELP)
                 continue
             if low == "board":
                 self.show()
+                self.list_moves(names, groups)
                 continue
             if low == "hint":
                 self.hint()
                 continue
+            if low in ("moves", "list"):
+                self.list_moves(names, groups)
+                continue
             if raw.isdigit():
                 i = int(raw)
-                if 1 <= i <= len(legal):
+                count = len(groups) if groups is not None else len(legal)
+                if not 1 <= i <= count:
+                    self.say(f"There is no move number {i}: choose 1 to {count}.")
+                    continue
+                if groups is None:
                     return legal[i - 1]
-                self.say(f"There is no move number {i}: choose 1 to {len(legal)}.")
-                continue
+                chosen = self.pay(groups[i - 1], legal)
+                if chosen is None:
+                    if self.status != "playing":
+                        return None
+                    self.list_moves(names, groups)
+                    continue
+                return chosen
             try:
                 action = st.string_to_action(raw)
             except GameError as e:
-                self.say(f"Not understood: {e}")
+                self.say(f"Not understood: {player_message(str(e), self.seat)}. Type 'help' for "
+                         f"the notation.")
                 continue
             if action not in legal:
                 try:
                     st.clone().apply_action(action)
                 except GameError as e:
-                    self.say(f"Not allowed: {e}")
+                    self.say(f"Not allowed: {player_message(str(e), self.seat)}.")
                     continue
             return action
 
+    def list_moves(self, names: list[str], groups: Any) -> None:
+        if groups is None:
+            self.say("Your moves: " + "  ".join(f"[{i + 1}] {pretty(n)}" for i, n in enumerate(names)))
+        else:
+            self.say("Your moves (court card, then where to; you choose the payment next):")
+            for line in self.render.format_groups(groups):  # type: ignore[union-attr]
+                self.say(line)
+
+    def pay(self, group: Any, legal: list[int]) -> int | None:
+        """The second step of a Pentyrch choice: the payment, when there is more than one."""
+        if len(group.moves) == 1:
+            return int(legal[group.moves[0][0]])
+        for line in self.render.format_payments(group):  # type: ignore[union-attr]
+            self.say(line)
+        while True:
+            raw = self.read()
+            if raw is None:
+                return None
+            low = raw.lower()
+            if low in ("back", "b", ""):
+                return None
+            if low in ("quit", "exit", "q"):
+                self.status = "quit"
+                return None
+            if raw.isdigit() and 1 <= int(raw) <= len(group.moves):
+                return int(legal[group.moves[int(raw) - 1][0]])
+            self.say(f"Choose a payment 1 to {len(group.moves)}, or 'back'.")
+
     def hint(self) -> None:
+        if self.hint_agent is None and self.hint_factory is not None:
+            self.say("  (asking the strongest computer player…)")
+            self.hint_agent = self.hint_factory()
         if self.hint_agent is None:
-            self.say("No hint agent is available.")
+            self.say("No hint is available for this game.")
             return
         view = View(self.state, self.seat)
         info: dict[str, Any] | None = self.hint_agent.evaluate(view)
         if info is None:
             a = self.hint_agent.step(view)
-            self.say(f"Hint: {self.state.action_to_string(a)}.")
+            self.say(f"Hint: {pretty(self.state.action_to_string(a))}.")
             return
-        msg = f"Hint: {self.state.action_to_string(info['action'])}"
+        msg = f"Hint: {pretty(self.state.action_to_string(info['action']))}"
         if info.get("win_probability") is not None:
             msg += f" (estimated chance of winning {100 * info['win_probability']:.0f}%)"
         self.say(msg + ".")
