@@ -96,13 +96,13 @@ def play_analysed(game_spec: str, specs: Sequence[str], deal_seed: int, worlds: 
     state = game.new_initial_state(seed=deal_seed)
     agents = [make_agent(spec, game=game, seed=agent_seed(deal_seed, s)) for s, spec in enumerate(specs)]
     estimator = Estimator(game, worlds, seed=deal_seed) if worlds > 0 else None
-    rng = random.Random(deal_seed * 7_919 + 11)
     legal_counts: list[int] = []
     estimates: list[list[float]] = []
     while not state.is_terminal() and len(legal_counts) < MAX_ACTIONS:
         legal_counts.append(len(state.legal_actions()))
         if estimator is not None:
-            estimates.append([round(x, 4) for x in estimator.chances(state, rng)])
+            key = (deal_seed * 1_000_003 + len(legal_counts)) % (1 << 61)
+            estimates.append([round(x, 4) for x in estimator.chances(state, key)])
         p = state.current_player()
         state.apply_action(agents[p].step(View(state, p)))
     record = state.record()

@@ -41,7 +41,7 @@ def _terminal_chance(state: State, seat: int) -> float:
 
 
 class Estimator:
-    """``chances(state, rng)``: each player's estimated chance of winning, each from its own view."""
+    """``chances(state, key)``: each player's estimated chance of winning, each from its own view."""
 
     def __init__(self, game: Game, worlds: int = 8, seed: int = 0) -> None:
         if worlds < 1:
@@ -57,23 +57,31 @@ class Estimator:
             return self._model_playout
         if game.name == "pentyrch":
             return self._pentyrch_playout
+        self._policy_spec = "heuristic"
         try:
-            self._policy: list[Agent] = [make_agent("heuristic", game=game, seed=self.seed + p)
-                                         for p in range(game.num_players)]
+            make_agent("heuristic", game=game)
         except GameError:
-            self._policy = [make_agent("random", game=game, seed=self.seed + p)
-                            for p in range(game.num_players)]
+            self._policy_spec = "random"
+        self._policy: list[Agent] = []
         return self._agent_playout
 
-    def chances(self, state: State, rng: random.Random) -> list[float]:
-        out = []
-        for seat in range(self.game.num_players):
-            view = View(state, seat)
-            total = 0.0
-            for _ in range(self.worlds):
-                total += self.playout(view.determinize(rng), seat, rng)
-            out.append(total / self.worlds)
-        return out
+    def chances(self, state: State, key: int) -> list[float]:
+        """Every player's chance, each from its own view; seat ``s`` draws its worlds from a
+        generator seeded by ``(key, s)`` alone, so its estimate depends on nothing but its view."""
+        return [self.chance(View(state, s), random.Random(key * 8_191 + s))
+                for s in range(self.game.num_players)]
+
+    def chance(self, view: View, rng: random.Random) -> float:
+        """The share of ``worlds`` playouts from worlds drawn in ``view`` that its player wins."""
+        seat = view.player
+        if self.playout == self._agent_playout:
+            # Fresh playout players for each estimate: their tie-breaks come from ``rng`` too.
+            self._policy = [make_agent(self._policy_spec, game=self.game, seed=rng.getrandbits(32))
+                            for _ in range(self.game.num_players)]
+        total = 0.0
+        for _ in range(self.worlds):
+            total += self.playout(view.determinize(rng), seat, rng)
+        return total / self.worlds
 
     # -- playouts (in a sampled world, which the estimator drew itself) ---------------------------
     def _model_playout(self, world: State, seat: int, rng: random.Random) -> float:
