@@ -1,0 +1,78 @@
+// Pieces the three game screens share: card buttons, hands, seat labels, hint boxes, options.
+
+import { cardBack, cardSVG } from "../cards.js";
+import { cardText, el } from "../ui.js";
+
+/** The table's options with its rule set and the game's defaults filled in. */
+export function resolvedOptions(ctx) {
+  const out = {};
+  const info = ctx.info;
+  if (info) for (const o of info.options) out[o.name] = o.default;
+  const given = (ctx.table && ctx.table.options) || {};
+  const rs = info && given.ruleset && info.rulesets.find((r) => r.name === given.ruleset);
+  if (rs) Object.assign(out, rs.options);
+  Object.assign(out, given);
+  return out;
+}
+
+/** A card as a button (playable or not) holding its SVG. */
+export function cardButton(code, opts = {}) {
+  const b = el(`button.card-btn${opts.cls ? "." + opts.cls.split(" ").join(".") : ""}`, {
+    type: "button",
+    "data-card": code,
+    "data-flip": opts.flip === false ? null : code,
+    "data-from": opts.from || null,
+    "aria-label": opts.label || null,
+    disabled: opts.onclick ? null : true,
+    tabindex: opts.onclick ? null : "-1",
+    onclick: opts.onclick || null,
+    title: opts.title || null,
+  });
+  b.append(cardSVG(code, { mini: opts.mini }));
+  if (opts.tag) b.append(el("span.card-tag", opts.tag));
+  return b;
+}
+
+export function backs(n, opts = {}) {
+  const box = el(`div.backs${opts.cls ? "." + opts.cls : ""}`, { "aria-label": `${n} cards`, "data-origin": opts.origin || null });
+  for (let i = 0; i < n; i++) {
+    const b = el("div.back-slot");
+    b.append(cardBack());
+    box.append(b);
+  }
+  if (opts.count) box.append(el("span.count-badge", String(n)));
+  return box;
+}
+
+export function hintBox(ctx, describe) {
+  const h = ctx.hint;
+  if (!h || !ctx.msg || h.seq !== ctx.msg.seq) return null;
+  const p = typeof h.win_probability === "number" ? `${Math.round(h.win_probability * 100)}%` : null;
+  return el("div.hint-box", { "data-testid": "hint-box" }, "Hint: the best computer player would play ",
+    describe ? describe(h.action) : h.action, p ? ` — its chance of winning from here: ${p}.` : ".");
+}
+
+export function sentence(...parts) {
+  return el("span", ...parts);
+}
+
+export { cardText };
+
+/** Arrow keys move between playable cards, Enter or Space plays, 1-9 plays the nth playable card. */
+export function cardKeys(ev, board) {
+  const btns = [...board.querySelectorAll(".hand .card-btn.playable")];
+  if (!btns.length) return false;
+  const i = btns.indexOf(document.activeElement);
+  if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
+    const d = ev.key === "ArrowRight" ? 1 : -1;
+    const next = i < 0 ? (d > 0 ? 0 : btns.length - 1) : (i + d + btns.length) % btns.length;
+    btns[next].focus();
+    return true;
+  }
+  if (/^[1-9]$/.test(ev.key)) {
+    const b = btns[Number(ev.key) - 1];
+    if (b) b.click();
+    return !!b;
+  }
+  return false;
+}

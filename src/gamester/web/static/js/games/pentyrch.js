@@ -1,0 +1,364 @@
+// Pentyrch: court cards race across a cross of Ace–6 piles, paying with 7–10 hand cards.
+// Pick a court card, then a lit destination, then the payment among the legal ones.
+
+import { courtToken } from "../cards.js";
+import { cardsText, cardText, el, put } from "../ui.js";
+import { cardButton, hintBox, resolvedOptions } from "./common.js";
+
+const SEAT = ["West", "North", "East", "South"];
+const SEAT_SUIT = ["H", "C", "D", "S"];
+const HOME = ["a4", "d7", "g4", "d1"];
+const GOAL = ["g4", "d1", "a4", "d7"];
+const ROWS = [["d7"], ["c6", "d6", "e6"], ["b5", "c5", "d5", "e5", "f5"], ["a4", "b4", "c4", "d4", "e4", "f4", "g4"],
+  ["b3", "c3", "d3", "e3", "f3"], ["c2", "d2", "e2"], ["d1"]];
+const SUIT_SYM = { C: "♣", D: "♦", H: "♥", S: "♠" };
+
+/** "JH a4-b4 3S+5D" -> {court: "JH", from: "a4", dest: "b4", pay: ["3S","5D"], show: null} */
+export function parseMove(a) {
+  if (a === "pass") return { pass: true };
+  const [court, where, pay] = a.split(" ");
+  const m = { court, from: null, dest: null, pay: [], show: null, enter: false };
+  if (where === "off") m.dest = "off";
+  else if (where.startsWith("@")) {
+    m.enter = true;
+    m.dest = where.slice(1);
+  } else {
+    [m.from, m.dest] = where.split("-");
+  }
+  if (pay) {
+    if (pay.startsWith("=")) m.show = pay.slice(1);
+    else m.pay = pay.split("+");
+  }
+  return m;
+}
+
+function seatOwner(v, seat) {
+  return v.owners[seat];
+}
+
+function seatLabel(ctx, seat) {
+  const v = ctx.view;
+  const p = seatOwner(v, seat);
+  if (p === null || p === undefined) return SEAT[seat];
+  if (p === ctx.me) return v.my_seats && v.my_seats.length > 1 ? `your ${SEAT[seat]}` : "you";
+  return `${SEAT[seat]} (${ctx.names[p]})`;
+}
+
+function Cap(s) {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function value(code) {
+  return code[0] === "A" ? 1 : code[0] === "T" ? 10 : Number(code[0]);
+}
+
+function describeAction(a) {
+  const m = parseMove(a);
+  if (m.pass) return "pass";
+  const parts = [cardText(m.court), " "];
+  if (m.dest === "off") parts.push("bears off");
+  else if (m.enter) parts.push(`enters on ${m.dest}`);
+  else parts.push(`${m.from} → ${m.dest}`);
+  if (m.show) parts.push(", showing ", cardText(m.show));
+  else if (m.pay.length) parts.push(", paying ", ...cardsText(m.pay));
+  return el("span", ...parts);
+}
+
+function cellView(ctx, v, name, moves, selectable) {
+  const cell = v.board[name];
+  const [file, rank] = [name.charCodeAt(0) - 96, Number(name[1])];
+  const classes = ["cell"];
+  const homeOf = HOME.indexOf(name);
+  const goalOf = GOAL.indexOf(name);
+  const mine = v.my_seats || [];
+  if (name === "d4") classes.push("free");
+  if (homeOf >= 0) classes.push("home", `home-${SEAT[homeOf].toLowerCase()}`);
+  const sel = ctx.selection;
+  const dests = sel.court ? new Set(moves.filter((m) => m.court === sel.court).map((m) => m.dest)) : new Set();
+  const isDest = dests.has(name);
+  if (isDest) classes.push("dest");
+  if (sel.dest === name) classes.push("chosen");
+  const lastTo = ctx.lastMove && ctx.lastMove.to === name;
+  const lastFrom = ctx.lastMove && ctx.lastMove.from === name;
+  if (lastTo) classes.push("last-to");
+  if (lastFrom) classes.push("last-from");
+  const box = el(`div.${classes.join(".")}`, {
+    style: `grid-column:${file};grid-row:${8 - rank}`,
+    "data-cell": name,
+  });
+  const labels = [];
+  if (goalOf >= 0 && mine.includes(goalOf)) labels.push(el("span.cell-label.goal", "your goal"));
+  else if (homeOf >= 0 && v.owners[homeOf] !== null && v.owners[homeOf] !== undefined) {
+    const own = mine.includes(homeOf);
+    labels.push(el(`span.cell-label.seat-${homeOf}${own ? ".own" : ""}`, own ? "your home" : `${SEAT[homeOf]} home`));
+  }
+  if (name === "d4") {
+    box.append(el("div.free-mark", "free"));
+  } else if (cell.pile.length) {
+    const top = cell.pile[cell.pile.length - 1];
+    const c = cardButton(top, { mini: true, flip: false, label: `${name}: top value ${value(top)}${cell.pile.length > 1 ? `, ${cell.pile.length} cards` : ""}` });
+    box.append(c);
+    if (cell.pile.length > 1) box.append(el("span.pile-count", { title: cell.pile.join(" ") }, `×${cell.pile.length}`));
+  } else {
+    box.append(el("div.empty-pile"));
+  }
+  if (cell.stack.length) {
+    const st = el("div.stack");
+    cell.stack.forEach((code, i) => {
+      const top = i === cell.stack.length - 1;
+      const can = top && selectable.has(code);
+      const t = el(`button.token-btn${can ? ".selectable" : ""}${sel.court === code ? ".selected" : ""}`, {
+        type: "button",
+        "data-flip": code,
+        "data-court": code,
+        disabled: can ? null : true,
+        title: `${code}${top ? "" : " (under another card)"}`,
+        onclick: can ? (ev) => {
+          ev.stopPropagation();
+          ctx.select({ court: sel.court === code ? null : code, dest: null });
+        } : null,
+      });
+      t.append(courtToken(code));
+      st.append(t);
+    });
+    box.append(st);
+  }
+  if (labels.length) box.append(el("div.cell-labels", labels));
+  box.append(el("span.cell-name", name));
+  if (isDest) {
+    const pick = el("button.dest-btn", { type: "button", "aria-label": `move ${sel.court} to ${name}`, "data-dest": name,
+      onclick: () => chooseDest(ctx, moves, name) });
+    box.append(pick);
+  }
+  return box;
+}
+
+function chooseDest(ctx, moves, dest) {
+  const options = moves.filter((m) => m.court === ctx.selection.court && m.dest === dest);
+  if (options.length === 1) ctx.act(options[0].action);
+  else ctx.select({ dest });
+}
+
+function payPanel(ctx, moves) {
+  const sel = ctx.selection;
+  if (!sel.court || !sel.dest) return null;
+  const options = moves.filter((m) => m.court === sel.court && m.dest === sel.dest);
+  const where = sel.dest === "off" ? "bear off" : `go to ${sel.dest}`;
+  const pile = sel.dest !== "off" && ctx.view.board[sel.dest] ? ctx.view.board[sel.dest].pile : [];
+  const top = pile.length ? pile[pile.length - 1] : null;
+  return el("div.pay-panel", { "data-testid": "pay-panel" },
+    el("p", "How does ", cardText(sel.court), ` ${where}? `,
+      top ? el("span.muted", "The pile's top value there is ", String(value(top)), ".") : null),
+    el("div.row.wrap", options.map((m) => {
+      const label = m.show ? ["Show ", cardText(m.show), " (no cards change hands)"]
+        : m.pay.length === 1 ? ["Lay ", cardText(m.pay[0])]
+          : m.pay.length ? ["Lay ", ...cardsText(m.pay), m.pay.length > 1 ? ` (${m.pay[0][0] === "T" ? "10" : m.pay[0][0]}${SUIT_SYM[m.pay[0][1]]} on top)` : ""]
+            : ["Move (no payment)"];
+      return el("button.pay-option", { type: "button", "data-action": m.action, onclick: () => ctx.act(m.action) }, ...label);
+    }), el("button.small", { type: "button", onclick: () => ctx.select({ dest: null }) }, "Back")));
+}
+
+function seatBox(ctx, v, seat, selectable, moves) {
+  const p = seatOwner(v, seat);
+  if (p === null || p === undefined) return null;
+  const name = SEAT[seat];
+  const mine = (v.my_seats || []).includes(seat);
+  const toMove = v.seat_to_move === seat;
+  const off = (v.off_board[name] || []).map((code) => {
+    const can = selectable.has(code);
+    const b = el(`button.token-btn${can ? ".selectable" : ""}${ctx.selection.court === code ? ".selected" : ""}`, {
+      type: "button", "data-flip": code, "data-court": code, disabled: can ? null : true,
+      onclick: can ? () => ctx.select({ court: ctx.selection.court === code ? null : code, dest: null }) : null,
+    });
+    b.append(courtToken(code));
+    return b;
+  });
+  const safe = (v.safe[name] || []).map((code) => {
+    const b = el("span.token-safe", { "data-flip": code });
+    b.append(courtToken(code));
+    return b;
+  });
+  const bearOff = ctx.selection.court && moves.some((m) => m.court === ctx.selection.court && m.dest === "off")
+    && (v.off_board[name] || []).concat(...Object.values(v.board).map((c) => c.stack)).includes(ctx.selection.court)
+    && SEAT_SUIT[seat] === ctx.selection.court[1]
+    ? el("button.primary.small", { type: "button", "data-action": "bear-off", onclick: () => chooseDest(ctx, moves, "off") },
+      "Bear off ", cardText(ctx.selection.court)) : null;
+  const h = v.hands.find((x) => x.player === p);
+  let handInfo = null;
+  if (h && p !== ctx.me && (v.my_seats || []).length && (v.owners.indexOf(p) === seat)) {
+    handInfo = el("div.hand-info", h.known.length ? ["Known: ", ...cardsText(h.known), " "] : null,
+      h.unknown ? el("span.muted", `${h.unknown} unseen`) : null);
+  } else if (h && ctx.me === null && v.owners.indexOf(p) === seat) {
+    handInfo = el("div.hand-info", h.known.length ? ["Known: ", ...cardsText(h.known), " "] : null,
+      el("span.muted", `${h.unknown} unseen`));
+  }
+  const partners = resolvedOptions(ctx).partners ? el("span.chip", `partner: ${SEAT[(seat + 2) % 4]}`) : null;
+  return el(`div.py-seat.seat-${seat}${toMove ? ".to-move" : ""}${mine ? ".mine" : ""}`, { "data-testid": `seat-${seat}` },
+    el("div.seat-line", el(`span.suit-badge.s${SEAT_SUIT[seat]}`, SUIT_SYM[SEAT_SUIT[seat]]),
+      el("span.seat-name", `${name}: ${p === ctx.me ? "you" : ctx.names[p]}`),
+      v.dealer === seat ? el("span.chip.dealer", "Dealer") : null, partners,
+      el("span.chip.score", `${v.scores[p] !== undefined ? scoreOfSeat(v, seat) : 0} pts`)),
+    el("div.seat-line.tokens", el("span.muted", "Off board "), off.length ? off : el("span.muted", "—"),
+      el("span.muted.sep", " Safe "), safe.length ? safe : el("span.muted", "—")),
+    bearOff, handInfo);
+}
+
+function scoreOfSeat(v, seat) {
+  // Jack 3, Queen 2, King 1 for each court card of this seat in safety (rules/pentyrch.md, End).
+  return (v.safe[SEAT[seat]] || []).reduce((s, c) => s + ({ J: 3, Q: 2, K: 1 })[c[0]], 0);
+}
+
+function myHand(ctx, v, moves) {
+  if (ctx.me === null || !v.hand) return null;
+  const sel = ctx.selection;
+  const singles = new Map();
+  if (sel.court && sel.dest) {
+    for (const m of moves) {
+      if (m.court !== sel.court || m.dest !== sel.dest) continue;
+      if (m.pay.length === 1) singles.set(m.pay[0], m.action);
+    }
+  }
+  const row = el("div.hand.py-hand", { "data-testid": "hand" });
+  v.hand.forEach((c, i) => {
+    const a = singles.get(c);
+    const cls = a ? "playable" : singles.size ? "dimmed" : "";
+    const b = cardButton(c, { cls, onclick: a ? () => ctx.act(a) : null });
+    b.style.setProperty("--i", i);
+    row.append(b);
+  });
+  if (!v.hand.length) row.append(el("span.muted", "Your hand is empty."));
+  return el("div.hand-wrap", el("div.hand-title", "Your hand (7–10 cards pay for exchanges)"), row);
+}
+
+export default {
+  render(board, ctx) {
+    const v = ctx.view;
+    const moves = ctx.legal.filter((a) => a !== "pass").map((a) => ({ ...parseMove(a), action: a }));
+    const selectable = new Set(moves.map((m) => m.court));
+    // With one court card to move, pick it for the player.
+    if (!ctx.selection.court && selectable.size === 1) ctx.selection.court = [...selectable][0];
+    const evs = (ctx.msg && ctx.msg.events) || [];
+    const mv = evs.find((e) => e.type === "move" || e.type === "enter" || e.type === "bear_off");
+    ctx.lastMove = mv ? { from: mv.from, to: mv.to } : null;
+    const grid = el("div.cross", { "data-testid": "cross" });
+    for (const row of ROWS) for (const name of row) grid.append(cellView(ctx, v, name, moves, selectable));
+    const seats = [0, 1, 2, 3].map((s) => seatBox(ctx, v, s, selectable, moves));
+    const pass = ctx.legal.includes("pass")
+      ? el("div.offer", el("p", "No move is legal for you: you must pass", resolvedOptions(ctx).reveal_on_pass === false ? "." : ", and your hand is shown to everyone."),
+        el("button.primary", { type: "button", "data-action": "pass", onclick: () => ctx.act("pass") }, "Pass"))
+      : null;
+    const prompt = moves.length && !ctx.selection.court
+      ? el("p.prompt", "Pick one of your court cards (lit up) to move.")
+      : moves.length && ctx.selection.court && !ctx.selection.dest
+        ? el("p.prompt", "Now pick where ", cardText(ctx.selection.court), " goes (the lit cells).") : null;
+    put(board,
+      el("div.py-layout",
+        el("div.cross-wrap", grid),
+        el("div.py-side", el("div.round", `Round ${v.round + 1}${v.games > 1 ? ` · game ${v.match_game + 1} of ${v.games}` : ""}`),
+          seats)),
+      prompt, pass, payPanel(ctx, moves), hintBox(ctx, describeAction), myHand(ctx, v, moves));
+  },
+
+  status(ctx) {
+    const v = ctx.view;
+    if (ctx.legal.length) {
+      const seat = v.seat_to_move;
+      const which = v.my_seats && v.my_seats.length > 1 ? ` (${SEAT[seat]})` : "";
+      if (ctx.legal.length === 1 && ctx.legal[0] === "pass") return `Your turn${which}: you cannot move.`;
+      return `Your turn${which}: move a court card.`;
+    }
+    if (v.seat_to_move === null || v.seat_to_move === undefined) return "";
+    return `${Cap(seatLabel(ctx, v.seat_to_move))} to move…`;
+  },
+
+  narrate(e, ctx) {
+    const who = (s) => Cap(seatLabel(ctx, s));
+    switch (e.type) {
+      case "new_game":
+        return el("span.deal-line", `Game ${e.game + 1}: the cross is laid out and the hands are dealt.`);
+      case "enter":
+      case "move": {
+        const how = { free: " onto the free space", cover: ", covering the stack there", exchange: "", show: "" }[e.how];
+        if (e.how === "cover") {
+          const under = ctx.view && ctx.view.board[e.to] ? ctx.view.board[e.to].stack : [];
+          const below = under.length > 1 ? under[under.length - 2] : null;
+          const trap = below && below[1] !== e.card[1];
+          const verb = below ? (trap ? ", trapping " : ", protecting ") : "";
+          const tail = below ? [verb, cardText(below)] : [how];
+          return e.type === "enter"
+            ? el("span", `${who(e.seat)} entered `, cardText(e.card), ` on ${e.to}`, ...tail, ".")
+            : el("span", `${who(e.seat)} moved `, cardText(e.card), ` ${e.from} → ${e.to}`, ...tail, ".");
+        }
+        if (e.how === "exchange" || e.how === "show") return null; // told with the exchange or show below
+        return e.type === "enter"
+          ? el("span", `${who(e.seat)} entered `, cardText(e.card), ` on ${e.to}${how}.`)
+          : el("span", `${who(e.seat)} moved `, cardText(e.card), ` ${e.from} → ${e.to}${how}.`);
+      }
+      case "exchange": {
+        const mv = ctx.msg && ctx.msg.events.find((x) => (x.type === "move" || x.type === "enter") && x.to === e.cell);
+        const head = mv && mv.type === "move"
+          ? [`${who(e.seat)} moved `, cardText(mv.card), ` ${mv.from} → ${e.cell}`]
+          : mv ? [`${who(e.seat)} entered `, cardText(mv.card), ` on ${e.cell}`] : [`${who(e.seat)} exchanged on ${e.cell}`];
+        return el("span", ...head, ", taking ", ...cardsText(e.taken), " and laying ", ...cardsText(e.laid), ".");
+      }
+      case "show": {
+        const mv = ctx.msg && ctx.msg.events.find((x) => (x.type === "move" || x.type === "enter") && x.to === e.cell);
+        const head = mv && mv.type === "move"
+          ? [`${who(e.seat)} moved `, cardText(mv.card), ` ${mv.from} → ${e.cell}`]
+          : mv ? [`${who(e.seat)} entered `, cardText(mv.card), ` on ${e.cell}`] : [`${who(e.seat)} moved onto ${e.cell}`];
+        return el("span", ...head, " by showing ", cardText(e.card), ".");
+      }
+      case "bear_off":
+        return el("span", `${who(e.seat)} bore `, cardText(e.card), " off to safety.");
+      case "pass":
+        if (e.all_safe) return el("span.muted", `${who(e.seat)} passes: all its court cards are safe.`);
+        if (e.hand) return el("span", `${who(e.seat)} could not move and passed, showing `, e.hand.length ? cardsText(e.hand) : "an empty hand", ".");
+        return el("span", `${who(e.seat)} could not move and passed.`);
+      case "finished":
+        return el("strong", `${e.finished_seats.map((s) => who(s)).join(" and ")} finished: every court card is safe.`);
+      case "game_over": {
+        const reason = { finished: "the round is complete", blocked: "a whole round passed without a move",
+          max_rounds: "the round limit was reached" }[e.reason] || e.reason;
+        const winners = e.winners.map((p) => (p === ctx.me ? "you" : ctx.names[p]));
+        return el("strong", `Game ${e.game + 1} is over (${reason}): `, winners.length ? `${winners.join(" and ")} won.` : "a draw.");
+      }
+      default:
+        return null;
+    }
+  },
+
+  result(ctx) {
+    const v = ctx.view;
+    const last = v.results[v.results.length - 1];
+    const r = ctx.table.returns;
+    if (!last) return "The game is over.";
+    const winners = last.winners.map((p) => (p === ctx.me ? "You" : ctx.names[p]));
+    let text = winners.length ? `${winners.join(" and ")} won.` : "A draw: nobody came out ahead.";
+    text += ` In safety: ${v.scores.map((s, p) => `${p === ctx.me ? "you" : ctx.names[p]} ${s}`).join(", ")} points.`;
+    if (ctx.me !== null && r) text += ` Your result: ${r[ctx.me] > 0 ? "+" : ""}${Math.round(r[ctx.me] * 100) / 100}.`;
+    return text;
+  },
+
+  pauseAfter() {
+    return 700;
+  },
+
+  keyboard(ev, ctx, board) {
+    // Tab moves between the lit court cards, cells and payments (all buttons); Escape goes back.
+    if (ev.key === "Escape") {
+      ctx.select({ court: null, dest: null });
+      return true;
+    }
+    if (ev.key === "p" && ctx.legal.includes("pass")) {
+      ctx.act("pass");
+      return true;
+    }
+    if (/^[1-9]$/.test(ev.key)) {
+      const opts = [...board.querySelectorAll(".pay-option, .dest-btn, .token-btn.selectable")];
+      const b = opts[Number(ev.key) - 1];
+      if (b) b.click();
+      return !!b;
+    }
+    return false;
+  },
+};

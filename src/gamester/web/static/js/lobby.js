@@ -1,0 +1,241 @@
+// The lobby: choose a game, its rule set and options, who sits where, a clock; then start.
+// Below: tables waiting for players (to join) and games being played (to watch).
+
+import { api, games, mySeat, rememberSeat } from "./api.js";
+import { clear, el, saveSettings, settings, toast } from "./ui.js";
+import { seatNames } from "./table.js";
+
+const BLURB = {
+  penneech: "Two players, 52 cards. A new trump is turned up before every trick; honours peg you to 61.",
+  piquesept: "Four (or three) players, 32 cards. The holder of the 7♠ plays alone against the rest for 66 card points.",
+  pentyrch: "Up to four players race their court cards across a cross of Ace–6 cards, paying with 7–10s.",
+};
+
+const CLOCKS = [[null, "No clock"], [15, "15 s a move"], [30, "30 s a move"], [60, "1 min a move"], [180, "3 min a move"]];
+
+function stars(n) {
+  return "★".repeat(n + 1) + "☆".repeat(Math.max(0, 3 - n));
+}
+
+export class Lobby {
+  constructor(root, params) {
+    this.root = root;
+    this.params = params;
+    this.timer = null;
+    this.start();
+  }
+
+  destroy() {
+    clearInterval(this.timer);
+  }
+
+  async start() {
+    clear(this.root).append(el("p.loading", "Loading the games…"));
+    try {
+      this.games = await games();
+    } catch (e) {
+      clear(this.root).append(el("div.panel.error-panel", el("h2", "The server cannot be reached"), el("p", e.message)));
+      return;
+    }
+    const wanted = this.params.get("game");
+    this.game = this.games.find((g) => g.name === wanted) || this.games[0];
+    this.setup = el("section.panel.setup", { "data-testid": "setup" });
+    this.tables = el("section.panel.tables", { "data-testid": "tables" });
+    const nameInput = el("input#player-name", {
+      type: "text", maxlength: 40, value: settings().name, placeholder: "Your name", autocomplete: "nickname",
+      "aria-label": "Your name", onchange: (ev) => saveSettings({ name: ev.target.value.trim() }),
+    });
+    clear(this.root).append(
+      el("section.hero",
+        el("h1", "Three forgotten card games, back on the table"),
+        el("p", "Play Penneech, Piquesept and Pentyrch against the computer or with friends. ",
+          el("label.inline-name", "Your name: ", nameInput))),
+      el("div.game-tiles", { role: "tablist" }, this.games.map((g) => this.tile(g))),
+      el("div.lobby-columns", this.setup, this.tables));
+    this.renderSetup();
+    this.refreshTables();
+    this.timer = setInterval(() => this.refreshTables(), 4000);
+  }
+
+  tile(g) {
+    const active = g.name === this.game.name;
+    return el(`button.game-tile${active ? ".active" : ""}`, {
+      type: "button", role: "tab", "aria-selected": active ? "true" : "false", "data-game": g.name,
+      onclick: () => {
+        this.game = g;
+        for (const t of this.root.querySelectorAll(".game-tile")) {
+          t.classList.toggle("active", t.dataset.game === g.name);
+          t.setAttribute("aria-selected", t.dataset.game === g.name ? "true" : "false");
+        }
+        this.renderSetup();
+      },
+    }, el("span.tile-title", g.title || g.name), el("span.tile-players", `${g.players.join(" or ")} players`),
+    el("span.tile-blurb", BLURB[g.name] || ""));
+  }
+
+  renderSetup() {
+    const g = this.game;
+    const box = clear(this.setup);
+    const form = el("form.setup-form", { onsubmit: (ev) => { ev.preventDefault(); this.create(); } });
+    this.form = form;
+    // Rule set
+    const rsSelect = el("select#ruleset", { name: "ruleset", "data-testid": "ruleset" },
+      g.rulesets.map((r) => el("option", { value: r.name }, r.name)));
+    const rsInfo = el("p.rs-info");
+    const showRs = () => {
+      const r = g.rulesets.find((x) => x.name === rsSelect.value);
+      clear(rsInfo);
+      if (r) rsInfo.append(el("span", r.reading ? `${r.reading[0].toUpperCase()}${r.reading.slice(1)}.` : ""),
+        r.source ? el("span.source", ` Source: ${r.source}.`) : "");
+      this.renderOptionHints();
+    };
+    rsSelect.addEventListener("change", showRs);
+    // Options (the rule set's values unless changed)
+    this.optionRows = [];
+    const opts = el("div.options");
+    for (const o of g.options) {
+      if (o.name === "ruleset") continue;
+      let input;
+      if (o.choices && o.choices.length) {
+        input = el("select", { name: o.name, "data-option": o.name },
+          el("option", { value: "" }, "as the rule set says"),
+          o.choices.map((c) => el("option", { value: String(c) }, String(c))));
+      } else if (o.type === "bool") {
+        input = el("select", { name: o.name, "data-option": o.name },
+          el("option", { value: "" }, "as the rule set says"), el("option", { value: "true" }, "yes"),
+          el("option", { value: "false" }, "no"));
+      } else {
+        input = el("input", { name: o.name, "data-option": o.name, type: o.type === "int" ? "number" : "text",
+          placeholder: "as the rule set says" });
+      }
+      if (o.name === "players") input.addEventListener("change", () => this.renderSeats());
+      const hint = el("span.opt-default");
+      this.optionRows.push({ o, input, hint });
+      opts.append(el("div.opt", el("label", el("span.opt-name", o.name.replace(/_/g, " ")), input, hint),
+        o.doc ? el("p.opt-doc", o.doc) : null));
+    }
+    this.seatBox = el("div.seats");
+    const clock = el("select#clock", { name: "clock" }, CLOCKS.map(([v, t]) => el("option", { value: v === null ? "" : v }, t)));
+    const onTimeout = el("select#on-timeout", { name: "on_timeout" },
+      el("option", { value: "bot" }, "a computer player moves for them"), el("option", { value: "forfeit" }, "they lose the game"));
+    const showTimeout = () => { form.querySelector(".field.timeout").hidden = !clock.value; };
+    clock.addEventListener("change", () => showTimeout());
+    form.append(
+      el("h2", `New table: ${g.title || g.name}`),
+      el("div.field", el("label", { for: "ruleset" }, "Rule set"), rsSelect), rsInfo,
+      el("details.more-options", el("summary", "Options"), opts),
+      el("h3", "Seats"), this.seatBox,
+      el("div.field", el("label", { for: "clock" }, "Clock"), clock),
+      el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout),
+      el("div.row", el("button.primary.big", { type: "submit", "data-testid": "start" }, "Start the game"),
+        el("a.button", { href: `#/rules/${g.name}` }, `How to play ${g.title || g.name}`)));
+    box.append(form);
+    showTimeout();
+    showRs();
+    this.renderSeats();
+  }
+
+  renderOptionHints() {
+    const g = this.game;
+    const rs = g.rulesets.find((r) => r.name === this.form.ruleset.value);
+    for (const { o, hint } of this.optionRows) {
+      const v = rs && o.name in rs.options ? rs.options[o.name] : o.default;
+      hint.textContent = ` (${Array.isArray(v) ? v.join(",") : v})`;
+    }
+  }
+
+  playerCount() {
+    const g = this.game;
+    const row = this.optionRows.find((r) => r.o.name === "players");
+    if (row && row.input.value) return Number(row.input.value);
+    const rs = g.rulesets.find((r) => r.name === this.form.ruleset.value);
+    if (rs && rs.options.players) return Number(rs.options.players);
+    if (row) return Number(row.o.default);
+    return g.players[0];
+  }
+
+  renderSeats() {
+    const g = this.game;
+    const n = this.playerCount();
+    const agents = [...g.agents].sort((a, b) => a.strength - b.strength);
+    const best = agents[agents.length - 1];
+    const box = clear(this.seatBox);
+    this.seatSelects = [];
+    const label = g.name === "pentyrch"
+      ? (i) => (n === 2 ? ["West & East (red)", "North & South (black)"][i] : ["West ♥", "North ♣", "East ♦", "South ♠"][i])
+      : (i) => `Seat ${i + 1}`;
+    for (let i = 0; i < n; i++) {
+      const sel = el("select", { "data-seat": i, "aria-label": `Seat ${i + 1}` },
+        el("option", { value: "you" }, "You"),
+        el("option", { value: "friend" }, "A friend (invite link)"),
+        agents.map((a) => el("option", { value: `agent:${a.spec}` }, `${stars(a.strength)} Computer — ${a.label}`)));
+      sel.value = i === 0 ? "you" : `agent:${best.spec}`;
+      sel.addEventListener("change", () => {
+        if (sel.value === "you") for (const s of this.seatSelects) if (s !== sel && s.value === "you") s.value = "friend";
+      });
+      this.seatSelects.push(sel);
+      box.append(el("div.field.seat-field", el("label", label(i)), sel));
+    }
+  }
+
+  async create() {
+    const g = this.game;
+    const options = { ruleset: this.form.ruleset.value };
+    for (const { o, input } of this.optionRows) {
+      if (input.value === "") continue;
+      options[o.name] = o.type === "int" ? Number(input.value) : o.type === "bool" ? input.value === "true" : input.value;
+    }
+    const choice = this.seatSelects.map((s) => s.value);
+    const seats = choice.map((c) => (c.startsWith("agent:") ? c.slice(6) : "human"));
+    const secs = this.form.clock.value;
+    const clock = secs ? { seconds_per_move: Number(secs), on_timeout: this.form.on_timeout.value } : null;
+    const mine = choice.indexOf("you");
+    const name = settings().name || this.root.querySelector("#player-name").value.trim();
+    if (mine >= 0 && !name) {
+      toast("Type your name at the top first.", "error");
+      this.root.querySelector("#player-name").focus();
+      return;
+    }
+    const btn = this.form.querySelector("button[type=submit]");
+    btn.disabled = true;
+    try {
+      const table = await api("/tables", { game: g.name, options, seats, clock });
+      if (mine >= 0) {
+        saveSettings({ name });
+        const res = await api(`/tables/${encodeURIComponent(table.id)}/join`, { seat: mine, name });
+        rememberSeat(table.id, res.seat, res.token);
+      }
+      location.hash = `#/table/${encodeURIComponent(table.id)}`;
+    } catch (e) {
+      toast(e.message, "error");
+      btn.disabled = false;
+    }
+  }
+
+  async refreshTables() {
+    let waiting;
+    let playing;
+    try {
+      [waiting, playing] = await Promise.all([api("/tables?status=waiting&limit=20"), api("/tables?status=playing&limit=20")]);
+    } catch {
+      return;
+    }
+    const box = clear(this.tables);
+    const title = (t) => (this.games.find((g) => g.name === t.game) || {}).title || t.game;
+    const info = (t) => this.games.find((g) => g.name === t.game);
+    const line = (t, action) => {
+      const names = seatNames(t, info(t), null).map((n, i) => (t.seats[i].kind === "human" && !t.seats[i].name ? "open seat" : n));
+      return el("li.table-row", el("span.t-game", title(t)), el("span.t-seats", names.join(" · ")), action);
+    };
+    const open = waiting.tables.filter((t) => t.seats.some((s) => s.kind === "human" && !s.name));
+    box.append(el("h2", "Tables waiting for players"),
+      open.length ? el("ul.table-list", { "data-testid": "waiting-tables" }, open.map((t) => line(t,
+        mySeat(t.id) ? el("a.button.small", { href: `#/table/${encodeURIComponent(t.id)}` }, "Back to my seat")
+          : el("a.button.small.primary", { href: `#/table/${encodeURIComponent(t.id)}` }, "Join"))))
+        : el("p.muted", "None right now — start one and invite a friend."),
+      el("h2", "Games being played"),
+      playing.tables.length ? el("ul.table-list", { "data-testid": "playing-tables" }, playing.tables.map((t) => line(t,
+        el("a.button.small", { href: `#/table/${encodeURIComponent(t.id)}` }, mySeat(t.id) ? "Back to my seat" : "Watch"))))
+        : el("p.muted", "Nobody is playing right now."));
+  }
+}

@@ -1,0 +1,43 @@
+// The app: a hash router over the lobby, a table, a replay and the rules; the settings menu.
+
+import { Lobby } from "./lobby.js";
+import { ReplayScreen } from "./replay.js";
+import { RulesScreen } from "./rules.js";
+import { TableScreen } from "./table.js";
+import { applySettings, el, saveSettings, settings } from "./ui.js";
+
+const root = document.getElementById("app");
+let screen = null;
+
+function route() {
+  if (screen && screen.destroy) screen.destroy();
+  screen = null;
+  const hash = location.hash.replace(/^#\/?/, "");
+  const [path, query] = hash.split("?");
+  const params = new URLSearchParams(query || "");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  window.scrollTo(0, 0);
+  if (parts[0] === "table" && parts[1]) screen = new TableScreen(root, parts[1], params);
+  else if (parts[0] === "replay" && parts[1]) screen = new ReplayScreen(root, parts[1], params);
+  else if (parts[0] === "rules" && parts[1]) screen = new RulesScreen(root, parts[1]);
+  else screen = new Lobby(root, params);
+}
+
+function settingsMenu() {
+  const s = settings();
+  const four = el("input", { type: "checkbox", id: "set-four", checked: s.fourColour,
+    onchange: (ev) => saveSettings({ fourColour: ev.target.checked }) });
+  const anim = el("input", { type: "checkbox", id: "set-anim", checked: s.animations,
+    onchange: (ev) => saveSettings({ animations: ev.target.checked }) });
+  return el("details.settings",
+    el("summary", { "aria-label": "Settings", "data-testid": "settings" }, "⚙ Settings"),
+    el("div.settings-box",
+      el("label", four, " Four-colour deck (♦ blue, ♣ green)"),
+      el("label", anim, " Animations"),
+      el("p.muted", "Keys: ← → choose a card, Enter plays it, 1–9 play the nth playable card, H asks for a hint.")));
+}
+
+applySettings();
+document.getElementById("settings-slot").append(settingsMenu());
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,434 @@
+// The table screen: joining a seat, waiting for friends, playing or watching over the WebSocket,
+// hints, the clock, the game log and the end of the game. What each game draws lives in games/*.js.
+
+import { api, forgetSeat, gameInfo, mySeat, rememberSeat, TableSocket } from "./api.js";
+import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, toast } from "./ui.js";
+import { flipAfter, flipBefore } from "./flip.js";
+import penneech from "./games/penneech.js";
+import piquesept from "./games/piquesept.js";
+import pentyrch from "./games/pentyrch.js";
+
+export const GAMES = { penneech, piquesept, pentyrch };
+
+export function inviteLink(tableId, seat) {
+  return `${location.origin}/#/table/${encodeURIComponent(tableId)}?seat=${seat}`;
+}
+
+/** A name for every seat as a player would say it: "You", a person's name, or the bot's level. */
+export function seatNames(table, info, me) {
+  const short = (s) => {
+    const a = info && info.agents.find((x) => x.spec === s.agent);
+    return (a ? a.label.split(":")[0] : s.agent) || "Computer";
+  };
+  const names = table.seats.map((s) => {
+    if (me !== null && s.seat === me) return "You";
+    if (s.kind === "bot") return short(s);
+    return s.name || `Player ${s.seat + 1}`;
+  });
+  // Two bots of one level (or two people of one name) get their seat number to tell them apart.
+  return names.map((n, i) => (n !== "You" && names.filter((m) => m === n).length > 1 ? `${n} ${i + 1}` : n));
+}
+
+export class TableScreen {
+  constructor(root, tableId, params) {
+    this.root = root;
+    this.id = tableId;
+    this.params = params;
+    this.sock = null;
+    this.queue = [];
+    this.busy = false;
+    this.view = null;
+    this.prev = null;
+    this.log = [];
+    this.hint = null;
+    this.selection = {};
+    this.pending = false;
+    this.closed = false;
+    this.clockTimer = null;
+    this.keyHandler = (ev) => this.onKey(ev);
+    document.addEventListener("keydown", this.keyHandler);
+    this.start();
+  }
+
+  destroy() {
+    this.closed = true;
+    if (this.sock) this.sock.close();
+    clearInterval(this.clockTimer);
+    document.removeEventListener("keydown", this.keyHandler);
+  }
+
+  async start() {
+    clear(this.root).append(el("p.loading", "Opening the table…"));
+    try {
+      this.table = await api(`/tables/${encodeURIComponent(this.id)}`);
+      this.info = await gameInfo(this.table.game);
+    } catch (e) {
+      clear(this.root).append(el("div.panel.error-panel", el("h2", "This table cannot be opened"),
+        el("p", e.message), el("a.button", { href: "#/" }, "Back to the lobby")));
+      return;
+    }
+    this.game = GAMES[this.table.game];
+    const saved = mySeat(this.id);
+    const invited = this.params.get("seat");
+    if (saved) {
+      this.me = saved.seat;
+      this.token = saved.token;
+      this.connect();
+    } else if (invited !== null && this.openSeats().includes(Number(invited))) {
+      this.showJoin(Number(invited));
+    } else if (this.table.status === "waiting" && this.openSeats().length) {
+      this.showJoin(null);
+    } else {
+      this.me = null;
+      this.token = null;
+      this.connect();
+    }
+  }
+
+  openSeats() {
+    return this.table.seats.filter((s) => s.kind === "human" && !s.name && !s.connected).map((s) => s.seat);
+  }
+
+  // -- joining -------------------------------------------------------------------------------
+  showJoin(seat) {
+    const title = this.info ? this.info.title : this.table.game;
+    const names = seatNames(this.table, this.info, null);
+    const nameInput = el("input#join-name", { type: "text", maxlength: 40, value: settings().name,
+      placeholder: "Your name", "aria-label": "Your name", autocomplete: "nickname" });
+    const open = seat === null ? this.openSeats() : [seat];
+    const who = el("ul.seat-summary", this.table.seats.map((s) => el("li",
+      `Seat ${s.seat + 1}: `, s.kind === "bot" ? `${names[s.seat]} (computer)` : s.name || "open")));
+    const buttons = open.map((n) => el("button.primary", {
+      "data-testid": `take-seat-${n}`,
+      onclick: () => this.join(n, nameInput.value.trim()),
+    }, open.length > 1 ? `Take seat ${n + 1}` : "Take the seat"));
+    clear(this.root).append(el("div.panel.join-panel",
+      el("h2", seat === null ? `Join a table of ${title}` : `You are invited to play ${title}`),
+      who,
+      el("label", "Your name ", nameInput),
+      el("div.row", buttons,
+        el("button", { onclick: () => { this.me = null; this.connect(); } }, "Just watch"))));
+    nameInput.focus();
+  }
+
+  async join(seat, name) {
+    if (!name) {
+      toast("Please type a name first.", "error");
+      return;
+    }
+    saveSettings({ name });
+    try {
+      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, { seat, name });
+      rememberSeat(this.id, res.seat, res.token);
+      this.me = res.seat;
+      this.token = res.token;
+      history.replaceState(null, "", `#/table/${encodeURIComponent(this.id)}`);
+      this.table = await api(`/tables/${encodeURIComponent(this.id)}`);
+      this.connect();
+    } catch (e) {
+      toast(e.status === 409 ? "That seat has just been taken." : e.message, "error");
+      this.table = await api(`/tables/${encodeURIComponent(this.id)}`).catch(() => this.table);
+      if (this.openSeats().length) this.showJoin(null);
+      else this.connect();
+    }
+  }
+
+  async leave() {
+    if (!this.token) return;
+    try {
+      await api(`/tables/${encodeURIComponent(this.id)}/leave`, { token: this.token });
+    } catch (e) {
+      toast(e.message, "error");
+    }
+    forgetSeat(this.id);
+    location.hash = "#/";
+  }
+
+  // -- the connection ------------------------------------------------------------------------
+  connect() {
+    this.buildFrame();
+    this.sock = new TableSocket(this.id, this.token, (m) => this.onMessage(m), (s) => this.onSocket(s));
+  }
+
+  onSocket(state) {
+    const notice = this.frame.notice;
+    if (state === "open") {
+      notice.hidden = true;
+    } else if (state === "lost") {
+      notice.hidden = false;
+      notice.textContent = "Connection lost — reconnecting…";
+    } else if (state === "refused") {
+      notice.hidden = false;
+      if (this.token) {
+        // The seat was left or the token is no longer valid: watch instead.
+        forgetSeat(this.id);
+        notice.textContent = "Your seat at this table is no longer yours; you are watching.";
+        this.token = null;
+        this.me = null;
+        this.sock = new TableSocket(this.id, null, (m) => this.onMessage(m), (s) => this.onSocket(s));
+      } else {
+        notice.textContent = "This table cannot be watched.";
+      }
+    }
+  }
+
+  onMessage(msg) {
+    if (this.closed) return;
+    if (msg.type === "view") {
+      this.queue.push(msg);
+      this.pump();
+    } else if (msg.type === "table") {
+      this.table = { ...this.table, ...msg.table };
+      this.updateSeats();
+    } else if (msg.type === "hint") {
+      if (this.view && msg.seq === this.view.seq) {
+        this.hint = msg;
+        this.renderBoard();
+      }
+    } else if (msg.type === "error") {
+      this.pending = false;
+      if (msg.code === "busy") toast("A hint is already on its way.");
+      else toast(msg.message || msg.code, "error");
+      this.renderBoard();
+    }
+  }
+
+  /** Show the queued views one after another, pausing after other players' moves. */
+  async pump() {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      while (this.queue.length) {
+        // Far behind (a reconnect, a burst of bot moves with animations off): jump ahead.
+        if (this.queue.length > 8 || !animationsOn()) {
+          while (this.queue.length > 1 && this.queue[0].events.length === 0) this.queue.shift();
+        }
+        const msg = this.queue.shift();
+        const last = this.view;
+        if (last && msg.seq < last.seq) continue;
+        const fresh = !last || msg.seq > last.seq;
+        const byOther = fresh && last && last.legal.length === 0;
+        this.prev = last;
+        this.view = msg;
+        if (msg.returns) this.table.returns = msg.returns;
+        if (msg.status) this.table.status = msg.status;
+        this.pending = false;
+        if (!this.hint || this.hint.seq !== msg.seq) this.hint = null;
+        this.selection = {};
+        if (fresh && last) this.addEvents(msg.events);
+        else if (!last) this.addEvents(msg.events, true);
+        this.renderBoard(fresh && !!last);
+        if (byOther && this.queue.length && animationsOn()) {
+          await sleep(this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700);
+        }
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  addEvents(events, quiet = false) {
+    const ctx = this.ctx();
+    const lines = [];
+    for (const e of events || []) {
+      if (e.seats && (this.me === null || !e.seats.includes(this.me))) continue;
+      const node = this.game.narrate(e, ctx);
+      if (node) lines.push(node);
+    }
+    if (!lines.length) return;
+    for (const l of lines) this.log.push(l);
+    const box = this.frame.log;
+    for (const l of lines) box.append(el("li", l));
+    box.scrollTop = box.scrollHeight;
+    if (!quiet) {
+      clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.cloneNode(true))));
+    }
+  }
+
+  // -- layout --------------------------------------------------------------------------------
+  buildFrame() {
+    const title = this.info ? this.info.title : this.table.game;
+    const f = {};
+    f.notice = el("div.notice", { role: "alert", hidden: true });
+    f.status = el("div.status-line", { "aria-live": "polite", "data-testid": "status" });
+    f.clock = el("span.clock", { hidden: true });
+    f.news = el("div.news", { "aria-live": "polite", "data-testid": "news" });
+    f.board = el(`div.board.board-${this.table.game}`, { "data-testid": "board" });
+    f.log = el("ul.log", { "data-testid": "log" });
+    f.hintBtn = el("button.hint-btn", { onclick: () => this.askHint(), title: "What would the best computer player do? (H)",
+      "data-testid": "hint" }, "Hint");
+    f.seats = el("div.waiting");
+    f.over = el("div.over", { hidden: true });
+    const rulesLink = el("a.button.small", { href: `#/rules/${this.table.game}`, target: "_blank" }, "Rules");
+    const leaveBtn = this.token ? el("button.small", { onclick: () => {
+      if (confirm("Leave this table? Your seat becomes free for someone else.")) this.leave();
+    } }, "Leave") : null;
+    const optionsText = this.optionsText();
+    this.frame = f;
+    clear(this.root).append(el("div.table-screen",
+      f.notice,
+      el("div.table-head",
+        el("div.table-title", el("h2", title), el("span.table-options", optionsText)),
+        el("div.table-tools", f.clock, f.hintBtn, rulesLink, leaveBtn)),
+      f.seats,
+      f.over,
+      el("div.table-main",
+        el("div.play-area", f.status, f.news, f.board),
+        el("aside.side", el("h3", "Game log"), f.log))));
+    this.updateSeats();
+    clearInterval(this.clockTimer);
+    this.clockTimer = setInterval(() => this.tickClock(), 500);
+  }
+
+  optionsText() {
+    // The rule set and whatever differs from the game's defaults.
+    const o = this.table.options || {};
+    const defaults = Object.fromEntries(((this.info && this.info.options) || []).map((x) => [x.name, x.default]));
+    const same = (a, b) => JSON.stringify(a) === JSON.stringify(b) || String(a) === String(b);
+    const parts = Object.entries(o).filter(([k, v]) => k !== "ruleset" && !(k in defaults && same(defaults[k], v)))
+      .map(([k, v]) => `${k.replace(/_/g, " ")}: ${Array.isArray(v) ? v.join(",") : v}`);
+    const rs = o.ruleset && o.ruleset !== "standard" ? `${o.ruleset} rules` : "standard rules";
+    return [rs, ...parts].join(" · ");
+  }
+
+  updateSeats() {
+    if (!this.frame) return;
+    const box = clear(this.frame.seats);
+    if (this.table.status !== "waiting") {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const names = seatNames(this.table, this.info, this.me);
+    box.append(el("h3", "Waiting for players"));
+    const list = el("ul.invites");
+    for (const s of this.table.seats) {
+      if (s.kind === "bot") {
+        list.append(el("li", `Seat ${s.seat + 1}: ${names[s.seat]} (computer)`));
+      } else if (s.seat === this.me) {
+        list.append(el("li", `Seat ${s.seat + 1}: you`));
+      } else if (s.name) {
+        list.append(el("li", `Seat ${s.seat + 1}: ${s.name}`, s.connected ? "" : " (not connected)"));
+      } else {
+        const link = inviteLink(this.id, s.seat);
+        list.append(el("li.invite", `Seat ${s.seat + 1}: a friend — send them this link: `,
+          el("input.invite-link", { readonly: true, value: link, "data-testid": `invite-${s.seat}`,
+            onclick: (ev) => ev.target.select() }),
+          el("button.small", { onclick: async () => toast(await copyText(link) ? "Link copied." :
+            "Select the link and copy it.") }, "Copy")));
+      }
+    }
+    box.append(list, el("p.muted", "The game starts by itself when every seat is taken."));
+  }
+
+  ctx() {
+    const me = this.me;
+    const names = seatNames(this.table, this.info, me);
+    return {
+      table: this.table,
+      info: this.info,
+      me,
+      names,
+      view: this.view ? this.view.view : null,
+      prevView: this.prev ? this.prev.view : null,
+      msg: this.view,
+      legal: this.view && !this.pending ? this.view.legal : [],
+      hint: this.hint,
+      selection: this.selection,
+      select: (patch) => {
+        Object.assign(this.selection, patch);
+        this.renderBoard();
+      },
+      act: (a) => this.act(a),
+    };
+  }
+
+  renderBoard(animate = false) {
+    if (!this.view || !this.frame) return;
+    const ctx = this.ctx();
+    const board = this.frame.board;
+    const rects = animate && animationsOn() ? flipBefore(board) : null;
+    clear(board);
+    this.game.render(board, ctx);
+    if (rects) flipAfter(board, rects);
+    this.frame.status.textContent = this.statusText(ctx);
+    this.frame.status.classList.toggle("your-turn", ctx.legal.length > 0);
+    const canHint = this.me !== null && ctx.legal.length > 1 && this.view.status === "playing";
+    this.frame.hintBtn.disabled = !canHint;
+    this.frame.hintBtn.hidden = this.me === null;
+    this.updateSeats();
+    this.renderOver(ctx);
+  }
+
+  statusText(ctx) {
+    const st = this.view.status;
+    if (st === "waiting") return "Waiting for every seat to be taken…";
+    if (st === "over") return "The game is over.";
+    if (this.pending) return "…";
+    return this.game.status(ctx);
+  }
+
+  renderOver(ctx) {
+    const box = this.frame.over;
+    if (this.view.status !== "over") {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    clear(box);
+    const seat = this.me;
+    const replay = `#/replay/${encodeURIComponent(this.id)}${seat !== null ? `?seat=${seat}` : ""}`;
+    const share = `${location.origin}/#/replay/${encodeURIComponent(this.id)}`;
+    box.append(el("div.over-text", { "data-testid": "result" }, this.game.result(ctx)),
+      el("div.row",
+        el("a.button.primary", { href: replay, "data-testid": "replay-link" }, "Replay the game"),
+        el("button", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share) },
+          "Copy the replay link"),
+        el("a.button", { href: "#/" }, "New game")));
+  }
+
+  // -- acting --------------------------------------------------------------------------------
+  act(action) {
+    if (!this.view || this.pending || !this.view.legal.includes(action)) return;
+    if (!this.sock.send({ type: "act", action, seq: this.view.seq })) {
+      toast("Not connected: wait a moment and try again.", "error");
+      return;
+    }
+    this.pending = true;
+    this.renderBoard();
+  }
+
+  askHint() {
+    if (!this.view || !this.view.legal.length) return;
+    if (this.hint && this.hint.seq === this.view.seq) return;
+    this.frame.hintBtn.disabled = true;
+    this.frame.hintBtn.textContent = "Thinking…";
+    this.sock.send({ type: "hint", seq: this.view.seq });
+    setTimeout(() => { this.frame.hintBtn.textContent = "Hint"; }, 1500);
+  }
+
+  onKey(ev) {
+    if (!this.view || ev.target.closest("input, textarea, select")) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === "h" || ev.key === "H") {
+      if (!this.frame.hintBtn.disabled) this.askHint();
+      ev.preventDefault();
+      return;
+    }
+    if (this.game.keyboard && this.game.keyboard(ev, this.ctx(), this.frame.board)) ev.preventDefault();
+  }
+
+  tickClock() {
+    const c = this.view && this.view.clock;
+    const box = this.frame.clock;
+    if (!c || !c.deadline || this.view.status !== "playing") {
+      box.hidden = true;
+      return;
+    }
+    const left = Math.max(0, Math.round(c.deadline - Date.now() / 1000));
+    const names = seatNames(this.table, this.info, this.me);
+    box.hidden = false;
+    box.textContent = `⏱ ${c.seat === this.me ? "your" : `${names[c.seat]}'s`} move: ${left}s`;
+    box.classList.toggle("urgent", left <= 10);
+  }
+}
