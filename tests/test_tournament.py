@@ -29,8 +29,7 @@ def test_seatings_put_every_agent_in_every_seat() -> None:
 
 
 def test_split_agents_keeps_parameters_together() -> None:
-    assert split_agents("ismcts:iterations=50,c=0.3,heuristic") == ["ismcts:iterations=50,c=0.3",
-                                                                     "heuristic"]
+    assert split_agents("ismcts:iterations=50,c=0.3,heuristic") == ["ismcts:iterations=50,c=0.3", "heuristic"]
     assert split_agents("random, heuristic") == ["random", "heuristic"]
 
 
@@ -42,8 +41,15 @@ def test_mean_ci() -> None:
 
 def test_tournament_end_to_end_with_two_workers(tmp_path: object) -> None:
     out = str(tmp_path)
-    summary = run_tournament("penneech(target=21)", ["heuristic", "random"], games=6, seed=40,
-                             workers=2, out_dir=out, progress=False)
+    summary = run_tournament(
+        "penneech(target=21)",
+        ["heuristic", "random"],
+        games=6,
+        seed=40,
+        workers=2,
+        out_dir=out,
+        progress=False,
+    )
     assert summary["games"] == 12 and summary["deals"] == 6
     for name in ("heuristic", "random"):
         e = summary["agents"][name]
@@ -77,8 +83,7 @@ def test_tournament_end_to_end_with_two_workers(tmp_path: object) -> None:
 
 @pytest.mark.skipif("piquesept" not in gamester.game_names(), reason="piquesept not here yet")
 def test_piquesept_roles_and_paired_comparisons() -> None:
-    summary = run_tournament("piquesept", ["heuristic", "random"], games=3, seed=1, workers=1,
-                             progress=False)
+    summary = run_tournament("piquesept", ["heuristic", "random"], games=3, seed=1, workers=1, progress=False)
     assert summary["games"] == 3 * 10
     roles = summary["agents"]["heuristic"]["by_role"]
     assert "soloist vs random" in roles and "defender vs random" in roles
@@ -87,15 +92,32 @@ def test_piquesept_roles_and_paired_comparisons() -> None:
 
 
 def test_cli_errors_and_table(capsys: pytest.CaptureFixture[str]) -> None:
-    ns = argparse.Namespace(game="penneech", agents="random,nosuch", games=1, seed=0, workers=1,
-                            out=None, backend="local", option=[])
+    ns = argparse.Namespace(
+        game="penneech",
+        agents="random,nosuch",
+        games=1,
+        seed=0,
+        workers=1,
+        out=None,
+        backend="local",
+        option=[],
+    )
     assert run_cli(ns) == 2
     assert "valid agents" in capsys.readouterr().err
-    ns = argparse.Namespace(game="penneech", agents="random", games=1, seed=0, workers=1, out=None,
-                            backend="nosuch", option=[])
+    ns = argparse.Namespace(
+        game="penneech", agents="random", games=1, seed=0, workers=1, out=None, backend="nosuch", option=[]
+    )
     assert run_cli(ns) == 2
-    ns = argparse.Namespace(game="penneech", agents="heuristic,random", games=2, seed=0, workers=1,
-                            out=None, backend="local", option=["target=11"])
+    ns = argparse.Namespace(
+        game="penneech",
+        agents="heuristic,random",
+        games=2,
+        seed=0,
+        workers=1,
+        out=None,
+        backend="local",
+        option=["target=11"],
+    )
     assert run_cli(ns) == 0
     out = capsys.readouterr().out
     assert "penneech(target=11)" in out and "heuristic" in out and "win rate" in out

@@ -107,9 +107,15 @@ def play_analysed(game_spec: str, specs: Sequence[str], deal_seed: int, worlds: 
         state.apply_action(agents[p].step(View(state, p)))
     record = state.record()
     record["agents"] = list(specs)
-    return {"record": record, "returns": state.returns(), "winners": winners(state),
-            "legal": legal_counts, "estimates": estimates, "timeout": _limited(state),
-            "roles": _roles(state)}
+    return {
+        "record": record,
+        "returns": state.returns(),
+        "winners": winners(state),
+        "legal": legal_counts,
+        "estimates": estimates,
+        "timeout": _limited(state),
+        "roles": _roles(state),
+    }
 
 
 class ClairvoyantView(View):
@@ -129,8 +135,9 @@ class ClairvoyantView(View):
         return self._truth.clone()
 
 
-def play_probe(game_spec: str, lineup: Sequence[str], clairvoyant: Sequence[int],
-               deal_seed: int) -> dict[str, Any]:
+def play_probe(
+    game_spec: str, lineup: Sequence[str], clairvoyant: Sequence[int], deal_seed: int
+) -> dict[str, Any]:
     """One game of ``lineup``; the seats in ``clairvoyant`` see the true state in their searches."""
     game = load_game(game_spec)
     state = game.new_initial_state(seed=deal_seed)
@@ -157,16 +164,19 @@ def _fill(specs: list[str], n: int) -> list[str]:
     if len(specs) == 1:
         return specs * n
     if len(specs) != n:
-        raise GameError(f"--agents names {len(specs)} agents; this game has {n} players "
-                        "(give one per player, or one for all)")
+        raise GameError(
+            f"--agents names {len(specs)} agents; this game has {n} players "
+            "(give one per player, or one for all)"
+        )
     return specs
 
 
 def ladder_specs(a: Analysis, game: Game) -> list[str]:
     template = a.skill_ladder or LADDERS.get(game.name, DEFAULT_LADDER)
     if "{}" not in template:
-        raise GameError(f"--skill-ladder {template!r} must contain {{}} where the budget goes, "
-                        "e.g. rollout:worlds={}")
+        raise GameError(
+            f"--skill-ladder {template!r} must contain {{}} where the budget goes, e.g. rollout:worlds={{}}"
+        )
     return [template.replace("{}", str(b)) for b in a.skill_budgets]
 
 
@@ -176,8 +186,7 @@ def plan(a: Analysis) -> tuple[dict[str, Game], list[tuple[str, tuple[Any, ...]]
         raise GameError(f"--games must be at least 1 (got {a.games})")
     if a.seed < 0:
         raise GameError(f"--seed must be 0 or more (got {a.seed})")
-    for name, v in (("--worlds", a.worlds), ("--skill-games", a.skill_games),
-                    ("--info-games", a.info_games)):
+    for name, v in (("--worlds", a.worlds), ("--skill-games", a.skill_games), ("--info-games", a.info_games)):
         if v < 0:
             raise GameError(f"{name} must be 0 or more (got {v})")
     if a.skill_games and (len(a.skill_budgets) < 2 or any(b < 1 for b in a.skill_budgets)):
@@ -221,21 +230,42 @@ def plan(a: Analysis) -> tuple[dict[str, Game], list[tuple[str, tuple[Any, ...]]
 # -- the run ---------------------------------------------------------------------------------------
 def run_analysis(a: Analysis, out_dir: str | None = None) -> dict[str, Any]:
     """Play, measure and (with ``out_dir``) write everything; return the summary."""
-    games, jobs = plan(a)
     if out_dir:
         check_out_dir(out_dir)
+    games, jobs = plan(a)
     started = time.perf_counter()
-    results = list(run_jobs(_job, [j for _, j in jobs], backend=a.backend, workers=a.workers,
-                            ray_address=a.ray_address, desc=f"analyse {a.game}", progress=a.progress))
-    summary: dict[str, Any] = {"game": a.game, "agents": split_agents(a.agents) if a.agents else
-                               [best_agent_spec(a.game)], "seed": a.seed, "rulesets": {}}
+    results = list(
+        run_jobs(
+            _job,
+            [j for _, j in jobs],
+            backend=a.backend,
+            workers=a.workers,
+            ray_address=a.ray_address,
+            desc=f"analyse {a.game}",
+            progress=a.progress,
+        )
+    )
+    summary: dict[str, Any] = {
+        "game": a.game,
+        "agents": split_agents(a.agents) if a.agents else [best_agent_spec(a.game)],
+        "seed": a.seed,
+        "rulesets": {},
+    }
     details: dict[str, Any] = {}
     for name, game in games.items():
         mine = [(j, r) for (tag, j), r in zip(jobs, results, strict=True) if tag == name]
         main = [r for j, r in mine if j[0] == "main"]
-        data = [M.GameData(returns=r["returns"], winners=r["winners"], legal=r["legal"],
-                           estimates=r["estimates"], timeout=r["timeout"], roles=r["roles"])
-                for r in main]
+        data = [
+            M.GameData(
+                returns=r["returns"],
+                winners=r["winners"],
+                legal=r["legal"],
+                estimates=r["estimates"],
+                timeout=r["timeout"],
+                roles=r["roles"],
+            )
+            for r in main
+        ]
         metric_values = M.game_metrics(data, a.seed)
         extra: dict[str, Any] = {"records": [r["record"] for r in main]}
         # skill_trace: rung -> deal -> the stronger seat's advantage in each game of that deal.
@@ -263,22 +293,29 @@ def run_analysis(a: Analysis, out_dir: str | None = None) -> dict[str, Any]:
             draws = 0
             for deal, (seat, r) in sorted(clair.items()):
                 draws += r["draws"]
-                diffs.append((1.0 if seat in r["winners"] else 0.0)
-                             - (1.0 if seat in base[deal]["winners"] else 0.0))
-            extra["info_agent"] = a.info_agent or _fill(split_agents(a.agents or best_agent_spec(
-                game.name)), n)[0]
+                diffs.append(
+                    (1.0 if seat in r["winners"] else 0.0) - (1.0 if seat in base[deal]["winners"] else 0.0)
+                )
+            extra["info_agent"] = (
+                a.info_agent or _fill(split_agents(a.agents or best_agent_spec(game.name)), n)[0]
+            )
             extra["info_draws"] = draws
             if draws == 0:
                 # The agent never samples a world, so seeing every card cannot change its play.
                 metric_values["info_value"] = M.interval(None, None, None)
-                extra["info_note"] = (f"{extra['info_agent']} draws no worlds: info_value needs a "
-                                      "searching agent (--info-agent)")
+                extra["info_note"] = (
+                    f"{extra['info_agent']} draws no worlds: info_value needs a "
+                    "searching agent (--info-agent)"
+                )
             else:
                 metric_values["info_value"] = M.paired_difference(diffs, a.seed)
         else:
             metric_values["info_value"] = M.interval(None, None, None)
-        summary["rulesets"][name] = {"options": game.options_json(), "games": len(main),
-                                     "metrics": {k: metric_values[k] for k in M.METRICS}}
+        summary["rulesets"][name] = {
+            "options": game.options_json(),
+            "games": len(main),
+            "metrics": {k: metric_values[k] for k in M.METRICS},
+        }
         details[name] = extra
     wall = time.perf_counter() - started
     if out_dir:
@@ -294,8 +331,9 @@ def check_out_dir(out_dir: str) -> None:
         raise GameError(f"--out {out_dir}: the folder {parent} does not exist")
 
 
-def write_analysis(out_dir: str, a: Analysis, summary: dict[str, Any], details: dict[str, Any],
-                   wall: float) -> list[str]:
+def write_analysis(
+    out_dir: str, a: Analysis, summary: dict[str, Any], details: dict[str, Any], wall: float
+) -> list[str]:
     """``summary.json``, ``NAME/records.jsonl``, plots and ``report.md``; returns the paths written."""
     from gamester.sim.plots import write_plots
     from gamester.sim.report import write_report

@@ -51,8 +51,16 @@ def _import_ray() -> Any:
     return ray
 
 
-def run_jobs(fn: Callable[[J], R], jobs: Sequence[J], *, backend: str = "local", workers: int = 1,
-             ray_address: str | None = None, desc: str = "games", progress: bool = True) -> Iterator[R]:
+def run_jobs(
+    fn: Callable[[J], R],
+    jobs: Sequence[J],
+    *,
+    backend: str = "local",
+    workers: int = 1,
+    ray_address: str | None = None,
+    desc: str = "games",
+    progress: bool = True,
+) -> Iterator[R]:
     """``fn(job)`` for every job, yielded in job order.
 
     ``local`` runs in this process when ``workers <= 1``, else in ``workers`` forked processes;
@@ -86,8 +94,9 @@ def _call(fn: Callable[[Any], Any], job: Any) -> Any:
     return fn(job)
 
 
-def _run_ray(fn: Callable[[J], R], jobs: Sequence[J], address: str | None, workers: int,
-             bar: Any) -> Iterator[R]:
+def _run_ray(
+    fn: Callable[[J], R], jobs: Sequence[J], address: str | None, workers: int, bar: Any
+) -> Iterator[R]:
     ray = _import_ray()
     started_here = False
     if not ray.is_initialized():

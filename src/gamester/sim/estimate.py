@@ -68,16 +68,19 @@ class Estimator:
     def chances(self, state: State, key: int) -> list[float]:
         """Every player's chance, each from its own view; seat ``s`` draws its worlds from a
         generator seeded by ``(key, s)`` alone, so its estimate depends on nothing but its view."""
-        return [self.chance(View(state, s), random.Random(key * 8_191 + s))
-                for s in range(self.game.num_players)]
+        return [
+            self.chance(View(state, s), random.Random(key * 8_191 + s)) for s in range(self.game.num_players)
+        ]
 
     def chance(self, view: View, rng: random.Random) -> float:
         """The share of ``worlds`` playouts from worlds drawn in ``view`` that its player wins."""
         seat = view.player
         if self.playout == self._agent_playout:
             # Fresh playout players for each estimate: their tie-breaks come from ``rng`` too.
-            self._policy = [make_agent(self._policy_spec, game=self.game, seed=rng.getrandbits(32))
-                            for _ in range(self.game.num_players)]
+            self._policy = [
+                make_agent(self._policy_spec, game=self.game, seed=rng.getrandbits(32))
+                for _ in range(self.game.num_players)
+            ]
         total = 0.0
         for _ in range(self.worlds):
             total += self.playout(view.determinize(rng), seat, rng)

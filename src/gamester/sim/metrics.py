@@ -74,8 +74,12 @@ def mean_normal(values: Sequence[float]) -> Interval:
     return interval(m, m - h, m + h)
 
 
-def bootstrap(items: Sequence[T], statistic: Callable[[Sequence[T]], float | None], seed: int = 0,
-              resamples: int = BOOTSTRAP) -> Interval:
+def bootstrap(
+    items: Sequence[T],
+    statistic: Callable[[Sequence[T]], float | None],
+    seed: int = 0,
+    resamples: int = BOOTSTRAP,
+) -> Interval:
     """``statistic`` of the items with a percentile bootstrap 95% interval (items resampled whole)."""
     if not items:
         return interval(None, None, None)
@@ -239,8 +243,9 @@ def game_stability(g: GameData) -> float | None:
     return out / n
 
 
-def per_game_mean(games: Sequence[GameData], f: Callable[[GameData], float | None],
-                  seed: int = 0) -> Interval:
+def per_game_mean(
+    games: Sequence[GameData], f: Callable[[GameData], float | None], seed: int = 0
+) -> Interval:
     """The mean of a per-game value over the games where it is defined, bootstrapped over games."""
     values = [v for v in (f(g) for g in games) if v is not None]
 
@@ -304,8 +309,16 @@ def paired_difference(diffs: Sequence[float], seed: int = 0) -> Interval:
     return bootstrap(list(diffs), stat, seed)
 
 
-RESULT_METRICS = ("completion", "drawishness", "timeouts", "balance", "seat_win_rates",
-                  "duration_actions", "branching_factor", "decision_moves")
+RESULT_METRICS = (
+    "completion",
+    "drawishness",
+    "timeouts",
+    "balance",
+    "seat_win_rates",
+    "duration_actions",
+    "branching_factor",
+    "decision_moves",
+)
 ESTIMATE_METRICS = ("lead_change", "drama", "decisiveness", "stability")
 PROBE_METRICS = ("skill_trace", "info_value")
 METRICS = RESULT_METRICS + ESTIMATE_METRICS + PROBE_METRICS

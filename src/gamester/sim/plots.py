@@ -61,8 +61,15 @@ def write_plots(out_dir: str, summary: dict[str, Any]) -> list[str]:
                 continue
             ax.bar(xs, ys, yerr=[lo, hi], capsize=6, color="#4878a8")
             for x, y in zip(xs, ys, strict=True):
-                ax.annotate(f"{y:.3g}", (x, y), ha="center", va="bottom", fontsize=7,
-                            xytext=(8, 2), textcoords="offset points")
+                ax.annotate(
+                    f"{y:.3g}",
+                    (x, y),
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                    xytext=(8, 2),
+                    textcoords="offset points",
+                )
         ax.set_xticks(range(len(names)), names, rotation=15, ha="right", fontsize=8)
         ax.set_title(f"{summary['game']}: {metric} (95% CI)", fontsize=9)
         fig.tight_layout()

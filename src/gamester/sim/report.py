@@ -14,9 +14,8 @@ MEANING = {
     "completion": "share of games that end with a winner",
     "drawishness": "share of games in which every player ends level",
     "timeouts": "share of games stopped by a limit (Pentyrch's round limit) rather than by the rules' "
-                "own end",
-    "balance": "1 minus the largest gap between two seats' win rates: 1 is perfectly fair to every "
-               "seat",
+    "own end",
+    "balance": "1 minus the largest gap between two seats' win rates: 1 is perfectly fair to every seat",
     "seat_win_rates": "how often each seat (and each role) wins",
     "duration_actions": "player actions in a game",
     "branching_factor": "legal choices at a decision, on average",
@@ -24,13 +23,13 @@ MEANING = {
     "lead_change": "how often the player who rates his own chances highest changes, per decision",
     "drama": "how far behind the eventual winner's own estimate was while someone else led",
     "decisiveness": "share of the game still to play when the winner's chances pass the best any "
-                    "loser ever had (high: decided early)",
+    "loser ever had (high: decided early)",
     "stability": "how much the players' estimates of their chances move during a game (variance; 0 "
-                 "is perfectly steady)",
+    "is perfectly steady)",
     "skill_trace": "0 to 1: how much doubling a player's thinking helps, rung by rung (0: luck "
-                   "decides, 1: the stronger always wins)",
+    "decides, 1: the stronger always wins)",
     "info_value": "how much more often a player wins when shown every card (the value of the hidden "
-                  "information; analysis only)",
+    "information; analysis only)",
 }
 
 
@@ -62,14 +61,17 @@ def _comparison(metric: str, summary: dict[str, Any]) -> str:
     rows.sort()
     lo, hi = rows[0], rows[-1]
     if lo[1][1] < hi[1][0]:
-        return (f"Lowest in {lo[2]} ({_fmt(lo[0])}), highest in {hi[2]} ({_fmt(hi[0])}); their "
-                "intervals do not overlap, so the readings differ here.")
-    return (f"From {_fmt(lo[0])} ({lo[2]}) to {_fmt(hi[0])} ({hi[2]}); the intervals overlap, so "
-            "these games cannot tell the readings apart on this metric.")
+        return (
+            f"Lowest in {lo[2]} ({_fmt(lo[0])}), highest in {hi[2]} ({_fmt(hi[0])}); their "
+            "intervals do not overlap, so the readings differ here."
+        )
+    return (
+        f"From {_fmt(lo[0])} ({lo[2]}) to {_fmt(hi[0])} ({hi[2]}); the intervals overlap, so "
+        "these games cannot tell the readings apart on this metric."
+    )
 
 
-def write_report(out_dir: str, a: Any, summary: dict[str, Any], details: dict[str, Any],
-                 wall: float) -> str:
+def write_report(out_dir: str, a: Any, summary: dict[str, Any], details: dict[str, Any], wall: float) -> str:
     names = list(summary["rulesets"])
     cls = game_class(summary["game"])
     lines = [f"# {cls.title}: what each rule reading does to the game", ""]
@@ -87,7 +89,8 @@ def write_report(out_dir: str, a: Any, summary: dict[str, Any], details: dict[st
         "player and decision, played on by heuristic players); no estimate ever looked at the true "
         "hidden cards.",
         "",
-        "## The readings", "",
+        "## The readings",
+        "",
     ]
     for n in names:
         rs = cls.rulesets.get(n)
@@ -96,9 +99,13 @@ def write_report(out_dir: str, a: Any, summary: dict[str, Any], details: dict[st
             lines.append(f"- **{n}**: {rs.reading} (source: {rs.source}).")
         else:
             lines.append(f"- **{n}**: options {opts}.")
-    lines += ["", "## The numbers", "",
-              "| metric | what it measures | " + " | ".join(names) + " |",
-              "|---|---|" + "---|" * len(names)]
+    lines += [
+        "",
+        "## The numbers",
+        "",
+        "| metric | what it measures | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
     for m in METRICS:
         cells = [_cell(summary["rulesets"][n]["metrics"].get(m)) for n in names]
         lines.append(f"| `{m}` | {MEANING[m]} | " + " | ".join(cells) + " |")
@@ -111,11 +118,14 @@ def write_report(out_dir: str, a: Any, summary: dict[str, Any], details: dict[st
     for n in names:
         d = details.get(n, {})
         if "ladder" in d:
-            gains = ", ".join(f"{d['ladder'][i + 1]} over {d['ladder'][i]}: "
-                              f"{_fmt(g['value'])} [{_fmt(g['ci'][0])}, {_fmt(g['ci'][1])}]"
-                              for i, g in enumerate(d["rung_gains"]))
-            lines.append(f"- {n}, skill ladder (the stronger seat's wins minus a weaker seat's, per "
-                         f"game): {gains}.")
+            gains = ", ".join(
+                f"{d['ladder'][i + 1]} over {d['ladder'][i]}: "
+                f"{_fmt(g['value'])} [{_fmt(g['ci'][0])}, {_fmt(g['ci'][1])}]"
+                for i, g in enumerate(d["rung_gains"])
+            )
+            lines.append(
+                f"- {n}, skill ladder (the stronger seat's wins minus a weaker seat's, per game): {gains}."
+            )
         if "info_agent" in d:
             note = d.get("info_note", f"{d['info_draws']} sampled worlds replaced by the true deal")
             lines.append(f"- {n}, info value with `{d['info_agent']}`: {note}.")

@@ -25,13 +25,16 @@ def agent_specs(agents: str, num_players: int) -> list[str]:
     if len(specs) == 1:
         specs *= num_players
     if len(specs) != num_players:
-        raise AgentError(f"--agents names {len(specs)} agents; this game has {num_players} players "
-                         f"(give one per player, or one for all)")
+        raise AgentError(
+            f"--agents names {len(specs)} agents; this game has {num_players} players "
+            f"(give one per player, or one for all)"
+        )
     return specs
 
 
-def play_one(game_spec: str, options: dict[str, str], specs: list[str],
-             seed: int) -> tuple[dict[str, Any], list[float], list[int]]:
+def play_one(
+    game_spec: str, options: dict[str, str], specs: list[str], seed: int
+) -> tuple[dict[str, Any], list[float], list[int]]:
     """One complete game: its record, returns and winners."""
     game = load_game(game_spec, **options)
     agents = [make_agent(s, game=game, seed=seed * 16 + i) for i, s in enumerate(specs)]
@@ -44,19 +47,36 @@ def play_one(game_spec: str, options: dict[str, str], specs: list[str],
     return rec, state.returns(), winners(state)
 
 
-def _play_args(args: tuple[str, dict[str, str], list[str], int]) -> tuple[dict[str, Any], list[float],
-                                                                          list[int]]:
+def _play_args(
+    args: tuple[str, dict[str, str], list[str], int],
+) -> tuple[dict[str, Any], list[float], list[int]]:
     return play_one(*args)
 
 
-def simulate(game_spec: str, options: dict[str, str], specs: list[str], games: int, seed: int,
-             workers: int = 1, *, backend: str = "local", ray_address: str | None = None,
-             progress: bool = False, desc: str = "simulate"
-             ) -> Iterator[tuple[dict[str, Any], list[float], list[int]]]:
+def simulate(
+    game_spec: str,
+    options: dict[str, str],
+    specs: list[str],
+    games: int,
+    seed: int,
+    workers: int = 1,
+    *,
+    backend: str = "local",
+    ray_address: str | None = None,
+    progress: bool = False,
+    desc: str = "simulate",
+) -> Iterator[tuple[dict[str, Any], list[float], list[int]]]:
     """Records, returns and winners of ``games`` games, in order (any backend gives the same)."""
     jobs = [(game_spec, options, specs, seed + i) for i in range(games)]
-    yield from run_jobs(_play_args, jobs, backend=backend, workers=workers, ray_address=ray_address,
-                        desc=desc, progress=progress)
+    yield from run_jobs(
+        _play_args,
+        jobs,
+        backend=backend,
+        workers=workers,
+        ray_address=ray_address,
+        desc=desc,
+        progress=progress,
+    )
 
 
 def check_out_file(out: str) -> None:
@@ -68,9 +88,19 @@ def check_out_file(out: str) -> None:
         raise AgentError(f"--out {out} is a folder; give a file name")
 
 
-def run_simulation(game_spec: str, options: dict[str, str], agents: str, games: int, seed: int,
-                   workers: int, out: str | None, progress_bar: bool = True, *,
-                   backend: str = "local", ray_address: str | None = None) -> int:
+def run_simulation(
+    game_spec: str,
+    options: dict[str, str],
+    agents: str,
+    games: int,
+    seed: int,
+    workers: int,
+    out: str | None,
+    progress_bar: bool = True,
+    *,
+    backend: str = "local",
+    ray_address: str | None = None,
+) -> int:
     game = load_game(game_spec, **options)
     specs = agent_specs(agents, game.num_players)
     for s in set(specs):
@@ -85,9 +115,18 @@ def run_simulation(game_spec: str, options: dict[str, str], agents: str, games: 
     wins = [0] * n
     with contextlib.ExitStack() as stack:
         sink = stack.enter_context(open(out, "w", encoding="utf-8")) if out else None
-        for rec, returns, won in simulate(game_spec, options, specs, games, seed, workers,
-                                          backend=backend, ray_address=ray_address,
-                                          progress=progress_bar, desc=f"simulate {game.name}"):
+        for rec, returns, won in simulate(
+            game_spec,
+            options,
+            specs,
+            games,
+            seed,
+            workers,
+            backend=backend,
+            ray_address=ray_address,
+            progress=progress_bar,
+            desc=f"simulate {game.name}",
+        ):
             if sink:
                 sink.write(json.dumps(rec) + "\n")
             for p in range(n):

@@ -125,8 +125,7 @@ def roles(state: State, lineup: Sequence[str]) -> list[str]:
             out = []
             for s in range(n):
                 if s == solo:
-                    out.append(f"soloist vs {defenders.pop()}" if len(defenders) == 1
-                               else "soloist (mixed)")
+                    out.append(f"soloist vs {defenders.pop()}" if len(defenders) == 1 else "soloist (mixed)")
                     defenders = {lineup[t] for t in range(n) if t != solo}
                 elif defenders == {lineup[s]}:
                     out.append(f"defender vs {lineup[solo]}")
@@ -136,8 +135,11 @@ def roles(state: State, lineup: Sequence[str]) -> list[str]:
     out = []
     for s in range(n):
         others = {lineup[t] for t in range(n) if t != s}
-        out.append(f"alone vs {others.pop()}" if n > 2 and len(others) == 1 and lineup[s] not in others
-                   else f"seat {s}")
+        out.append(
+            f"alone vs {others.pop()}"
+            if n > 2 and len(others) == 1 and lineup[s] not in others
+            else f"seat {s}"
+        )
     return out
 
 
@@ -157,24 +159,50 @@ def _task(args: tuple[str, tuple[str, ...], int, int, int]) -> dict[str, Any]:
     return res
 
 
-def run_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed: int = 0,
-                   workers: int = 2, out_dir: str | None = None, progress: bool = True, *,
-                   backend: str = "local", ray_address: str | None = None) -> dict[str, Any]:
+def run_tournament(
+    game_spec: str,
+    agent_specs: Sequence[str],
+    games: int,
+    seed: int = 0,
+    workers: int = 2,
+    out_dir: str | None = None,
+    progress: bool = True,
+    *,
+    backend: str = "local",
+    ray_address: str | None = None,
+) -> dict[str, Any]:
     """Play ``games`` deals, each under every seating; return (and write) the summary.
 
     ``backend`` is ``local`` (``workers`` processes) or ``ray`` (``ray_address``: a running cluster,
     default a local Ray); the same seed gives the same results and summary on either."""
-    summary, results = play_tournament(game_spec, agent_specs, games, seed, workers, out_dir, progress,
-                                       backend=backend, ray_address=ray_address)
+    summary, results = play_tournament(
+        game_spec,
+        agent_specs,
+        games,
+        seed,
+        workers,
+        out_dir,
+        progress,
+        backend=backend,
+        ray_address=ray_address,
+    )
     if out_dir:
         write_outputs(out_dir, summary, results)
     return summary
 
 
-def play_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed: int = 0,
-                    workers: int = 2, out_dir: str | None = None, progress: bool = True, *,
-                    backend: str = "local", ray_address: str | None = None
-                    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def play_tournament(
+    game_spec: str,
+    agent_specs: Sequence[str],
+    games: int,
+    seed: int = 0,
+    workers: int = 2,
+    out_dir: str | None = None,
+    progress: bool = True,
+    *,
+    backend: str = "local",
+    ray_address: str | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The summary and the per-game results (``out_dir`` is only checked, not written)."""
     game = load_game(game_spec)
     if games < 1:
@@ -188,11 +216,19 @@ def play_tournament(game_spec: str, agent_specs: Sequence[str], games: int, seed
     if out_dir:
         check_out_dir(out_dir)
     lineups = seatings(specs, game.num_players)
-    tasks = [(game.spec(), lineup, d, j, seed + d)
-             for d in range(games) for j, lineup in enumerate(lineups)]
+    tasks = [(game.spec(), lineup, d, j, seed + d) for d in range(games) for j, lineup in enumerate(lineups)]
     started = time.perf_counter()
-    results = list(run_jobs(_task, tasks, backend=backend, workers=workers, ray_address=ray_address,
-                            desc=f"{game.name} tournament", progress=progress))
+    results = list(
+        run_jobs(
+            _task,
+            tasks,
+            backend=backend,
+            workers=workers,
+            ray_address=ray_address,
+            desc=f"{game.name} tournament",
+            progress=progress,
+        )
+    )
     results.sort(key=lambda r: (r["deal"], r["seating_index"]))
     summary = summarize(game, specs, results, seed)
     summary["wall_seconds"] = round(time.perf_counter() - started, 2)
@@ -232,8 +268,9 @@ def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None
     return {"mean": m, "low": lo, "high": hi}
 
 
-def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]],
-              seed: int) -> dict[str, Any]:
+def summarize(
+    game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]], seed: int
+) -> dict[str, Any]:
     labels = list(dict.fromkeys(specs))
     n = game.num_players
     # Per agent, per deal: the wins and returns of every seat it held in every seating.
@@ -260,9 +297,13 @@ def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]
     def stats(deals: dict[int, list[tuple[float, float]]], who: tuple[str, str]) -> dict[str, Any]:
         wins = [sum(w for w, _ in v) / len(v) for v in deals.values()]
         rets = [sum(x for _, x in v) / len(v) for v in deals.values()]
-        return {"games": len(played.get(who, ())), "seats": sum(len(v) for v in deals.values()),
-                "deals": len(deals),
-                "win_rate": _interval(wins, (0.0, 1.0)), "mean_return": _interval(rets)}
+        return {
+            "games": len(played.get(who, ())),
+            "seats": sum(len(v) for v in deals.values()),
+            "deals": len(deals),
+            "win_rate": _interval(wins, (0.0, 1.0)),
+            "mean_return": _interval(rets),
+        }
 
     ratings = _openskill(labels, results)
     agents: dict[str, Any] = {}
@@ -270,10 +311,14 @@ def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]
         entry = stats(per_deal[a], (a, ""))
         entry["seconds_per_move"] = think[a][0] / think[a][1] if think[a][1] else 0.0
         entry["rating"] = ratings.get(a)
-        entry["by_role"] = {g: stats(d, (b, g)) for (b, g), d in sorted(per_group.items())
-                            if b == a and not g.startswith("seat ")}
-        entry["by_seat"] = {g: stats(d, (b, g)) for (b, g), d in sorted(per_group.items())
-                            if b == a and g.startswith("seat ")}
+        entry["by_role"] = {
+            g: stats(d, (b, g))
+            for (b, g), d in sorted(per_group.items())
+            if b == a and not g.startswith("seat ")
+        }
+        entry["by_seat"] = {
+            g: stats(d, (b, g)) for (b, g), d in sorted(per_group.items()) if b == a and g.startswith("seat ")
+        }
         agents[a] = entry
     paired = _paired(labels, per_group)
     if len(labels) == n:
@@ -293,8 +338,9 @@ def summarize(game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]
     }
 
 
-def _paired(labels: Sequence[str],
-            per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]]) -> list[dict[str, Any]]:
+def _paired(
+    labels: Sequence[str], per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]]
+) -> list[dict[str, Any]]:
     """Duplicate comparisons role by role: agent A in role ``R vs X`` against agent X itself in the
     same role against itself, on the same deals (each deal's difference of mean returns, then a 95%
     interval over deals). E.g. ``pimc`` as soloist against three heuristic defenders, compared with
@@ -316,21 +362,28 @@ def _paired(labels: Sequence[str],
                 theirs = sum(r for _, r in base[d]) / len(base[d])
                 diffs.append(mine - theirs)
         if diffs:
-            out.append({"agent": a, "baseline": x, "role": role, "deals": len(diffs),
-                        "return_difference": _interval(diffs)})
+            out.append(
+                {
+                    "agent": a,
+                    "baseline": x,
+                    "role": role,
+                    "deals": len(diffs),
+                    "return_difference": _interval(diffs),
+                }
+            )
     return out
 
 
-def _paired_same_seat(labels: Sequence[str],
-                      per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]],
-                      n: int) -> list[dict[str, Any]]:
+def _paired_same_seat(
+    labels: Sequence[str], per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]], n: int
+) -> list[dict[str, Any]]:
     """Duplicate comparisons seat by seat, for tournaments with one agent per seat (every seating a
     permutation or rotation): on each deal, A's mean return in seat s minus B's in the same seat on
     the same cards, averaged over the seats; then a 95% interval over deals. In Penneech this is the
     classic duplicate score of A against B."""
     out = []
     for i, a in enumerate(labels):
-        for b in labels[i + 1:]:
+        for b in labels[i + 1 :]:
             diffs = []
             for d in sorted(per_group.get((a, "seat 0"), {})):
                 per_seat = []
@@ -338,13 +391,21 @@ def _paired_same_seat(labels: Sequence[str],
                     mine = per_group.get((a, f"seat {s}"), {}).get(d)
                     theirs = per_group.get((b, f"seat {s}"), {}).get(d)
                     if mine and theirs:
-                        per_seat.append(sum(r for _, r in mine) / len(mine)
-                                        - sum(r for _, r in theirs) / len(theirs))
+                        per_seat.append(
+                            sum(r for _, r in mine) / len(mine) - sum(r for _, r in theirs) / len(theirs)
+                        )
                 if per_seat:
                     diffs.append(sum(per_seat) / len(per_seat))
             if diffs:
-                out.append({"agent": a, "baseline": b, "role": "same seat", "deals": len(diffs),
-                            "return_difference": _interval(diffs)})
+                out.append(
+                    {
+                        "agent": a,
+                        "baseline": b,
+                        "role": "same seat",
+                        "deals": len(diffs),
+                        "return_difference": _interval(diffs),
+                    }
+                )
     return out
 
 
@@ -364,15 +425,15 @@ def _openskill(labels: Sequence[str], results: Sequence[dict[str, Any]]) -> dict
         new = model.rate(teams, ranks=ranks)
         for a in set(seats):
             mine = [new[s][0] for s, b in enumerate(seats) if b == a]
-            rating[a] = model.rating(mu=sum(x.mu for x in mine) / len(mine),
-                                     sigma=sum(x.sigma for x in mine) / len(mine))
+            rating[a] = model.rating(
+                mu=sum(x.mu for x in mine) / len(mine), sigma=sum(x.sigma for x in mine) / len(mine)
+            )
     return {a: {"mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal()} for a, rt in rating.items()}
 
 
 # -- output ----------------------------------------------------------------------------------
 def format_table(summary: dict[str, Any]) -> str:
-    rows = [("agent", "games", "win rate [95% CI]", "mean return [95% CI]", "rating mu±sigma",
-             "s/move")]
+    rows = [("agent", "games", "win rate [95% CI]", "mean return [95% CI]", "rating mu±sigma", "s/move")]
 
     def iv(x: dict[str, float], pct: bool) -> str:
         if pct:
@@ -381,17 +442,43 @@ def format_table(summary: dict[str, Any]) -> str:
 
     for a, e in summary["agents"].items():
         rt = e.get("rating")
-        rows.append((a, str(e["games"]), iv(e["win_rate"], True), iv(e["mean_return"], False),
-                     f"{rt['mu']:.1f}±{rt['sigma']:.1f}" if rt else "-", f"{e['seconds_per_move']:.3f}"))
+        rows.append(
+            (
+                a,
+                str(e["games"]),
+                iv(e["win_rate"], True),
+                iv(e["mean_return"], False),
+                f"{rt['mu']:.1f}±{rt['sigma']:.1f}" if rt else "-",
+                f"{e['seconds_per_move']:.3f}",
+            )
+        )
         for role, r in e["by_role"].items():
-            rows.append((f"  as {role}", str(r["games"]), iv(r["win_rate"], True),
-                         iv(r["mean_return"], False), "", ""))
+            rows.append(
+                (
+                    f"  as {role}",
+                    str(r["games"]),
+                    iv(r["win_rate"], True),
+                    iv(r["mean_return"], False),
+                    "",
+                    "",
+                )
+            )
     for p in summary.get("paired", []):
-        rows.append((f"{p['agent']} - {p['baseline']}", str(p["deals"]), f"as {p['role']}",
-                     iv(p["return_difference"], False), "(paired)", ""))
+        rows.append(
+            (
+                f"{p['agent']} - {p['baseline']}",
+                str(p["deals"]),
+                f"as {p['role']}",
+                iv(p["return_difference"], False),
+                "(paired)",
+                "",
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
-             f"= {summary['games']} games (duplicate deals; CI over per-deal means)"]
+    lines = [
+        f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
+        f"= {summary['games']} games (duplicate deals; CI over per-deal means)"
+    ]
     for j, r in enumerate(rows):
         lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
         if j == 0:
@@ -439,8 +526,10 @@ def write_chart(path: str, summary: dict[str, Any]) -> bool:
     for ax, key, title in ((axes[0], "win_rate", "win rate"), (axes[1], "mean_return", "mean return")):
         vals = [summary["agents"][a][key] for a in names]
         means = [v["mean"] for v in vals]
-        err = [[m - v["low"] for m, v in zip(means, vals, strict=True)],
-               [v["high"] - m for m, v in zip(means, vals, strict=True)]]
+        err = [
+            [m - v["low"] for m, v in zip(means, vals, strict=True)],
+            [v["high"] - m for m, v in zip(means, vals, strict=True)],
+        ]
         ax.bar(range(len(names)), means, yerr=err, capsize=6, color="#4878a8")
         ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=8)
         ax.set_title(f"{title} (95% CI)")
@@ -465,16 +554,24 @@ def run_cli(args: argparse.Namespace) -> int:
                 print(f"gamester tournament: --option {o!r} is not K=V", file=sys.stderr)
                 return 2
         inner = ",".join(options)
-        game_spec = (f"{game_spec[:-1]},{inner})" if game_spec.endswith(")") else f"{game_spec}({inner})")
+        game_spec = f"{game_spec[:-1]},{inner})" if game_spec.endswith(")") else f"{game_spec}({inner})"
     agents = split_agents(str(args.agents or ""))
     games = 100 if args.games is None else int(args.games)
     seed = 0 if args.seed is None else int(args.seed)
     workers = 2 if args.workers is None else int(args.workers)
     out = getattr(args, "out", None)
     try:
-        summary, results = play_tournament(game_spec, agents, games, seed=seed, workers=workers,
-                                           out_dir=out, progress=not getattr(args, "quiet", False),
-                                           backend=backend, ray_address=getattr(args, "ray_address", None))
+        summary, results = play_tournament(
+            game_spec,
+            agents,
+            games,
+            seed=seed,
+            workers=workers,
+            out_dir=out,
+            progress=not getattr(args, "quiet", False),
+            backend=backend,
+            ray_address=getattr(args, "ray_address", None),
+        )
         written = write_outputs(out, summary, results) if out else []
     except GameError as e:
         print(f"gamester tournament: {e}", file=sys.stderr)
@@ -483,8 +580,10 @@ def run_cli(args: argparse.Namespace) -> int:
     missing = missing_extras()
     if missing:
         what = {"openskill": "ratings", "matplotlib": "chart.png"}
-        print(f"note: no {' and no '.join(what[m] for m in missing)}: {', '.join(missing)} "
-              f"{'is' if len(missing) == 1 else 'are'} not installed ({SIM_HINT})")
+        print(
+            f"note: no {' and no '.join(what[m] for m in missing)}: {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed ({SIM_HINT})"
+        )
     if out:
         print(f"wrote {', '.join(os.path.join(out, w) for w in written)}")
     return 0
