@@ -140,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("rules", help="the rules of a game, its options and rule sets")
     sp.add_argument("game")
 
+    sp = sub.add_parser("serve", help="run the web server: play in the browser, tables, bots (docs/web.md)")
+    sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sp.add_argument("--db", metavar="URL", default=None,
+                    help="sqlite:///PATH or postgresql+psycopg://… (default: a SQLite file in your data "
+                         "folder; its path is printed at start)")
+
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
     sp.add_argument("--seconds", type=float, default=3.0)
@@ -550,6 +557,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from gamester.web.server import serve
+    except ImportError as e:  # the web extra is missing
+        print(f"gamester serve: needs the web extra ({e.name} is missing): pip install 'gamester[web]'",
+              file=sys.stderr)
+        return 2
+    return serve(args.host, args.port, args.db)
+
+
 COMMANDS = {
     "play": cmd_play,
     "replay": cmd_replay,
@@ -557,5 +574,6 @@ COMMANDS = {
     "tournament": cmd_tournament,
     "analyse": cmd_analyse,
     "rules": cmd_rules,
+    "serve": cmd_serve,
     "bench": cmd_bench,
 }

@@ -1,0 +1,433 @@
+"""The table repository: a port (what the use cases need) and its SQLAlchemy adapter.
+
+Every write that moves a game on is one transaction guarded by the table's ``seq`` (optimistic
+concurrency): ``append_action`` succeeds only if the stored ``seq`` is still the one the caller saw, so
+two servers on one database can never both write action ``n``. Leases (``lease_owner`` +
+``lease_expiry`` on the table row) say which server runs a table's bots and clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import sqlalchemy as sa
+
+from gamester.store import migrate
+from gamester.store.schema import actions, seats, tables
+
+
+@dataclass
+class SeatRow:
+    seat: int
+    kind: str  # "human" | "bot"
+    agent: str | None = None
+    name: str | None = None
+    token_hash: str | None = None
+
+
+@dataclass
+class TableRow:
+    id: str
+    game: str
+    options: dict[str, Any]
+    seed: int
+    chance: list[Any]
+    clock: dict[str, Any] | None
+    status: str
+    seq: int
+    created: float
+    deadline: float | None = None
+    returns: list[float] | None = None
+    forfeit: int | None = None
+    lease_owner: str | None = None
+    lease_expiry: float | None = None
+    seats: list[SeatRow] = field(default_factory=list)
+
+
+@dataclass
+class LeaseInfo:
+    id: str
+    owner: str | None
+    expiry: float | None
+
+
+class TableRepository(Protocol):
+    """What the use cases need from storage."""
+
+    def create(self, table: TableRow) -> None: ...
+
+    def get(self, table_id: str) -> TableRow | None: ...
+
+    def seq_of(self, table_id: str) -> int | None: ...
+
+    def list_tables(self, status: str | None, limit: int) -> list[TableRow]: ...
+
+    def actions(self, table_id: str, after: int = 0) -> list[str]: ...
+
+    def append_action(
+        self,
+        table_id: str,
+        expected_seq: int,
+        action: str,
+        at: float,
+        *,
+        chance: list[Any] | None,
+        status: str,
+        deadline: float | None,
+        returns: list[float] | None,
+    ) -> bool: ...
+
+    def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool: ...
+
+    def join(
+        self, table_id: str, seat: int, name: str, token_hash: str, deadline_if_started: float | None
+    ) -> bool: ...
+
+    def leave(self, table_id: str, seat: int, token_hash: str) -> bool: ...
+
+    def unleased(self, now: float, limit: int) -> list[LeaseInfo]: ...
+
+    def take_lease(
+        self, table_id: str, owner: str, until: float, now: float, dead_owner: str | None = None
+    ) -> bool: ...
+
+    def renew_leases(self, owner: str, until: float) -> None: ...
+
+    def release_leases(self, owner: str) -> None: ...
+
+    def leased_by(self, owner: str) -> list[str]: ...
+
+    def dispose(self) -> None: ...
+
+
+def default_sqlite_url() -> str:
+    """``sqlite:///`` + the per-user data file (``$XDG_DATA_HOME/gamester/gamester.db``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    path = Path(base) / "gamester" / "gamester.db"
+    return f"sqlite:///{path}"
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"))
+
+
+class SqlTableRepository:
+    """The repository on SQLAlchemy: SQLite (WAL) or PostgreSQL (psycopg 3)."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+
+    # -- tables --------------------------------------------------------------------------------
+    def create(self, table: TableRow) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                tables.insert().values(
+                    id=table.id,
+                    game=table.game,
+                    options=_dump(table.options),
+                    seed=table.seed,
+                    chance=_dump(table.chance),
+                    clock=_dump(table.clock),
+                    status=table.status,
+                    seq=table.seq,
+                    deadline=table.deadline,
+                    returns=_dump(table.returns),
+                    forfeit=table.forfeit,
+                    created=table.created,
+                    lease_owner=table.lease_owner,
+                    lease_expiry=table.lease_expiry,
+                )
+            )
+            c.execute(
+                seats.insert(),
+                [
+                    {
+                        "table_id": table.id,
+                        "seat": s.seat,
+                        "kind": s.kind,
+                        "agent": s.agent,
+                        "name": s.name,
+                        "token_hash": s.token_hash,
+                    }
+                    for s in table.seats
+                ],
+            )
+
+    def _rows(self, c: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[TableRow]:
+        out: list[TableRow] = []
+        by_id: dict[str, TableRow] = {}
+        for r in rows:
+            t = TableRow(
+                id=r.id,
+                game=r.game,
+                options=_load(r.options),
+                seed=r.seed,
+                chance=_load(r.chance),
+                clock=_load(r.clock),
+                status=r.status,
+                seq=r.seq,
+                created=r.created,
+                deadline=r.deadline,
+                returns=_load(r.returns),
+                forfeit=r.forfeit,
+                lease_owner=r.lease_owner,
+                lease_expiry=r.lease_expiry,
+            )
+            out.append(t)
+            by_id[t.id] = t
+        if by_id:
+            q = sa.select(seats).where(seats.c.table_id.in_(list(by_id))).order_by(seats.c.seat)
+            for s in c.execute(q):
+                by_id[s.table_id].seats.append(
+                    SeatRow(seat=s.seat, kind=s.kind, agent=s.agent, name=s.name, token_hash=s.token_hash)
+                )
+        return out
+
+    def get(self, table_id: str) -> TableRow | None:
+        with self.engine.connect() as c:
+            rows = c.execute(sa.select(tables).where(tables.c.id == table_id)).all()
+            found = self._rows(c, rows)
+        return found[0] if found else None
+
+    def seq_of(self, table_id: str) -> int | None:
+        with self.engine.connect() as c:
+            v = c.execute(sa.select(tables.c.seq).where(tables.c.id == table_id)).scalar()
+        return None if v is None else int(v)
+
+    def list_tables(self, status: str | None, limit: int) -> list[TableRow]:
+        q = sa.select(tables).order_by(tables.c.created.desc(), tables.c.id).limit(limit)
+        if status is not None:
+            q = q.where(tables.c.status == status)
+        with self.engine.connect() as c:
+            return self._rows(c, c.execute(q).all())
+
+    def actions(self, table_id: str, after: int = 0) -> list[str]:
+        q = (
+            sa.select(actions.c.action)
+            .where(actions.c.table_id == table_id, actions.c.seq > after)
+            .order_by(actions.c.seq)
+        )
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(q)]
+
+    # -- moves ---------------------------------------------------------------------------------
+    def append_action(
+        self,
+        table_id: str,
+        expected_seq: int,
+        action: str,
+        at: float,
+        *,
+        chance: list[Any] | None,
+        status: str,
+        deadline: float | None,
+        returns: list[float] | None,
+    ) -> bool:
+        values: dict[str, Any] = {
+            "seq": expected_seq + 1,
+            "status": status,
+            "deadline": deadline,
+            "returns": _dump(returns),
+        }
+        if chance is not None:
+            values["chance"] = _dump(chance)
+        with self.engine.begin() as c:
+            # The guarded update comes first: it takes the write lock (SQLite) / row lock (PostgreSQL).
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, tables.c.seq == expected_seq, tables.c.status == "playing")
+                .values(**values)
+            ).rowcount
+            if n != 1:
+                return False
+            c.execute(actions.insert().values(table_id=table_id, seq=expected_seq + 1, action=action, at=at))
+        return True
+
+    def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool:
+        with self.engine.begin() as c:
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, tables.c.seq == expected_seq, tables.c.status == "playing")
+                .values(status="over", returns=_dump(returns), forfeit=forfeit, deadline=None)
+            ).rowcount
+        return bool(n == 1)
+
+    # -- seats ---------------------------------------------------------------------------------
+    def join(
+        self, table_id: str, seat: int, name: str, token_hash: str, deadline_if_started: float | None
+    ) -> bool:
+        """Take a free human seat; the table starts playing once no human seat is free."""
+        with self.engine.begin() as c:
+            n = c.execute(
+                seats.update()
+                .where(
+                    seats.c.table_id == table_id,
+                    seats.c.seat == seat,
+                    seats.c.kind == "human",
+                    seats.c.token_hash.is_(None),
+                )
+                .values(name=name, token_hash=token_hash)
+            ).rowcount
+            if n != 1:
+                return False
+            free = c.execute(
+                sa.select(sa.func.count())
+                .select_from(seats)
+                .where(seats.c.table_id == table_id, seats.c.kind == "human", seats.c.token_hash.is_(None))
+            ).scalar()
+            if not free:
+                c.execute(
+                    tables.update()
+                    .where(tables.c.id == table_id, tables.c.status == "waiting")
+                    .values(status="playing", deadline=deadline_if_started)
+                )
+        return True
+
+    def leave(self, table_id: str, seat: int, token_hash: str) -> bool:
+        with self.engine.begin() as c:
+            n = c.execute(
+                seats.update()
+                .where(seats.c.table_id == table_id, seats.c.seat == seat, seats.c.token_hash == token_hash)
+                .values(name=None, token_hash=None)
+            ).rowcount
+        return bool(n == 1)
+
+    # -- leases --------------------------------------------------------------------------------
+    def unleased(self, now: float, limit: int) -> list[LeaseInfo]:
+        """Playing tables whose lease has expired or was never taken."""
+        q = (
+            sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
+            .where(
+                tables.c.status == "playing",
+                sa.or_(tables.c.lease_expiry.is_(None), tables.c.lease_expiry < now),
+            )
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [LeaseInfo(r[0], r[1], r[2]) for r in c.execute(q)]
+
+    def leases_held_by_others(self, me: str, limit: int) -> list[LeaseInfo]:
+        q = (
+            sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
+            .where(
+                tables.c.status == "playing", tables.c.lease_owner.is_not(None), tables.c.lease_owner != me
+            )
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [LeaseInfo(r[0], r[1], r[2]) for r in c.execute(q)]
+
+    def take_lease(
+        self, table_id: str, owner: str, until: float, now: float, dead_owner: str | None = None
+    ) -> bool:
+        """Take the lease if it is free, expired, already ours, or held by ``dead_owner``."""
+        cond = sa.or_(
+            tables.c.lease_owner.is_(None), tables.c.lease_expiry < now, tables.c.lease_owner == owner
+        )
+        if dead_owner is not None:
+            cond = sa.or_(cond, tables.c.lease_owner == dead_owner)
+        with self.engine.begin() as c:
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, cond)
+                .values(lease_owner=owner, lease_expiry=until)
+            ).rowcount
+        return bool(n == 1)
+
+    def renew_leases(self, owner: str, until: float) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                tables.update()
+                .where(tables.c.lease_owner == owner, tables.c.status == "playing")
+                .values(lease_expiry=until)
+            )
+
+    def release_leases(self, owner: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                tables.update()
+                .where(tables.c.lease_owner == owner)
+                .values(lease_owner=None, lease_expiry=None)
+            )
+
+    def leased_by(self, owner: str) -> list[str]:
+        q = sa.select(tables.c.id).where(tables.c.lease_owner == owner, tables.c.status == "playing")
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(q)]
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode: a committed transaction survives the process being killed (the OS has it);
+    # only a power cut could lose the last ones.
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def make_engine(url: str) -> sa.Engine:
+    """An engine for a ``sqlite:///PATH`` or ``postgresql+psycopg://`` URL (ValueError otherwise)."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        raise ValueError(
+            f"--db {url!r}: not a database URL (sqlite:///PATH or postgresql+psycopg://USER@HOST/DB)"
+        ) from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        path = parsed.database
+        if not path or path == ":memory:":
+            raise ValueError(f"--db {url!r}: give SQLite a file path (sqlite:///PATH)")
+        p = Path(path).expanduser()
+        if p.is_dir():
+            raise ValueError(f"--db {url!r}: {p} is a folder, not a database file")
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"--db {url!r}: cannot create folder {p.parent}: {e.strerror}") from None
+        engine = sa.create_engine(
+            parsed.set(database=str(p)),
+            pool_size=8,
+            max_overflow=8,
+            connect_args={"check_same_thread": False, "timeout": 10},
+        )
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if backend == "postgresql":
+        if parsed.get_driver_name() != "psycopg":
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        return sa.create_engine(parsed, pool_size=8, max_overflow=8, pool_pre_ping=True)
+    raise ValueError(
+        f"--db {url!r}: unsupported database {backend!r}; use sqlite:///PATH or postgresql+psycopg://…"
+    )
+
+
+def open_repository(url: str) -> SqlTableRepository:
+    """Connect, migrate to the newest schema, and return the repository (ValueError on a bad URL or
+    an unreachable database, with one line saying which)."""
+    engine = make_engine(url)
+    try:
+        migrate.upgrade(engine)
+    except sa.exc.OperationalError as e:
+        engine.dispose()
+        reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)
+        raise ValueError(f"--db {url!r}: cannot open the database: {reason}") from None
+    except sa.exc.DatabaseError as e:
+        engine.dispose()
+        reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)
+        raise ValueError(f"--db {url!r}: not a usable gamester database: {reason}") from None
+    return SqlTableRepository(engine)

@@ -1,0 +1,101 @@
+"""Bot moves and hints in worker processes, each with a time budget.
+
+The worker gets the table's record (to rebuild the position) and the player it acts for, and hands
+the agent only ``View(state, player)``: what that seat knows. A budget is enforced inside the worker
+with a timer signal; a bot that overruns it plays the heuristic agent's move instead (and, should that
+fail too, a seeded random legal move), so a table never stalls on a slow or broken agent.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import signal
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+from gamester.agents import View, make_agent
+from gamester.core.record import replay
+
+
+class _OverBudget(BaseException):
+    """Raised by the timer inside a worker; a BaseException so agents' ``except Exception`` miss it."""
+
+
+def _alarm(_sig: int, _frame: Any) -> None:
+    raise _OverBudget
+
+
+def _with_budget(seconds: float, fn: Any, *args: Any) -> Any:
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(0.01, seconds))
+    try:
+        return fn(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def choose(record: dict[str, Any], player: int, spec: str, budget: float, seed: int) -> str:
+    """The move (in notation) of agent ``spec`` for ``player`` in the record's position."""
+    state = replay(record)
+    view = View(state, player)
+    legal = view.legal_actions()
+    if not legal:
+        raise ValueError(f"player {player} has no move here")
+    if len(legal) == 1:
+        return state.action_to_string(legal[0])
+
+    def think(s: str) -> int:
+        return int(make_agent(s, game=state.game, seed=seed).step(View(state.clone(), player)))
+
+    for s, limit in ((spec, budget), ("heuristic", max(1.0, budget / 4))):
+        try:
+            a = _with_budget(limit, think, s)
+        except (_OverBudget, Exception):  # noqa: BLE001 - any failure falls back to a safer agent
+            continue
+        if a in legal:
+            return state.action_to_string(a)
+    return state.action_to_string(random.Random(seed).choice(legal))
+
+
+def evaluate(record: dict[str, Any], player: int, spec: str, budget: float, seed: int) -> dict[str, Any]:
+    """The hint for ``player``: the agent's action (notation) and its estimated win probability."""
+    state = replay(record)
+    view = View(state, player)
+    if not view.legal_actions():
+        raise ValueError(f"player {player} has no move here")
+
+    def think() -> dict[str, Any] | None:
+        agent = make_agent(spec, game=state.game, seed=seed)
+        out = agent.evaluate(View(state.clone(), player))
+        if out is None:
+            return {"action": agent.step(View(state.clone(), player)), "win_probability": None}
+        return out
+
+    result = _with_budget(budget, think)
+    if result is None:
+        raise ValueError("no evaluation")
+    action = int(result["action"])
+    wp = result.get("win_probability")
+    return {
+        "action": state.action_to_string(action),
+        "win_probability": None if wp is None else round(float(wp), 4),
+    }
+
+
+def warm_up() -> bool:
+    """Imported and ready (the first job should not pay for the imports)."""
+    return True
+
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group: the server stops its workers itself, quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def make_pool(workers: int) -> Executor:
+    # spawn: the server has threads and an event loop, which fork would copy half-way.
+    return ProcessPoolExecutor(
+        max_workers=max(1, workers), mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
+    )

@@ -1,0 +1,95 @@
+"""Run the app on uvicorn: ``gamester serve [--host] [--port] [--db]``.
+
+The database is opened (and migrated) before the port is bound, so a bad ``--db`` is one line and
+exit status 2; the address and the database are printed once the server is listening. Ctrl-C or
+SIGTERM stop it quietly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import uvicorn
+
+from gamester.store.repository import default_sqlite_url, make_engine, open_repository
+from gamester.web.app import MAX_WS_MESSAGE, create_app
+
+
+def _shown(url: str) -> str:
+    try:
+        return make_engine(url).url.render_as_string(hide_password=True)
+    except ValueError:
+        return url
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> int:
+    url = db or default_sqlite_url()
+    if not 0 <= port <= 65535:
+        print(f"gamester serve: --port {port}: expected a port from 0 to 65535", file=sys.stderr)
+        return 2
+    try:
+        open_repository(url).dispose()
+    except ValueError as e:
+        print(f"gamester serve: {e}", file=sys.stderr)
+        return 2
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as e:
+        why = "already in use" if e.errno == errno.EADDRINUSE else (e.strerror or str(e))
+        print(f"gamester serve: cannot listen on {host}:{port}: {why}", file=sys.stderr)
+        return 2
+    if url.startswith("sqlite"):
+        print(f"gamester: database {url} (file {url.split(':///', 1)[1]})", flush=True)
+    else:
+        print(f"gamester: database {_shown(url)}", flush=True)
+    shown_host = f"[{host}]" if ":" in host else host
+    actual_port = sock.getsockname()[1]
+    print(f"gamester: serving on http://{shown_host}:{actual_port}/ (Ctrl-C stops)", flush=True)
+    config = uvicorn.Config(
+        create_app(url),
+        log_level="warning",
+        ws_max_size=MAX_WS_MESSAGE + 1024,
+        lifespan="on",
+        timeout_graceful_shutdown=3,
+    )
+    server = _QuietServer(config)
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        server.interrupted = True
+    finally:
+        with contextlib.suppress(OSError):
+            sock.close()
+    return 130 if server.interrupted else 0
+
+
+class _QuietServer(uvicorn.Server):
+    """uvicorn re-raises the signal it caught once it has stopped, which shows a traceback from
+    inside asyncio; here a signal only asks the server to stop (SPEC: Ctrl-C leaves quietly)."""
+
+    interrupted = False
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        def stop(sig: int, _frame: Any) -> None:
+            if sig == signal.SIGINT:
+                self.interrupted = True
+            if self.should_exit:
+                self.force_exit = True
+            self.should_exit = True
+
+        old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
