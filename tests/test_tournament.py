@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +122,82 @@ def test_cli_errors_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(ns) == 0
     out = capsys.readouterr().out
     assert "penneech(target=11)" in out and "heuristic" in out and "win rate" in out
+
+
+def test_summary_counted_by_hand(tmp_path: Path) -> None:
+    """Issue 9: games count games (not seats), a two-player seat is counted once, and Penneech gets
+    its same-deal comparison: each checked against the records of a tiny tournament."""
+    summary = run_tournament(
+        "penneech(target=11)",
+        ["heuristic", "random"],
+        games=3,
+        seed=7,
+        workers=1,
+        out_dir=str(tmp_path),
+        progress=False,
+    )
+    lines = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert len(lines) == 6 and summary["games"] == 6
+    for agent in ("heuristic", "random"):
+        e = summary["agents"][agent]
+        assert e["games"] == 6 and e["seats"] == 6 and e["deals"] == 3
+        for s in (0, 1):
+            seat = e["by_seat"][f"seat {s}"]
+            assert seat["games"] == 3 and seat["seats"] == 3
+            won = sum(1 for r in lines if r["seating"][s] == agent and s in r["winners"])
+            assert math.isclose(seat["win_rate"]["mean"], won / 3)
+        wins = sum(1 for r in lines for s, a in enumerate(r["seating"]) if a == agent and s in r["winners"])
+        assert math.isclose(e["win_rate"]["mean"], wins / 6)
+    # Same seat, same deal: heuristic's return in seat s minus random's in seat s on that deal.
+    (row,) = [p for p in summary["paired"] if p["role"] == "same seat"]
+    assert (row["agent"], row["baseline"], row["deals"]) == ("heuristic", "random", 3)
+    diffs = []
+    for d in range(3):
+        games = [r for r in lines if r["deal"] == d]
+        per_seat = []
+        for s in (0, 1):
+            h = next(r["returns"][s] for r in games if r["seating"][s] == "heuristic")
+            x = next(r["returns"][s] for r in games if r["seating"][s] == "random")
+            per_seat.append(h - x)
+        diffs.append(sum(per_seat) / 2)
+    assert math.isclose(row["return_difference"]["mean"], sum(diffs) / 3)
+
+
+@pytest.mark.skipif("piquesept" not in gamester.game_names(), reason="piquesept not here yet")
+def test_an_agent_holding_three_seats_plays_one_game() -> None:
+    summary = run_tournament("piquesept", ["heuristic", "random"], games=1, seed=3, workers=1, progress=False)
+    # 10 seatings: each agent alone in each seat (8), then each alone at the table (2).
+    h = summary["agents"]["heuristic"]
+    assert summary["games"] == 10 and h["games"] == 9 and h["seats"] == 4 * 1 + 4 * 3 + 4
+
+
+def test_tournament_bad_input_and_missing_extras(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = dict(game="penneech", agents="random", seed=0, workers=1, backend="local", option=[], quiet=True)
+    for games, seed, out, words in (
+        (0, 0, None, "--games"),
+        (-5, 0, None, "--games"),
+        (1, -1, None, "--seed"),
+        (1, 0, str(tmp_path / "no" / "dir"), "does not exist"),
+    ):
+        ns = argparse.Namespace(**{**base, "games": games, "seed": seed, "out": out})
+        assert run_cli(ns) == 2
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    assert run_cli(argparse.Namespace(**{**base, "games": 1, "out": str(afile)})) == 2
+    assert "is a file" in capsys.readouterr().err
+    # Without the sim extra: say once what is missing, and never claim a chart that was not written.
+    import gamester.sim.tournament as T
+
+    monkeypatch.setattr(T, "missing_extras", lambda: ["openskill", "matplotlib"])
+    monkeypatch.setattr(T, "write_chart", lambda path, summary: False)
+    out = tmp_path / "res"
+    assert run_cli(argparse.Namespace(**{**base, "games": 1, "out": str(out)})) == 0
+    text = capsys.readouterr().out
+    assert text.count("pip install 'gamester[sim]'") == 1
+    assert "chart.png" in text.split("note:")[1].splitlines()[0]  # named as missing …
+    assert "chart.png" not in text.split("wrote")[1]  # … and not as written
+    assert not (out / "chart.png").exists() and (out / "summary.json").exists()
