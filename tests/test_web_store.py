@@ -1,0 +1,152 @@
+"""The table repository's contract, run on SQLite and on a real PostgreSQL (tests/pg_support.py).
+
+Both adapters must give the same answers: a table round-trips, ``append_action`` is guarded by
+``seq`` (two writers of action n: exactly one wins), joins take a seat once and start the table when
+the last human seat is taken, and leases go to one owner until they expire.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sqlalchemy")
+
+from gamester.store import SeatRow, SqlTableRepository, TableRow, open_repository  # noqa: E402
+from tests.pg_support import pg_cluster, postgres_url  # noqa: E402, F401  (pytest fixtures)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def repo(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlTableRepository]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'store.db'}"
+    else:
+        cluster = request.getfixturevalue("pg_cluster")
+        url = cluster.create_database()
+    r = open_repository(url)
+    try:
+        yield r
+    finally:
+        r.dispose()
+
+
+def _table(tid: str = "t1", humans: int = 1) -> TableRow:
+    seats = [SeatRow(seat=i, kind="human") for i in range(humans)]
+    seats.append(SeatRow(seat=humans, kind="bot", agent="random"))
+    return TableRow(id=tid, game="penneech", options={"target": 61}, seed=2**61 + 5, chance=[["AS", "KD"]],
+                    clock={"seconds_per_move": 30, "on_timeout": "bot"}, status="waiting", seq=0,
+                    created=100.0, seats=seats)
+
+
+def test_round_trip_and_listing(repo: SqlTableRepository) -> None:
+    repo.create(_table("a"))
+    t2 = _table("b")
+    t2.created = 200.0
+    repo.create(t2)
+    got = repo.get("a")
+    assert got is not None
+    assert (got.game, got.options, got.seed, got.chance, got.clock, got.status, got.seq) == (
+        "penneech", {"target": 61}, 2**61 + 5, [["AS", "KD"]], {"seconds_per_move": 30, "on_timeout": "bot"},
+        "waiting", 0)
+    assert [(s.seat, s.kind, s.agent) for s in got.seats] == [(0, "human", None), (1, "bot", "random")]
+    assert repo.get("nope") is None
+    assert [t.id for t in repo.list_tables(None, 10)] == ["b", "a"]  # newest first
+    assert [t.id for t in repo.list_tables("waiting", 1)] == ["b"]
+    assert repo.list_tables("over", 10) == []
+
+
+def test_join_starts_the_table_once_every_human_seat_is_taken(repo: SqlTableRepository) -> None:
+    repo.create(_table("j", humans=2))
+    assert repo.join("j", 0, "Ann", "h0", None)
+    assert not repo.join("j", 0, "Bob", "hx", None), "a taken seat cannot be joined again"
+    assert not repo.join("j", 2, "Bob", "hx", None), "a bot seat cannot be joined"
+    assert repo.get("j").status == "waiting"  # type: ignore[union-attr]
+    assert repo.join("j", 1, "Bob", "h1", 123.0)
+    t = repo.get("j")
+    assert t is not None and t.status == "playing" and t.deadline == 123.0
+    assert not repo.leave("j", 1, "wrong")
+    assert repo.leave("j", 1, "h1")
+    assert repo.get("j").seats[1].token_hash is None  # type: ignore[union-attr]
+
+
+def test_append_action_is_guarded_by_seq(repo: SqlTableRepository) -> None:
+    t = _table("s", humans=0)
+    t.status = "playing"
+    repo.create(t)
+    assert repo.append_action("s", 0, "keep", 1.0, chance=None, status="playing", deadline=5.0, returns=None)
+    assert not repo.append_action("s", 0, "QH", 1.0, chance=None, status="playing", deadline=None,
+                                  returns=None), "a second action 1 must be refused"
+    assert repo.append_action("s", 1, "QH", 2.0, chance=[["AS"], ["KD"]], status="over", deadline=None,
+                              returns=[1.0, -1.0])
+    got = repo.get("s")
+    assert got is not None
+    assert (got.seq, got.status, got.chance, got.returns) == (2, "over", [["AS"], ["KD"]], [1.0, -1.0])
+    assert repo.actions("s") == ["keep", "QH"]
+    assert repo.actions("s", after=1) == ["QH"]
+    assert not repo.append_action("s", 2, "x", 3.0, chance=None, status="over", deadline=None, returns=None), \
+        "no action after the end"
+
+
+def test_concurrent_writers_of_one_seq(repo: SqlTableRepository) -> None:
+    t = _table("c", humans=0)
+    t.status = "playing"
+    repo.create(t)
+    wins: list[bool] = []
+    barrier = threading.Barrier(6)
+
+    def write(i: int) -> None:
+        barrier.wait()
+        wins.append(repo.append_action("c", 0, f"a{i}", 1.0, chance=None, status="playing", deadline=None,
+                                       returns=None))
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(wins) == [False] * 5 + [True]
+    assert len(repo.actions("c")) == 1 and repo.seq_of("c") == 1
+
+
+def test_leases(repo: SqlTableRepository) -> None:
+    t = _table("l", humans=0)
+    t.status = "playing"
+    repo.create(t)
+    assert [i.id for i in repo.unleased(10.0, 10)] == ["l"]
+    assert repo.take_lease("l", "A", until=20.0, now=10.0)
+    assert not repo.take_lease("l", "B", until=25.0, now=15.0), "held by A until 20"
+    assert repo.take_lease("l", "A", until=30.0, now=15.0), "the owner may renew"
+    assert repo.unleased(25.0, 10) == []
+    assert repo.take_lease("l", "B", until=45.0, now=31.0), "expired: B takes over"
+    assert repo.take_lease("l", "C", until=50.0, now=32.0, dead_owner="B"), "a dead owner's lease is taken"
+    repo.renew_leases("C", 99.0)
+    assert repo.get("l").lease_expiry == 99.0  # type: ignore[union-attr]
+    assert repo.leased_by("C") == ["l"]
+    repo.release_leases("C")
+    assert repo.leased_by("C") == []
+
+
+def test_migrations_are_idempotent(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'twice.db'}"
+    open_repository(url).dispose()
+    r = open_repository(url)
+    r.create(_table("x"))
+    r.dispose()
+    assert open_repository(url).get("x") is not None
+
+
+@pytest.mark.parametrize("url", ["mysql://x/y", "sqlite://", "nonsense", "sqlite:///{tmp}"])
+def test_bad_urls_are_one_line_errors(url: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as e:
+        open_repository(url.replace("{tmp}", str(tmp_path)))
+    assert "\n" not in str(e.value) and "--db" in str(e.value)
+
+
+def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    p = tmp_path / "junk.db"
+    p.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(ValueError, match="not a usable gamester database|cannot open"):
+        open_repository(f"sqlite:///{p}")
