@@ -79,10 +79,28 @@ def _bounds(game: Game) -> tuple[float, float, int]:
     raise OptionError(f"{game.name}: the OpenSpiel adapter knows no utility bounds for this game")
 
 
-def _param_value(value: Any) -> Any:
+# Options whose values mix words and numbers get one OpenSpiel type: Penneech's first dealer is a seat
+# (0 or 1) or the draw, which is -1 here (OpenSpiel reads "first_dealer=0" as an int).
+_WORD_CODES: dict[tuple[str, str], dict[str, int]] = {("penneech", "first_dealer"): {"draw": -1}}
+
+
+def _param_value(value: Any, game: str = "", option: str = "") -> Any:
     """An option's JSON value as an OpenSpiel parameter (lists become space-separated text)."""
+    codes = _WORD_CODES.get((game, option))
+    if codes is not None:
+        return codes[value] if value in codes else int(value)
     if isinstance(value, (list, tuple)):
         return " ".join(str(v) for v in value)
+    return value
+
+
+def _option_value(value: Any, game: str, option: str) -> Any:
+    """An OpenSpiel parameter back as an option value (the inverse of :func:`_param_value`)."""
+    codes = _WORD_CODES.get((game, option))
+    if codes is not None:
+        for word, code in codes.items():
+            if value == code:
+                return word
     return value
 
 
@@ -91,7 +109,7 @@ def _defaults(name: str) -> dict[str, Any]:
     engine = load_game(name)
     params: dict[str, Any] = {"ruleset": "standard" if "standard" in cls.rulesets else ""}
     for k, v in engine.options_json().items():
-        params[k] = _param_value(v)
+        params[k] = _param_value(v, name, k)
     return params
 
 
@@ -109,7 +127,7 @@ def engine_game(name: str, params: Mapping[str, Any]) -> Game:
         if k not in defaults:
             raise OptionError(f"{PREFIX}{name}: unknown parameter {k!r}; valid: {', '.join(defaults)}")
         if v != defaults[k]:
-            raw[k] = v
+            raw[k] = _option_value(v, name, k)
     return load_game(name, **raw)
 
 
@@ -161,7 +179,7 @@ class GamesterGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type i
         except (OptionError, ValueError) as e:
             raise ValueError(f"{PREFIX}{self.gamester_name}: {e}") from None
         # Report the options in force (a rule set's included), so the game's string reloads the same.
-        effective = {k: _param_value(v) for k, v in engine.options_json().items()}
+        effective = {k: _param_value(v, engine.name, k) for k, v in engine.options_json().items()}
         effective["ruleset"] = full["ruleset"]
         super().__init__(_game_type(self.gamester_name), game_info(engine), effective)
         self.engine = engine
@@ -315,7 +333,7 @@ def for_engine(engine: Game) -> GamesterGame:
     cls = _REGISTERED.get(engine.name)
     if cls is None:
         raise OptionError(f"{engine.name}: not a game the OpenSpiel adapter knows")
-    params = {k: _param_value(v) for k, v in engine.options_json().items()}
+    params = {k: _param_value(v, engine.name, k) for k, v in engine.options_json().items()}
     game = cls(params)
     assert isinstance(game, GamesterGame) and game.engine == engine
     return game
