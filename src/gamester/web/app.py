@@ -243,7 +243,9 @@ def create_app(
         if not isinstance(game, str) or not game or len(game) > 200:
             raise ServiceError("bad_game", 'game: expected a game name such as "penneech"', 422)
         _clean_text(game, "game")
-        options = body.get("options") or {}
+        options = body.get("options")
+        if options is None:
+            options = {}
         if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
             raise ServiceError("bad_options", "options: expected an object of option values", 422)
         for k, v in options.items():
@@ -307,10 +309,6 @@ def create_app(
         if seat_text is not None:
             seat = int(seat_text) if seat_text.isdigit() and len(seat_text) < 4 else seat_text
         return await run_in_threadpool(svc().replay, tid, seat)
-
-    @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
-    async def api_unknown(rest: str) -> Response:
-        return _error(404, "not_found", f"no such API path: /api/{rest[:100]}")
 
     # -- WebSocket -----------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")

@@ -1,0 +1,96 @@
+"""Helpers for the server's own tests (tests/test_web_*.py): an app on a temporary SQLite file, and
+a human seat played over the TestClient's WebSocket."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from gamester.core.record import replay
+from gamester.web import create_app
+
+
+@contextmanager
+def client_on(path: Path, **kwargs: Any) -> Iterator[TestClient]:
+    with TestClient(create_app(f"sqlite:///{path}", **kwargs)) as c:
+        yield c
+
+
+def new_table(c: TestClient, game: str, seats: list[str], options: dict[str, Any] | None = None,
+              clock: dict[str, Any] | None = None) -> str:
+    r = c.post("/api/tables", json={"game": game, "options": options or {}, "seats": seats, "clock": clock})
+    assert r.status_code == 201, r.text
+    tid: str = r.json()["id"]
+    return tid
+
+
+def join(c: TestClient, tid: str, seat: int, name: str = "Ann") -> str:
+    r = c.post(f"/api/tables/{tid}/join", json={"seat": seat, "name": name})
+    assert r.status_code == 200, r.text
+    token: str = r.json()["token"]
+    return token
+
+
+def next_view(ws: Any) -> dict[str, Any]:
+    """The next ``view`` message (other types skipped)."""
+    while True:
+        m: dict[str, Any] = ws.receive_json()
+        if m["type"] == "view":
+            return m
+
+
+def play_seat(ws: Any, rng: random.Random, limit: int = 5000) -> list[dict[str, Any]]:
+    """Answer every view that has legal moves with a random one until the game is over; returns every
+    message received."""
+    got: list[dict[str, Any]] = []
+    for _ in range(limit):
+        m: dict[str, Any] = ws.receive_json()
+        got.append(m)
+        if m["type"] != "view":
+            continue
+        if m["status"] == "over":
+            return got
+        if m["legal"]:
+            ws.send_json({"type": "act", "action": rng.choice(m["legal"]), "seq": m["seq"]})
+    raise AssertionError("the game did not end")
+
+
+def drain_until_over(ws: Any, limit: int = 5000) -> list[dict[str, Any]]:
+    got: list[dict[str, Any]] = []
+    for _ in range(limit):
+        m: dict[str, Any] = ws.receive_json()
+        got.append(m)
+        if m["type"] == "view" and m["status"] == "over":
+            return got
+    raise AssertionError("no final view")
+
+
+def check_views_against_record(record: dict[str, Any], viewer: int | None,
+                               messages: list[dict[str, Any]]) -> int:
+    """Every view message equals the game's own view of that position for ``viewer`` (and its legal
+    list is that seat's legal moves on its turn, else empty); returns how many were checked."""
+    positions = [replay({**record, "actions": record["actions"][:k]}) for k in range(len(record["actions"]) + 1)]
+    checked = 0
+    for m in messages:
+        if m["type"] != "view":
+            continue
+        st = positions[m["seq"]]
+        want = st.public_observation() if viewer is None else st.observation(viewer)
+        assert m["view"] == want, f"seq {m['seq']}: view differs from the game's view for {viewer}"
+        if viewer is None:
+            assert "hand" not in m["view"] and m["legal"] == []
+        elif m["status"] == "playing" and st.current_player() == viewer:
+            assert sorted(m["legal"]) == sorted(st.action_to_string(a) for a in st.legal_actions())
+        else:
+            assert m["legal"] == []
+        if m["seq"] > 0:
+            before = positions[m["seq"] - 1]
+            a = before.string_to_action(record["actions"][m["seq"] - 1])
+            assert m["events"] == [before.action_event_seen_by(a, viewer), *st.last_events_seen_by(viewer)]
+        checked += 1
+    return checked
