@@ -127,3 +127,134 @@ def test_summary_for_a_seat_lists_moves_only_on_its_turn(spec: str) -> None:
             else:
                 assert mine["legal_actions"] == []
                 assert {**mine, "legal_actions": full["legal_actions"]} == full
+
+
+# -- pairs of states a seat cannot tell apart ------------------------------------------------------
+def twin(state: State, seat: int, salt: int) -> State:
+    """A real state ``seat`` cannot tell from ``state``: one of its worlds, replayed from its record
+    as a game of its own (same public history, the hidden cards drawn again)."""
+    w = state.determinize(seat, random.Random(salt))
+    # A seed of its own (the chance list decides the cards), so that a world holding on to its
+    # state's seed tells the two apart.
+    return gamester.replay({**w.record(), "seed": 1_000_003 * (salt + 1) + state.seed % 1000})
+
+
+def world_fingerprint(w: State) -> Any:
+    """Everything a world exposes: seed, record, raw chance log, generator state, every seat's view."""
+    n = w.game.num_players
+    return (
+        w.seed,
+        w.record(),
+        w.chance.log,
+        w.chance.rng.getstate(),
+        [w.observation(q) for q in range(n)],
+        w.public_observation(),
+        w.legal_actions() if not w.is_terminal() else [],
+    )
+
+
+def seen_by(state: State, seat: int) -> Any:
+    """Everything ``seat`` (and a spectator) is shown of ``state``."""
+    from gamester.core.record import summary
+
+    return (
+        state.observation(seat),
+        state.observation_tensor(seat),
+        state.public_observation(),
+        state.last_events_seen_by(seat),
+        state.last_events_seen_by(None),
+        summary(state, seat),
+    )
+
+
+def walk_pair(a: State, b: State, seat: int) -> None:
+    """Replay both games from their records in step: at every step ``seat`` (and a spectator) must
+    be shown the same position, the same events and the same narration of the move (the
+    ``replay --seat`` walk-through)."""
+    ra, rb = a.record(), b.record()
+    assert len(ra["actions"]) == len(rb["actions"])
+    x = a.game.new_initial_state(seed=0, chance=ra["chance"])
+    y = b.game.new_initial_state(seed=0, chance=rb["chance"])
+    assert seen_by(x, seat) == seen_by(y, seat)
+    for ta, tb in zip(ra["actions"], rb["actions"], strict=True):
+        ia, ib = x.string_to_action(ta), y.string_to_action(tb)
+        for v in (seat, None):
+            assert x.action_seen_by(ia, v) == y.action_seen_by(ib, v)
+            assert x.action_event_seen_by(ia, v) == y.action_event_seen_by(ib, v)
+        x.apply_action(ia)
+        y.apply_action(ib)
+        assert seen_by(x, seat) == seen_by(y, seat)
+
+
+def pair_positions(spec: str) -> Iterator[tuple[State, int]]:
+    """A few positions of a seeded random game with a seat to look from (the mover or another)."""
+    game = gamester.load_game(spec)
+    n = game.num_players
+    rng = random.Random(17)
+    positions = [s.clone() for s in random_positions(spec, 17)]
+    last = len(positions) - 1
+    # Early positions too: Pentyrch hands are soon shown (passes), and then nothing is hidden.
+    for i in sorted({2, last // 12, last // 3, rng.randrange(last), last}):
+        yield positions[i], rng.randrange(n)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_indistinguishable_states_look_the_same_and_give_the_same_worlds(spec: str) -> None:
+    """Two states a seat cannot tell apart show that seat the same view, tensor, spectator view,
+    events, move narration and ``replay --seat`` summary at every step of their history, and their
+    worlds (same generator) are identical in everything a world exposes: so nothing in a world can
+    tell which of the two is the real game."""
+    differed = 0
+    for state, seat in pair_positions(spec):
+        for salt in range(2):
+            other = twin(state, seat, salt)
+            n = state.game.num_players
+            if any(other.observation(q) != state.observation(q) for q in range(n) if q != seat):
+                differed += 1
+            walk_pair(state, other, seat)
+            for k in range(2):
+                wa = state.determinize(seat, random.Random(k))
+                wb = other.determinize(seat, random.Random(k))
+                assert world_fingerprint(wa) == world_fingerprint(wb)
+            # A world's record replays to that very world.
+            r = gamester.replay(wa.record())
+            fa, fr = world_fingerprint(wa), world_fingerprint(r)
+            assert fr[1] == fa[1] and fr[4:] == fa[4:]
+    game = gamester.load_game(spec)
+    if game.name == "pentyrch" and game.num_players == 2:
+        # Two players hold the whole hand pack between them: each knows the other's cards as a set.
+        assert not differed
+    else:
+        assert differed, "no pair differed in a hidden card: the twins test nothing"
+
+
+def test_penneech_world_redraws_the_unshown_hand_of_a_thrown_deal() -> None:
+    """Issue 9: a world kept the true pack of a deal thrown in for a redeal, unshown hand and all."""
+    from gamester.games.penneech.game import REDEAL
+
+    game = gamester.load_game("penneech(first_dealer=0)")
+    for seed in range(500):
+        state = game.new_initial_state(seed=seed)
+        if state.legal_actions() == [52, REDEAL]:
+            break
+    else:
+        pytest.fail("no deal offering a redeal in 500 seeds")
+    thrower = state.current_player()
+    state.apply_action(REDEAL)
+    first = state.record()["chance"][0]
+    # Seat 0 deals: seat 1 gets pack[0], pack[2] ..., seat 0 pack[1], pack[3] ...
+    mine, theirs = 1 - thrower, thrower
+    unshown = set(first[theirs:14:2])
+    stock = first[14:]
+    worlds = [state.determinize(thrower, random.Random(k)) for k in range(30)]
+    for w in worlds:
+        assert w.record()["chance"][0][mine:14:2] == sorted(first[mine:14:2], key=_card_id)
+    same_hand = sum(set(w.record()["chance"][0][theirs:14:2]) == unshown for w in worlds)
+    same_stock = sum(w.record()["chance"][0][14:] == stock for w in worlds)
+    assert same_hand <= 1 and same_stock == 0
+
+
+def _card_id(code: str) -> int:
+    from gamester.core.cards import parse_card
+
+    return parse_card(code)

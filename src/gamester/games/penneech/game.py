@@ -164,6 +164,40 @@ def _codes(mask: int) -> list[str]:
     return [card_code(c) for c in cards_of(mask)]
 
 
+def _cards(entry: Any) -> list[int]:
+    """The pack of a chance-log entry (a partial pack's top is enough for what reads it here)."""
+    return cast(list[int], entry[0] if entry.__class__ is tuple else entry)
+
+
+def _with_fresh_rest(top: list[int], used: int, rng: random.Random) -> tuple[list[int], int, int]:
+    """A partial pack (``rng.Chance``'s log form): ``top`` as given, every other card of the pack
+    after it in card order, to be shuffled from a seed drawn from ``rng`` when a record needs it."""
+    m = mask_of(top)
+    return top + [c for c in range(52) if not m >> c & 1], used, rng.getrandbits(64)
+
+
+# A played-out deal's first 22 cards (both hands, the turn-ups) -> its pack as a world holds it.
+_PLAYED_OUT: dict[tuple[int, ...], list[int]] = {}
+
+
+def _played_out(prefix: tuple[int, ...], rng: random.Random) -> tuple[list[int], int, int]:
+    """A world's copy of a deal that was played out: hands in card order, turn-ups where they were,
+    the unseen stock to be shuffled afresh (cached: searches ask for the same deals again and again).
+    """
+    top = _PLAYED_OUT.get(prefix)
+    if top is None:
+        if len(_PLAYED_OUT) > 4096:
+            _PLAYED_OUT.clear()
+        top = [0] * DEAL_READS
+        top[0:14:2] = sorted(prefix[0:14:2])
+        top[1:14:2] = sorted(prefix[1:14:2])
+        top[14:] = prefix[14:]
+        m = mask_of(top)
+        top += [c for c in range(52) if not m >> c & 1]
+        _PLAYED_OUT[prefix] = top
+    return top, DEAL_READS, rng.getrandbits(64)
+
+
 class PenneechGame(Game):
     name = "penneech"
     title = "Penneech"
@@ -728,12 +762,18 @@ class PenneechState(State):
         Hidden: the opponent's hand and the order of the stock. Constraints: suits the opponent is
         known to lack (a card not followed), and what the redeal choices revealed (being asked means
         holding no blocking card; not being asked means holding one).
+
+        The world keeps nothing of the real game that ``player`` has not seen: its seed and generator
+        come from ``rng``, and every pack of its chance log is rebuilt from what the seat saw (earlier
+        deals too: a thrown-in deal's unshown hand is drawn again, every unseen stock card is
+        reshuffled), so ``world.record()`` replays to the world and says nothing more.
         """
         s = self.clone()
-        s.chance.rng = make_rng(rng.getrandbits(64))
+        s.seed = rng.getrandbits(63)
+        s.chance.rng = make_rng(s.seed)
         s.chance.given = None
-        if self._phase == OVER:
-            return s
+        log = s.chance.log
+        log[:-1] = self._past_packs(player, rng)
         opp = 1 - player
         seen = self._hands[player] | self._played(0) | self._played(1) | mask_of(self._turned())
         unknown = cards_of(((1 << 52) - 1) & ~seen)
@@ -767,8 +807,80 @@ class PenneechState(State):
         pack[self._pos:] = rest
         s._pack = pack
         s._dealt = dealt
-        s.chance.log[-1] = pack
+        log[-1] = pack
         return s
+
+    def _past_packs(self, player: int, rng: random.Random) -> list[Any]:
+        """World versions of every pack before this deal's, holding only what ``player`` saw.
+
+        Seen: the cards the first-dealer draw turned; in a deal played out, both hands (every card
+        was played) and its eight turn-ups; in a deal thrown in, the seat's own hand, the hand shown
+        for the redeal, and what being asked (or not) said about the other. The rest of each pack is
+        drawn afresh; hands sit in the pack in card order, since the order a hand was dealt in is
+        never seen.
+        """
+        log = self.chance.log
+        out: list[Any] = []
+        i = 0
+        dealer = self.game.consts[6]
+        if dealer < 0:  # rules/penneech.md, Seats, dealing: the draw, pack after pack while all tie
+            while True:
+                pack = _cards(log[i])
+                i += 1
+                known = 0
+                for j in range(0, 52, 2):
+                    a, b = DRAW_RANK[pack[j]], DRAW_RANK[pack[j + 1]]
+                    known = j + 2
+                    if a != b:
+                        dealer = 0 if a < b else 1
+                        break
+                out.append(_with_fresh_rest(pack[:known], known, rng))
+                if known < 52 or dealer >= 0:
+                    break
+        blockers = self._blockers
+        hist = self._history
+        h = 0
+        for entry in log[i:-1]:
+            pack = _cards(entry)
+            nd = 1 - dealer
+            hn, hd = mask_of(pack[0:14:2]), mask_of(pack[1:14:2])
+            hand = [0, 0]
+            hand[nd], hand[dealer] = hn, hd
+            # rules/penneech.md, Redeal: who was asked, in order (the non-dealer first).
+            asked = [s for s in (nd, dealer) if blockers and not hand[s] & blockers]
+            knew: list[bool | None] = [None, None]
+            if blockers:
+                knew = [not hand[0] & blockers, not hand[1] & blockers]
+            thrower = -1
+            for seat in asked:
+                if h >= len(hist) or hist[h] not in (KEEP, REDEAL):
+                    break
+                h += 1
+                if hist[h - 1] == REDEAL:
+                    thrower = seat
+                    break
+            if thrower < 0:  # played out: both hands and the eight turn-ups are public
+                h += 2 * TRICKS
+                out.append(_played_out(tuple(pack[:DEAL_READS]), rng))
+                dealer = nd
+                continue
+            other = 1 - thrower
+            if thrower == player:
+                # The other hand is unseen; what the asking said about it still holds: asked and
+                # kept (it was asked before the thrower) means no blocker; passed over before the
+                # thrower was asked (the thrower dealt) means a blocker; otherwise nothing.
+                rule = knew[other] if other == nd else None
+                pool = [c for c in range(52) if not hand[player] >> c & 1]
+                while True:
+                    hmask = mask_of(rng.sample(pool, HAND_SIZE))
+                    if rule is None or bool(hmask & blockers) != rule:
+                        break
+                hand[other] = hmask
+            top = [0] * 14
+            top[0:14:2] = cards_of(hand[nd])
+            top[1:14:2] = cards_of(hand[dealer])
+            out.append(_with_fresh_rest(top, 14, rng))
+        return out
 
     def last_events(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -124,6 +124,16 @@ def _codes(cards: list[int]) -> list[str]:
     return [card_code(c) for c in cards]
 
 
+def cards_of_mask(mask: int) -> list[int]:
+    """The cards of ``mask``, highest id first (so ``pop()`` hands them out lowest first)."""
+    out = []
+    while mask:
+        c = mask.bit_length() - 1
+        out.append(c)
+        mask ^= 1 << c
+    return out
+
+
 def _canon_cards(mask: int) -> list[int]:
     out = []
     while mask:
@@ -364,7 +374,7 @@ class PentyrchState(State):
         "_g", "_owner", "_dealer", "_unit", "_unit_seats", "_piles", "_stacks", "_cpos", "_hands",
         "_hidden", "_dealt", "_setaside", "_seat", "_round", "_moved", "_finished", "_over",
         "_game_over", "_hist", "_events", "_legal", "_combos", "_total_scores", "_total_returns",
-        "_caps", "_passcons", "_results",
+        "_caps", "_passcons", "_results", "_past_games",
     )
 
     def __init__(self, game: PentyrchGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
@@ -388,6 +398,8 @@ class PentyrchState(State):
         self._total_scores = [0] * self._n
         self._total_returns = [0.0] * self._n
         self._results: list[dict[str, Any]] = []
+        # What each finished game of a match left hidden (determinize redraws it): see _end_game.
+        self._past_games: tuple[tuple[Any, ...], ...] = ()
         self._over = False
         self._g = 0
         self._start_game()
@@ -797,6 +809,8 @@ class PentyrchState(State):
                               "returns": rets, "scores": pts})
         self._events.append(("game_over", self._g, reason, winners if w < n else [], rets))
         if self._g + 1 < self._games:
+            self._past_games += ((self._owner, self._dealt[:], self._hidden[:], self._caps[:],
+                                  self._passcons[:], self._setaside),)
             # rules/pentyrch.md, End (games): the next game of the match, seats rotated.
             self._g += 1
             self._start_game()
@@ -853,6 +867,7 @@ class PentyrchState(State):
         s._caps = self._caps[:]
         s._passcons = self._passcons[:]
         s._results = [dict(r) for r in self._results]
+        s._past_games = self._past_games
         return s
 
     # -- notation ------------------------------------------------------------------------------
@@ -1263,30 +1278,58 @@ class PentyrchState(State):
         (the real deal always qualifies, so this ends at once in practice; should 2,000 draws all be
         refused, the last one is used anyway: a world that ignores an inference is a weaker sample,
         whereas falling back on the real deal would show the hidden cards to a search).
+
+        The world keeps nothing of the real game that ``player`` has not seen: its seed and generator
+        come from ``rng``, and every hand pack of its chance log (earlier games of a match too) is
+        rebuilt from the cards as drawn, each hand's cards in card order (the order they were dealt
+        in is never seen); the layout packs are public (the board).
         """
         s = self.clone()
-        s.chance.rng = make_rng(rng.getrandbits(64))
+        s.seed = rng.getrandbits(63)
+        s.chance.rng = make_rng(s.seed)
         s.chance.given = None
-        if self._over:
-            return s
+        log = s.chance.log
+        for g, (owner, dealt, hidden, caps, passcons, setaside) in enumerate(self._past_games):
+            new, aside = self._draw_hidden(player, hidden, caps, passcons, setaside, rng)
+            log[2 * g + 1] = self._hand_pack(
+                owner, [(d & ~h) | m for d, h, m in zip(dealt, hidden, new, strict=True)], aside)
+        new, aside = self._draw_hidden(player, self._hidden, self._caps, self._passcons,
+                                       self._setaside, rng)
+        for q in range(self._n):
+            old = self._hidden[q]
+            s._hands[q] = (self._hands[q] & ~old) | new[q]
+            s._hidden[q] = new[q]
+            s._dealt[q] = (self._dealt[q] & ~old) | new[q]
+        s._setaside = aside
+        log[2 * self._g + 1] = self._hand_pack(self._owner, s._dealt, aside)
+        s._legal = None
+        s._combos = None
+        return s
+
+    def _draw_hidden(self, player: int, hidden: list[int], caps: list[int],
+                     passcons: list[tuple[int, int, int, int]], setaside: int,
+                     rng: random.Random) -> tuple[list[int], int]:
+        """New hidden cards for every hand but ``player``'s (and a new set-aside card) drawn from the
+        cards ``player`` has not seen, under the inferences of ``caps`` and ``passcons``."""
         n = self._n
-        others = [q for q in range(n) if q != player and self._hidden[q]]
+        others = [q for q in range(n) if q != player and hidden[q]]
         pool = 0
         for q in others:
-            pool |= self._hidden[q]
-        if self._setaside >= 0:
-            pool |= BIT[self._setaside]
+            pool |= hidden[q]
+        if setaside >= 0:
+            pool |= BIT[setaside]
         cards = sorted(_canon_cards(pool))
-        sizes = [self._hidden[q].bit_count() for q in others]
-        real = [self._hidden[q] for q in others]
+        sizes = [hidden[q].bit_count() for q in others]
         limits = []
         for q in others:
             bounds = []
-            for pq, low, hand_t, _hidden_t in self._passcons:
+            for pq, low, hand_t, _hidden_t in passcons:
                 if pq == q:
                     # hand sum then = fixed part + what is hidden now; it stayed below `low`.
-                    bounds.append(low - mask_value(hand_t) + mask_value(self._hidden[q]))
-            limits.append((self._caps[q], min(bounds) if bounds else 1 << 30))
+                    bounds.append(low - mask_value(hand_t) + mask_value(hidden[q]))
+            limits.append((caps[q], min(bounds) if bounds else 1 << 30))
+        deck = cards
+        parts: list[int] = []
         for _ in range(2000):
             deck = cards[:]
             rng.shuffle(deck)
@@ -1314,26 +1357,23 @@ class PentyrchState(State):
             for size in sizes:
                 parts.append(sum(BIT[c] for c in deck[i:i + size]))
                 i += size
-        chosen = parts
-        setaside = deck[-1] if self._setaside >= 0 else -1
-        swap: dict[int, int] = {}
-        for q, old, new in zip(others, real, chosen, strict=True):
-            s._hands[q] = (self._hands[q] & ~old) | new
-            s._hidden[q] = new
-            s._dealt[q] = (self._dealt[q] & ~old) | new
-            for a, b in zip(_canon_cards(old), _canon_cards(new), strict=True):
-                swap[a] = b
-        if self._setaside >= 0:
-            swap[self._setaside] = setaside
-            s._setaside = setaside
-        # Rebuild this game's hand pack so the world replays: each changed card keeps its place in
-        # the deal, replaced by the card that now sits in the same hidden slot.
-        index = 2 * self._g + 1
-        pack = self.chance.full_pack(index) if index < len(self.chance.log) else []
-        s.chance.log[index] = [swap.get(c, c) for c in pack]
-        s._legal = None
-        s._combos = None
-        return s
+        new = hidden[:]
+        for q, m in zip(others, parts, strict=True):
+            new[q] = m
+        return new, (deck[-1] if setaside >= 0 else -1)
+
+    def _hand_pack(self, owner: list[int], dealt: list[int], setaside: int) -> list[int]:
+        """The hand pack that deals ``dealt`` (and ``setaside``): each player's cards in card order at
+        that player's places in the deal (rules/pentyrch.md, Hands)."""
+        n = self._n
+        mine = [cards_of_mask(m) for m in dealt]
+        pack = []
+        for i in range(len(HAND_CARDS)):
+            if n == 3 and i == 15:
+                pack.append(setaside)
+            else:
+                pack.append(mine[owner[i % n]].pop())
+        return pack
 
     def last_events(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -17,8 +17,8 @@ it, and cards are dealt one by one at random, a card going to a seat only while 
 holds for the rest (so dealing never gets stuck). The candidate trades are tried in random order until
 one admits a deal; the real trade always does. The give is an action, so a seat that did not see the
 trade gets worlds whose history gives their own ``y``. Finally the whole history is replayed on the new
-packs, which checks every rule again; the world is that replayed state, with a fresh generator for the
-future.
+packs, which checks every rule again; the world is that replayed state, with a seed and generator
+drawn from the caller's ``rng`` (nothing of the real game's seed, packs or generator survives).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 ALL = (1 << NUM_ACTIONS) - 1
 FALLBACKS = [0]
-"""How often a world could not be rebuilt and the real deal was kept (a bug if ever non-zero)."""
+"""How often no world could be rebuilt (a bug if ever non-zero; ``determinize`` then raises)."""
 
 
 def _feasible(counts: dict[int, int], caps: list[int]) -> bool:
@@ -249,19 +249,20 @@ def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptStat
             if given >= 0:
                 history[k * per_deal + n] = given
         else:
+            # The world's seed and generator come from ``rng`` alone, never from the real game.
+            seed = rng.getrandbits(63)
             try:
-                w = game.new_initial_state(seed=st.seed, chance=chance)
+                w = game.new_initial_state(seed=seed, chance=chance)
                 for a in history:
                     w.apply_action(a)
             except GameError:
                 continue
             assert isinstance(w, type(st))
             w.chance.given = None
-            w.chance.rng = make_rng(rng.getrandbits(64))
+            w.chance.rng = make_rng(seed)
             return w
-    # Unreachable while the inferences above are right: keep the real deals rather than fail.
+    # Unreachable while the inferences above are right. Handing out the real deals instead would
+    # show every hidden card to a search, so this is an error (and counted for the tests).
     FALLBACKS[0] += 1
-    w = st.clone()
-    w.chance.given = None
-    w.chance.rng = make_rng(rng.getrandbits(64))
-    return w
+    raise RuntimeError(f"piquesept determinize found no world for seat {p} after {st!s}: a bug in "
+                       f"the inferences of gamester.games.piquesept.worlds")
