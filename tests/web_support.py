@@ -38,6 +38,15 @@ from tests.pg_support import free_port
 
 Json = dict[str, Any]
 
+# How a test starts the server: the real command line. GAMESTER_SERVE_CMD (a JSON list) replaces the
+# command before "--host …", e.g. to test an installed build: '["/opt/venv/bin/gamester", "serve"]'.
+SERVE_CMD: list[str] = json.loads(os.environ.get("GAMESTER_SERVE_CMD", "null")) or [
+    sys.executable,
+    "-m",
+    "gamester",
+    "serve",
+]
+
 # Defaults for servers started by tests: a short lease so that takeovers happen within a test's patience.
 TEST_ENV = {"GAMESTER_BOT_WORKERS": "1", "GAMESTER_LEASE_SECONDS": "3"}
 
@@ -76,10 +85,7 @@ class ServerProcess:
         log.write(f"\n===== start {self.starts} =====\n".encode())
         log.flush()
         cmd = [
-            sys.executable,
-            "-m",
-            "gamester",
-            "serve",
+            *SERVE_CMD,
             "--host",
             "127.0.0.1",
             "--port",
@@ -240,9 +246,11 @@ def open_table(
 class WsClient:
     """One WebSocket connection to a table, keeping every JSON message it received (in order)."""
 
-    def __init__(self, ws: ClientConnection, label: str) -> None:
+    def __init__(self, ws: ClientConnection, label: str, http_base: str = "", table_id: str = "") -> None:
         self.ws = ws
         self.label = label
+        self.http_base = http_base
+        self.table_id = table_id
         self.messages: list[Json] = []
         self.raw: list[str | bytes] = []
 
@@ -250,7 +258,8 @@ class WsClient:
     async def open(cls, ws_base: str, table_id: str, token: str | None = None, label: str = "") -> WsClient:
         url = f"{ws_base}/ws/tables/{table_id}" + (f"?token={token}" if token is not None else "")
         ws = await connect(url, max_size=2**22, open_timeout=20, ping_interval=None)
-        return cls(ws, label or ("spectator" if token is None else "seat"))
+        http_base = "http" + ws_base.removeprefix("ws")
+        return cls(ws, label or ("spectator" if token is None else "seat"), http_base, table_id)
 
     async def close(self) -> None:
         await self.ws.close()
@@ -286,10 +295,17 @@ class WsClient:
             if msg["type"] == "error" or msg["seq"] >= min_seq:
                 return msg
 
+    async def current_view(self, timeout: float = 20.0) -> Json:
+        """The view of the table's current ``seq`` (read from ``GET /api/tables/{id}``), skipping older
+        ones, so a test is not misled if a server sends more than the current view on connect."""
+        async with httpx.AsyncClient(base_url=self.http_base, timeout=timeout) as http:
+            seq = (await http.get(f"/api/tables/{self.table_id}")).json().get("seq", 0)
+        return await self.view(seq, timeout)
+
     async def quiet(self, seconds: float = 0.3) -> list[Json]:
         """Every message that arrives within ``seconds`` of silence."""
         got: list[Json] = []
-        with contextlib.suppress(TimeoutError):
+        with contextlib.suppress(TimeoutError, ConnectionClosed):
             while True:
                 got.append(await self.recv(seconds))
         return got
