@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,8 +48,15 @@ def test_rules(c: TestClient) -> None:
 
 
 def test_create_join_status_and_rejoin(c: TestClient) -> None:
-    r = c.post("/api/tables", json={"game": "penneech", "options": {"ruleset": "cotton"},
-                                    "seats": ["human", "human"], "clock": None})
+    r = c.post(
+        "/api/tables",
+        json={
+            "game": "penneech",
+            "options": {"ruleset": "cotton"},
+            "seats": ["human", "human"],
+            "clock": None,
+        },
+    )
     assert r.status_code == 201
     t = r.json()
     assert t["status"] == "waiting" and len(t["id"]) >= 16
@@ -111,8 +117,14 @@ BAD_CREATES: list[tuple[Any, int]] = [
     ({"game": "penneech", "options": [], "seats": ["human", "random"]}, 422),
     ({"game": "penneech", "seats": ["human", "random"], "clock": {"seconds_per_move": 0}}, 422),
     ({"game": "penneech", "seats": ["human", "random"], "clock": {"seconds_per_move": True}}, 422),
-    ({"game": "penneech", "seats": ["human", "random"], "clock": {"seconds_per_move": 5, "on_timeout": "x"}},
-     422),
+    (
+        {
+            "game": "penneech",
+            "seats": ["human", "random"],
+            "clock": {"seconds_per_move": 5, "on_timeout": "x"},
+        },
+        422,
+    ),
     ({"game": "penneech", "seats": ["human", "random"], "clock": "fast"}, 422),
     ({"game": "penneech", "seats": ["human", "random"], "extra": 1}, 422),
     ({"game": 7, "seats": ["human", "random"]}, 422),
@@ -175,8 +187,10 @@ def _ws_error(ws: Any, payload: Any) -> dict[str, Any]:
 def test_websocket_view_and_bad_messages_change_nothing(c: TestClient) -> None:
     tid = new_table(c, "penneech", ["human", "human"])
     t0, t1 = join(c, tid, 0), join(c, tid, 1, "Bob")
-    with c.websocket_connect(f"/ws/tables/{tid}?token={t0}") as w0, \
-            c.websocket_connect(f"/ws/tables/{tid}?token={t1}") as w1:
+    with (
+        c.websocket_connect(f"/ws/tables/{tid}?token={t0}") as w0,
+        c.websocket_connect(f"/ws/tables/{tid}?token={t1}") as w1,
+    ):
         v0, v1 = next_view(w0), next_view(w1)
         assert v0["seq"] == 0 and v0["status"] == "playing" and v0["seat"] == 0
         mover, other = (w0, w1) if v0["legal"] else (w1, w0)
@@ -208,7 +222,9 @@ def test_websocket_view_and_bad_messages_change_nothing(c: TestClient) -> None:
         assert next_view(mover)["seq"] == 1 and next_view(other)["seq"] == 1
         # a stale seq after the move
         assert _ws_error(mover, {"type": "act", "action": v["legal"][0], "seq": 0})["code"] in (
-            "stale", "not_your_turn")
+            "stale",
+            "not_your_turn",
+        )
         mover.send_json({"type": "ping"})
         assert any(mover.receive_json()["type"] == "pong" for _ in range(3))
 
@@ -326,3 +342,20 @@ def test_all_bot_table_plays_itself_and_replays(c: TestClient) -> None:
             assert all("hand" not in s["view"] for s in rp["steps"])
     rng = random.Random(0)
     assert rng  # the replay needs no randomness: steps come from the stored record
+
+
+def test_connect_gets_only_the_current_view(c: TestClient) -> None:
+    tid = new_table(c, "penneech", ["human", "human"])
+    toks = [join(c, tid, 0), join(c, tid, 1)]
+    for _ in range(3):
+        seq = c.get(f"/api/tables/{tid}").json()["seq"]
+        for tok in toks:
+            with c.websocket_connect(f"/ws/tables/{tid}?token={tok}") as ws:
+                v = next_view(ws)
+                assert v["seq"] == seq
+                if v["legal"]:
+                    ws.send_json({"type": "act", "action": v["legal"][0], "seq": seq})
+                    assert next_view(ws)["seq"] == seq + 1
+                    break
+    with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+        assert next_view(ws)["seq"] == 3

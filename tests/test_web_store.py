@@ -36,9 +36,18 @@ def repo(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlTableRep
 def _table(tid: str = "t1", humans: int = 1) -> TableRow:
     seats = [SeatRow(seat=i, kind="human") for i in range(humans)]
     seats.append(SeatRow(seat=humans, kind="bot", agent="random"))
-    return TableRow(id=tid, game="penneech", options={"target": 61}, seed=2**61 + 5, chance=[["AS", "KD"]],
-                    clock={"seconds_per_move": 30, "on_timeout": "bot"}, status="waiting", seq=0,
-                    created=100.0, seats=seats)
+    return TableRow(
+        id=tid,
+        game="penneech",
+        options={"target": 61},
+        seed=2**61 + 5,
+        chance=[["AS", "KD"]],
+        clock={"seconds_per_move": 30, "on_timeout": "bot"},
+        status="waiting",
+        seq=0,
+        created=100.0,
+        seats=seats,
+    )
 
 
 def test_round_trip_and_listing(repo: SqlTableRepository) -> None:
@@ -49,8 +58,14 @@ def test_round_trip_and_listing(repo: SqlTableRepository) -> None:
     got = repo.get("a")
     assert got is not None
     assert (got.game, got.options, got.seed, got.chance, got.clock, got.status, got.seq) == (
-        "penneech", {"target": 61}, 2**61 + 5, [["AS", "KD"]], {"seconds_per_move": 30, "on_timeout": "bot"},
-        "waiting", 0)
+        "penneech",
+        {"target": 61},
+        2**61 + 5,
+        [["AS", "KD"]],
+        {"seconds_per_move": 30, "on_timeout": "bot"},
+        "waiting",
+        0,
+    )
     assert [(s.seat, s.kind, s.agent) for s in got.seats] == [(0, "human", None), (1, "bot", "random")]
     assert repo.get("nope") is None
     assert [t.id for t in repo.list_tables(None, 10)] == ["b", "a"]  # newest first
@@ -77,17 +92,20 @@ def test_append_action_is_guarded_by_seq(repo: SqlTableRepository) -> None:
     t.status = "playing"
     repo.create(t)
     assert repo.append_action("s", 0, "keep", 1.0, chance=None, status="playing", deadline=5.0, returns=None)
-    assert not repo.append_action("s", 0, "QH", 1.0, chance=None, status="playing", deadline=None,
-                                  returns=None), "a second action 1 must be refused"
-    assert repo.append_action("s", 1, "QH", 2.0, chance=[["AS"], ["KD"]], status="over", deadline=None,
-                              returns=[1.0, -1.0])
+    assert not repo.append_action(
+        "s", 0, "QH", 1.0, chance=None, status="playing", deadline=None, returns=None
+    ), "a second action 1 must be refused"
+    assert repo.append_action(
+        "s", 1, "QH", 2.0, chance=[["AS"], ["KD"]], status="over", deadline=None, returns=[1.0, -1.0]
+    )
     got = repo.get("s")
     assert got is not None
     assert (got.seq, got.status, got.chance, got.returns) == (2, "over", [["AS"], ["KD"]], [1.0, -1.0])
     assert repo.actions("s") == ["keep", "QH"]
     assert repo.actions("s", after=1) == ["QH"]
-    assert not repo.append_action("s", 2, "x", 3.0, chance=None, status="over", deadline=None, returns=None), \
-        "no action after the end"
+    assert not repo.append_action(
+        "s", 2, "x", 3.0, chance=None, status="over", deadline=None, returns=None
+    ), "no action after the end"
 
 
 def test_concurrent_writers_of_one_seq(repo: SqlTableRepository) -> None:
@@ -99,8 +117,11 @@ def test_concurrent_writers_of_one_seq(repo: SqlTableRepository) -> None:
 
     def write(i: int) -> None:
         barrier.wait()
-        wins.append(repo.append_action("c", 0, f"a{i}", 1.0, chance=None, status="playing", deadline=None,
-                                       returns=None))
+        wins.append(
+            repo.append_action(
+                "c", 0, f"a{i}", 1.0, chance=None, status="playing", deadline=None, returns=None
+            )
+        )
 
     threads = [threading.Thread(target=write, args=(i,)) for i in range(6)]
     for th in threads:

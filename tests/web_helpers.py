@@ -21,8 +21,13 @@ def client_on(path: Path, **kwargs: Any) -> Iterator[TestClient]:
         yield c
 
 
-def new_table(c: TestClient, game: str, seats: list[str], options: dict[str, Any] | None = None,
-              clock: dict[str, Any] | None = None) -> str:
+def new_table(
+    c: TestClient,
+    game: str,
+    seats: list[str],
+    options: dict[str, Any] | None = None,
+    clock: dict[str, Any] | None = None,
+) -> str:
     r = c.post("/api/tables", json={"game": game, "options": options or {}, "seats": seats, "clock": clock})
     assert r.status_code == 201, r.text
     tid: str = r.json()["id"]
@@ -70,11 +75,14 @@ def drain_until_over(ws: Any, limit: int = 5000) -> list[dict[str, Any]]:
     raise AssertionError("no final view")
 
 
-def check_views_against_record(record: dict[str, Any], viewer: int | None,
-                               messages: list[dict[str, Any]]) -> int:
+def check_views_against_record(
+    record: dict[str, Any], viewer: int | None, messages: list[dict[str, Any]]
+) -> int:
     """Every view message equals the game's own view of that position for ``viewer`` (and its legal
     list is that seat's legal moves on its turn, else empty); returns how many were checked."""
-    positions = [replay({**record, "actions": record["actions"][:k]}) for k in range(len(record["actions"]) + 1)]
+    positions = [
+        replay({**record, "actions": record["actions"][:k]}) for k in range(len(record["actions"]) + 1)
+    ]
     checked = 0
     for m in messages:
         if m["type"] != "view":

@@ -335,7 +335,7 @@ def create_app(
         if seat is not None:
             service.set_connected(table_id, seat, +1)
         try:
-            await conn.push(service, again=True)
+            await conn.start(service)
             await _ws_loop(ws, conn, service, runtime, seat)
         finally:
             runtime.remove(conn)

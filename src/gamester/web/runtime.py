@@ -74,6 +74,15 @@ class Connection:
         except Exception:  # noqa: BLE001 - the socket went away; the receive loop will notice
             self.closed = True
 
+    async def start(self, service: TableService) -> None:
+        """On connect: the current view only (earlier ones are history, not news)."""
+        async with self.lock:
+            cur = service.current_seq(self.table_id)
+            msg = service.message(self.table_id, self.viewer, cur)
+            if msg is not None:
+                await self.send(msg)
+            self.last_seq = cur
+
     async def push(self, service: TableService, *, again: bool = False) -> None:
         """Send the views from the last one sent up to the table's current seq (``again``: resend
         the current one even if already sent, e.g. the status changed)."""
