@@ -118,8 +118,16 @@ class OverpayPayments:
                 self._grow(t, self._tables[t], 0, self._need[t], names[t], names, out)
         return out
 
-    def _grow(self, t: int, table: list[list[int]], start: int, x: int, text: str,
-              names: Sequence[str], out: list[str]) -> None:
+    def _grow(
+        self,
+        t: int,
+        table: list[list[int]],
+        start: int,
+        x: int,
+        text: str,
+        names: Sequence[str],
+        out: list[str],
+    ) -> None:
         # Depth-first, children in position order: exactly the rank order (see the module notes).
         values = self.values
         for j in range(start, len(values)):
