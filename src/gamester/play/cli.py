@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -158,7 +160,24 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _on_interrupt(signum: int, frame: Any) -> None:
+    """Ctrl-C: the terminal sends it to every process of the job. Worker processes forked by
+    ``simulate``/``tournament``/``analyse`` inherit this handler and let it pass (their pool ends
+    them when the main process leaves), so no worker prints a traceback; the main process raises
+    KeyboardInterrupt and leaves with exit status 130."""
+    if os.getpid() != _MAIN_PID:
+        return
+    raise KeyboardInterrupt
+
+
+_MAIN_PID = os.getpid()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    global _MAIN_PID
+    _MAIN_PID = os.getpid()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_interrupt)
     try:
         return _main(argv)
     except KeyboardInterrupt:  # SPEC: Ctrl-C anywhere leaves quietly
