@@ -26,11 +26,13 @@ from typing import Any
 
 import pytest
 
+import gamester
 from tests.web_support import (
     Api,
     ServerProcess,
     Truth,
     WsClient,
+    jsonable,
     play_seat,
     random_chooser,
     sqlite_url,
@@ -113,3 +115,64 @@ def test_no_hidden_card_reaches_anyone(
         f"{len(received)} viewers, views checked {counts}, {len(problems)} problems"
     )
     assert not problems, "\n".join(problems[:30])
+
+
+def honest_messages(record: dict[str, Any], viewer: int | None) -> list[dict[str, Any]]:
+    """The views a correct server would send ``viewer``, built from the engine (no server involved)."""
+    state = gamester.replay({**record, "actions": []})
+    out: list[dict[str, Any]] = []
+    pre: list[dict[str, Any]] = []
+    for n in range(len(record["actions"]) + 1):
+        view = state.observation(viewer) if viewer is not None else state.public_observation()
+        events = [*pre, *state.last_events_seen_by(viewer)]
+        mine = viewer is not None and not state.is_terminal() and state.current_player() == viewer
+        legal = [state.action_to_string(a) for a in state.legal_actions()] if mine else []
+        status = "over" if state.is_terminal() else "playing"
+        out.append(
+            jsonable(
+                {"type": "view", "seq": n, "status": status, "view": view, "legal": legal, "events": events}
+            )
+        )
+        if n < len(record["actions"]):
+            action = state.string_to_action(record["actions"][n])
+            pre = [state.action_event_seen_by(action, viewer)]
+            state.apply_action(action)
+    return out
+
+
+def test_the_checker_catches_leaks() -> None:
+    """The check above is not vacuous: honest messages pass, each kind of leak is reported."""
+    rng = random.Random(5)
+    state = gamester.load_game("piquesept").new_initial_state(seed=11)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    record = state.record()
+    truth = Truth(record)
+    soloist = truth.views[-1][0]["soloist"]
+    drawer = truth.views[-1][0]["drawer"]
+    outsider = next(s for s in range(4) if s not in (soloist, drawer))
+    for viewer in [*range(4), None]:
+        assert truth.check(viewer, honest_messages(record, viewer)) == ([], len(record["actions"]) + 1)
+    # The trade's give narrated in plain notation to a defender outside the trade.
+    give_at = 4  # rules/piquesept.md: the first trick's four cards, then the drawer's give
+    msgs = honest_messages(record, outsider)
+    given = record["actions"][give_at]
+    msgs[give_at + 1]["events"].append({"type": "action", "player": drawer, "action": given})
+    found, _ = truth.check(outsider, msgs)
+    assert any("LEAK" in p and given in p for p in found), found
+    # Another seat's hand in a seat's view; a seat's view sent to the spectator.
+    msgs = honest_messages(record, 0)
+    other = sorted(truth.hands[3][1])[0]
+    msgs[3]["view"]["note"] = other
+    found, _ = truth.check(0, msgs)
+    assert any("LEAK" in p and other in p for p in found), found
+    msgs = honest_messages(record, None)
+    msgs[2]["view"] = truth.views[2][1]
+    found, _ = truth.check(None, msgs)
+    assert any("LEAK" in p for p in found), found
+    # A stale or skipped seq, and a wrong legal list, are reported too.
+    msgs = honest_messages(record, 0)
+    del msgs[5]
+    msgs[0]["legal"] = ["7S"] if msgs[0]["legal"] != ["7S"] else []
+    found, _ = truth.check(0, msgs)
+    assert any("jumped" in p for p in found) and any("legal" in p for p in found), found
