@@ -65,6 +65,7 @@ class Connection:
         self.lock = asyncio.Lock()
         self.closed = False
         self.hinting = False
+        self.last_status = ""
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.closed:
@@ -81,6 +82,7 @@ class Connection:
             msg = service.message(self.table_id, self.viewer, cur)
             if msg is not None:
                 await self.send(msg)
+                self.last_status = msg["status"]
             self.last_seq = cur
 
     async def push(self, service: TableService, *, again: bool = False) -> None:
@@ -90,11 +92,13 @@ class Connection:
             cur = service.current_seq(self.table_id)
             first = max(self.last_seq + 1, cur - KEEP_FRAMES + 1, 0)
             if cur <= self.last_seq:
-                first = cur if again else cur + 1
+                # the same position again only if its status changed (waiting -> playing, a forfeit)
+                first = cur if again and service.status(self.table_id) != self.last_status else cur + 1
             for s in range(first, cur + 1):
                 msg = service.message(self.table_id, self.viewer, s)
                 if msg is not None:
                     await self.send(msg)
+                    self.last_status = msg["status"]
             self.last_seq = max(self.last_seq, cur)
 
 

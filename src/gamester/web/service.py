@@ -537,6 +537,9 @@ class TableService:
                 "forfeit": row.forfeit if current else None,
             }
 
+    def status(self, table_id: str) -> str:
+        return self._entry(table_id, sync=False).row.status
+
     def current_seq(self, table_id: str) -> int:
         return self._entry(table_id, sync=False).row.seq
 
