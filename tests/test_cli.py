@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -216,3 +219,141 @@ def test_a_plain_install_needs_no_optional_library_to_play() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# -- every command-line failure path (issue 9): one line naming what was wrong, exit 2 ----------------
+
+def _one_line_exit_2(r: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["play", "penneech", "--seed", "-1"], ["--seed", "0 or more", "-1"]),
+    (["simulate", "penneech", "--agents", "random", "--seed", "-1"], ["--seed", "-1"]),
+    (["tournament", "penneech", "--agents", "random", "--games", "0"], ["--games", "at least 1", "0"]),
+    (["tournament", "penneech", "--agents", "random", "--games", "-5"], ["--games", "-5"]),
+    (["simulate", "penneech", "--agents", "random", "--games", "0"], ["--games", "0"]),
+    (["play", "penneech", "--option", "target"], ["--option 'target'", "KEY=VALUE"]),
+    (["bench", "penneech", "--option", "target"], ["--option 'target'"]),
+    (["play", "penneech", "--seat", "2"], ["--seat must be 0 to 1", "2"]),
+    (["play", "penneech", "--seat", "x"], ["--seat", "'x'"]),
+    (["play", "chess"], ["unknown game 'chess'"]),
+])
+def test_bad_arguments_get_one_line_and_exit_2(args: list[str], words: list[str]) -> None:
+    _one_line_exit_2(run(*args), *words)
+
+
+def test_bad_paths_get_one_line_and_exit_2(tmp_path: Path) -> None:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    missing = tmp_path / "missing"
+    _one_line_exit_2(run("play", "penneech", "--save", str(missing / "g.json")), "--save",
+                     "does not exist")
+    _one_line_exit_2(run("simulate", "penneech", "--agents", "random", "--games", "1", "--quiet",
+                         "--out", str(missing / "g.jsonl")), "--out", "does not exist")
+    _one_line_exit_2(run("simulate", "penneech", "--agents", "random", "--games", "1", "--quiet",
+                         "--out", str(tmp_path)), "--out", "is a folder")
+    _one_line_exit_2(run("tournament", "penneech", "--agents", "random", "--games", "1", "--out",
+                         str(a_file)), "--out", "is a file, not a folder")
+    _one_line_exit_2(run("tournament", "penneech", "--agents", "random", "--games", "1", "--out",
+                         str(missing / "deeper")), "--out", "does not exist")
+    _one_line_exit_2(run("replay", str(tmp_path)), "is a folder")
+    _one_line_exit_2(run("replay", str(missing / "r.json")), "cannot read", "No such file")
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"game": "pen\xe9ech"}')
+    _one_line_exit_2(run("replay", str(latin)), "not UTF-8")
+    _one_line_exit_2(run("replay", str(a_file), "--index", "3"), "a_file")
+    assert not missing.exists()
+
+
+def test_a_console_without_suit_symbols_prints_letters() -> None:
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+    r = subprocess.run([sys.executable, "-m", "gamester", "rules", "penneech"], capture_output=True,
+                       env=env, timeout=60)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr
+    assert b"\xe2\x99" not in r.stdout  # no UTF-8 suit symbol bytes
+    r = subprocess.run([sys.executable, "-m", "gamester", "play", "penneech", "--seed", "2", "--vs",
+                        "random"], input=b"quit\n", capture_output=True, env=env, timeout=60)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr
+    hand = next(x for x in r.stdout.decode("cp1252").splitlines() if x.startswith("Your hand: "))
+    assert all(c in "0123456789TJQKACDHS " for c in hand.split(":")[1].split("(")[0])
+
+
+def test_ctrl_c_in_a_simulation_with_workers_exits_130_without_tracebacks() -> None:
+    p = subprocess.Popen([sys.executable, "-m", "gamester", "simulate", "penneech", "--agents",
+                          "heuristic", "--games", "4000", "--workers", "2", "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        time.sleep(3)
+        os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole job
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+# -- replay ---------------------------------------------------------------------------------------
+
+def _finished(name: str, seed: int, **options: str) -> dict[str, object]:
+    state = gamester.load_game(name, **options).new_initial_state(seed=seed)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    return state.record()
+
+
+def test_replay_reads_jsonl_with_index(tmp_path: Path) -> None:
+    recs = [_finished("penneech", s) for s in (1, 2, 3)]
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    for i, rec in enumerate(recs):
+        s = json.loads(run("replay", str(path), "--index", str(i), "--json").stdout)
+        assert s == gamester.summary(gamester.replay(rec))
+    first = json.loads(run("replay", str(path), "--json").stdout)
+    assert first == gamester.summary(gamester.replay(recs[0]))  # default index 0
+    _one_line_exit_2(run("replay", str(path), "--index", "3"), "--index 3", "0 to 2")
+    path.write_text(json.dumps(recs[0]) + "\n{oops\n")
+    _one_line_exit_2(run("replay", str(path), "--index", "1"), "line 2")
+
+
+def test_replay_json_for_a_seat_lists_no_moves_when_it_is_not_its_turn(tmp_path: Path) -> None:
+    state = gamester.load_game("penneech", redeal="off").new_initial_state(seed=4)
+    path = tmp_path / "start.json"
+    path.write_text(json.dumps(state.record()))
+    to_act = state.current_player()
+    mine = json.loads(run("replay", str(path), "--json", "--seat", str(to_act)).stdout)
+    other = json.loads(run("replay", str(path), "--json", "--seat", str(1 - to_act)).stdout)
+    assert len(mine["legal_actions"]) == 7 and other["legal_actions"] == []
+
+
+def test_replay_shows_hands_at_each_step_and_the_pentyrch_board(tmp_path: Path) -> None:
+    rec = _finished("penneech", 5)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(rec))
+    plain = run("replay", str(path)).stdout
+    seat1 = run("replay", str(path), "--seat", "1").stdout
+    state = gamester.load_game("penneech").new_initial_state(seed=5, chance=rec["chance"])
+    assert plain.count("(hands: player 0 ") == len(rec["actions"])
+    assert seat1.count("(your hand: ") == len(rec["actions"])
+    # seat 1 sees its own hand and never seat 0's, which the plain replay shows
+    hand0 = " ".join(pretty(c) for c in state.observation(0)["hand"])
+    hand1 = " ".join(pretty(c) for c in state.observation(1)["hand"])
+    assert f"player 0 {hand0}" in plain and f"player 1 {hand1}" in plain
+    assert f"(your hand: {hand1})" in seat1 and hand0 not in seat1
+
+    rec = gamester.load_game("pentyrch").new_initial_state(seed=2).record()
+    walk = gamester.replay(rec)
+    for _ in range(20):
+        walk.apply_action(walk.legal_actions()[0])
+    path.write_text(json.dumps(walk.record()))
+    text = run("replay", str(path)).stdout
+    assert "a         b         c         d         e         f         g" in text
+    assert "(hands: player 0 " in text and "Position after 20 actions" in text
