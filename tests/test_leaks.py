@@ -258,3 +258,73 @@ def _card_id(code: str) -> int:
     from gamester.core.cards import parse_card
 
     return parse_card(code)
+
+
+CARD_IN_TEXT = re.compile(r"(?<![0-9A-Za-z])(10|[2-9TJQKA])([CDHS])(?![0-9A-Za-z])")
+
+
+def _codes_in_text(text: str) -> set[str]:
+    return {r + s for r, s in CARD_IN_TEXT.findall(text)}
+
+
+def _bad_inputs(state: State, rng: random.Random) -> list[str]:
+    """Notation a careless or curious player might type: legal moves with another payment, other
+    seats' moves, cells out of reach, cards in nobody's hand or in someone else's."""
+    legal = [state.action_to_string(a) for a in state.legal_actions()]
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]
+    cards = [r + s for r in ranks for s in "CDHS"]
+    out = []
+    for text in rng.sample(legal, min(4, len(legal))):
+        head = text.split()[:2]
+        pay = "+".join(rng.sample(cards, rng.choice((1, 2, 3))))
+        out += [" ".join([*head, pay]), " ".join([*head, "=" + rng.choice(cards)])]
+    out += rng.sample(cards, 4)
+    out += ["JH a4-b4 9C+8D", "QS @d1 7C+7D", "KC @d7 TH", "JD g4-f4 2C+3C+4C", "JH a4-a6", "redeal"]
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_error_messages_name_no_hidden_card(spec: str) -> None:
+    """Issue 9: Pentyrch errors ended with the mover's hand. Whatever is typed, an error names only
+    cards that were typed or that are public; and an action id that is not legal here is narrated
+    to other seats without decoding it against the mover's hand."""
+    from gamester.core.errors import GameError
+
+    rng = random.Random(9)
+    n = gamester.load_game(spec).num_players
+    for state in random_positions(spec, 4, 3 * _every(spec)):
+        if state.is_terminal():
+            continue
+        hands = set().union(*(set(state.observation(q)["hand"]) for q in range(n)))
+        hidden = hands - cards_in(state.public_observation())
+        # The fixed examples of the notation help ('7D', '10S' ...) are no leak.
+        examples: set[str] = set()
+        for junk in ("?", "a b c d", "1 2"):
+            with pytest.raises(GameError) as info:
+                state.string_to_action(junk)
+            examples |= _codes_in_text(str(info.value))
+        for text in _bad_inputs(state, rng):
+            try:
+                action = state.string_to_action(text)
+            except GameError as e:
+                named = _codes_in_text(str(e)) & hidden
+                assert not named - _codes_in_text(text) - examples, (text, str(e))
+                continue
+            if state.game.name != "pentyrch" or action in state.legal_actions():
+                continue
+            # Pentyrch's refusals name the rule and the position, never the hand.
+            with pytest.raises(GameError) as info:
+                state.apply_action(action)
+            named = _codes_in_text(str(info.value)) & hidden
+            assert not named - _codes_in_text(text) - examples, (text, str(info.value))
+        if state.game.name != "pentyrch":
+            continue  # elsewhere an action id names the same card in every position
+        mover = state.current_player()
+        legal = set(state.legal_actions())
+        for _ in range(5):
+            # Combination ids are ranks among the mover's payments: decoded against the hand.
+            a = rng.randrange(9721, state.game.num_distinct_actions)
+            if a in legal:
+                continue
+            for v in [None, *(q for q in range(n) if q != mover)]:
+                assert not _codes_in_text(state.action_seen_by(a, v)) & hidden

@@ -1030,6 +1030,17 @@ class PentyrchState(State):
             return act
         raise IllegalActionError(self._why_illegal_parts(text, k, frm, to, 1, top, rest))
 
+    def action_seen_by(self, action: int, viewer: int | None) -> str:
+        """rules/pentyrch.md, What each seat knows: a move's notation is public once it is made (the
+        cards it lays go on the pile), so a legal move reads the same to everyone; what an action
+        id would name in a position where it is not legal is told to the mover alone, since a
+        combination id is decoded against the mover's hand."""
+        if viewer is not None and not self._over and viewer == self._owner[self._seat]:
+            return self.action_to_string(action)
+        if action.__class__ is int and (action == PASS or self._is_legal(action)):
+            return self.action_to_string(action)
+        return "an illegal move"
+
     def history_strings(self) -> list[str]:
         fmt = self.format_move
         return [fmt(m) for m in self._hist]
@@ -1044,10 +1055,11 @@ class PentyrchState(State):
             p = self._cpos[k]
             courts.append(card_code(COURT_IDS[k]) + ":" + ("off" if p == -1 else "safe" if p == SAFE
                                                             else CELL_NAMES[p]))
-        hand = " ".join(_codes(_canon_cards(self._hands[self._owner[seat]])))
+        # The hand's size only: messages reach whoever typed the move, not always its owner.
+        size = self._hands[self._owner[seat]].bit_count()
         g = f"game {self._g + 1} of {self._games}, " if self._games > 1 else ""
         return (f"{g}round {self._round + 1}, {SEAT_NAMES[seat]} (player {self._owner[seat]}) to move, "
-                f"{' '.join(courts)}, hand [{hand}]")
+                f"{' '.join(courts)}, {size} cards in hand")
 
     def _why_illegal(self, action: object) -> str:
         if self._over:
@@ -1132,8 +1144,8 @@ class PentyrchState(State):
         v = VALUE[pile[-1]]
         laid = rest | BIT[top]
         if laid & ~hand:
-            missing = " ".join(_codes(_canon_cards(laid & ~hand)))
-            return "Exchange", f"the payment must come from the hand, which lacks {missing}"
+            # Not which card: the message may reach a seat other than the hand's owner.
+            return "Exchange", "the payment must come from the mover's hand: a card named is not in it"
         if mode == 2:
             if not self._show:
                 return "Exchange (show)", "showing is not allowed (show=false)"
