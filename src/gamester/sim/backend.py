@@ -90,6 +90,25 @@ def run_jobs(
             bar.close()
 
 
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Ray retries a dead address for minutes; a ``host:port`` (or ``ray://host:port``) that
+    accepts no connection is refused at once instead. Other forms (``auto``) go to Ray as they are."""
+    import socket
+
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise BackendError(
+            f"cannot start or join the Ray cluster at {address}: nothing answers there "
+            f"({e.strerror or type(e).__name__})"
+        ) from None
+
+
 def _call(fn: Callable[[Any], Any], job: Any) -> Any:
     return fn(job)
 
@@ -100,11 +119,19 @@ def _run_ray(
     ray = _import_ray()
     started_here = False
     if not ray.is_initialized():
+        if address:
+            _check_reachable(address)
         try:
             if address:
                 ray.init(address=address, log_to_driver=False)
             else:
-                ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+                # A private cluster on the loopback interface, for this run only.
+                ray.init(
+                    num_cpus=max(1, workers),
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    _node_ip_address="127.0.0.1",
+                )
         except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError …
             where = f"the Ray cluster at {address}" if address else "a local Ray"
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
