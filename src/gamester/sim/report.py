@@ -60,6 +60,8 @@ def _comparison(metric: str, summary: dict[str, Any]) -> str:
         return ""
     rows.sort()
     lo, hi = rows[0], rows[-1]
+    if lo[0] == hi[0]:
+        return f"{_fmt(lo[0])} in every reading."
     if lo[1][1] < hi[1][0]:
         return (
             f"Lowest in {lo[2]} ({_fmt(lo[0])}), highest in {hi[2]} ({_fmt(hi[0])}); their "
