@@ -434,7 +434,9 @@ class TableService:
             raise ServiceError("bad_message", "seq: required, a whole number (the view's seq)")
         if not isinstance(text, str) or not text or len(text) > MAX_ACTION:
             raise ServiceError("bad_message", f"action: expected an action in notation, got {_short(text)}")
-        entry = self._entry(table_id)
+        # The cache is not re-read here: the seq-guarded write below refuses a move if another
+        # server got there first, and then the cache is brought up to date.
+        entry = self._entry(table_id, sync=False)
         with entry.lock:
             row, state = entry.row, entry.state
             if row.status == "waiting":
