@@ -325,6 +325,23 @@ def to_move(obs: dict[str, Any], names: Names | None = None) -> str:
     return "Nobody" if s is None else seat_name(s, names_for(obs, names), cap=True)
 
 
+def final(obs: dict[str, Any], names: Names | None = None) -> str:
+    """Who won each game and by how much: the court cards each seat brought to safety, and points."""
+    nm = names_for(obs, names)
+    me = obs["player"]
+    parts = []
+    for r in obs["results"]:
+        won = r["winners"]
+        who = " and ".join("you" if p == me else _player(p, nm) for p in won) or "nobody"
+        verb = "won" if won else "won: a draw"
+        parts.append(f"game {r['game'] + 1}: {who} {verb}" if len(obs["results"]) > 1 else f"{who} {verb}")
+    safe = "; ".join(f"{seat_name(SEAT_NAMES.index(s), nm)} {len(c)}" for s, c in obs["safe"].items())
+    points = ", ".join(f"{'you' if p == me else nm.labels[p]} {v}" for p, v in enumerate(obs["scores"]))
+    head = "; ".join(parts)
+    return (f"Game over: {head[0].upper() + head[1:]}. Court cards in safety: {safe}. "
+            f"Points (J 3, Q 2, K 1): {points}.")
+
+
 def context(game: Any) -> dict[str, Any]:
     """What the board needs from the game's options (all public): whether there are partners."""
     return {"partners": bool(getattr(game.options, "partners", False))}

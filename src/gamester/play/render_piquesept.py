@@ -39,8 +39,8 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
     trade = obs["trade"]
     drawer = obs["drawer"]
     if trade["stage"] == "pending":
-        lines.append(f"Trade: after the first trick {nm(drawer)} {'draw' if drawer == me else 'draws'} "
-                     f"a card from the soloist's hand and gives one back")
+        lines.append(f"Trade after trick 1: {nm(drawer)} {'draw' if drawer == me else 'draws'} from the "
+                     f"soloist's hand and {'give' if drawer == me else 'gives'} a card back")
     else:
         drawn = _sym(trade["drawn"]) if trade["drawn"] else "a hidden card"
         text = f"Trade: {nm(drawer)} drew {drawn}"
@@ -57,7 +57,8 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
     if obs["phase"] in ("first_trick", "play"):
         lines.append(f"Trick {obs['trick_number']}, led by {nm(obs['leader'])}: {_cards(obs['trick'])}")
     sp, dp = obs["side_points"]
-    lines.append(f"Card points this deal: soloist {sp}, defenders {dp} (66 of 130 wins)")
+    if obs["phase"] != "over":
+        lines.append(f"Card points this deal: soloist {sp}, defenders {dp} (66 of 130 wins)")
     lines.append("Scores: " + ", ".join(f"{nm(q)} {obs['scores'][q]}" for q in range(n)))
     if obs["past_deals"]:
         lines.append("Results so far: " + ", ".join(f"{nm(q)} {obs['returns_so_far'][q]:+d}"
@@ -113,3 +114,23 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
                              f"your result {d['returns'][nm.me]:+d}")
         return "\n".join(lines)
     return None
+
+
+def final(obs: dict[str, Any], names: Names | None = None) -> str:
+    """Who won the game and by how much: each deal's card points, then every player's result."""
+    me = obs["seat"]
+    n = obs["players"]
+    nm = _default(me, n, names)
+    parts = []
+    for d in obs["past_deals"]:
+        s = d["soloist"]
+        sp, dp = d["card_points"]
+        if sp == dp:
+            parts.append(f"{nm(s)} alone and the defenders drew, {sp} card points each")
+        elif d["returns"][s] > 0:
+            parts.append(f"{nm(s)} won alone, {sp} card points to {dp}")
+        else:
+            parts.append(f"the defenders beat {nm(s)}, {dp} card points to {sp}")
+    head = "; ".join(parts) if len(parts) < 3 else f"after {len(parts)} deals"
+    results = ", ".join(f"{nm(q)} {obs['returns_so_far'][q]:+d}" for q in range(n))
+    return f"Game over: {head[0].upper() + head[1:]}. Result: {results}."

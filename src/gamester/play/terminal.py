@@ -186,6 +186,9 @@ class TerminalGame:
     def result(self) -> str:
         """Who won and by how much, in words."""
         st = self.state
+        if self.render is not None and hasattr(self.render, "final"):
+            text: str = self.render.final(st.observation(self.seat), self.names())
+            return text
         nm = self.base_names
         r = st.returns()
         sc = st.scores()
