@@ -43,15 +43,21 @@ def test_spec_is_registered_through_the_entry_point_group() -> None:
     agent = make_agent("openspiel-ismcts:simulations=5", seed=1)
     assert agent.name == "openspiel-ismcts:simulations=5"
     assert make_agent("openspiel-ismcts:seconds=0.5").name == "openspiel-ismcts:seconds=0.5"
-    for bad in ("openspiel-ismcts:simulations=0", "openspiel-ismcts:seconds=-1",
-                "openspiel-ismcts:simulations=5,seconds=1", "openspiel-ismcts:depth=3"):
+    for bad in (
+        "openspiel-ismcts:simulations=0",
+        "openspiel-ismcts:seconds=-1",
+        "openspiel-ismcts:simulations=5,seconds=1",
+        "openspiel-ismcts:depth=3",
+    ):
         with pytest.raises(AgentError):
             make_agent(bad)
 
 
 def test_agents_package_does_not_import_interop() -> None:
-    code = ("import sys, gamester.agents as a; a.agent_names(); "
-            "print(any(m.startswith(('gamester.interop', 'pyspiel', 'open_spiel')) for m in sys.modules))")
+    code = (
+        "import sys, gamester.agents as a; a.agent_names(); "
+        "print(any(m.startswith(('gamester.interop', 'pyspiel', 'open_spiel')) for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -81,32 +87,78 @@ def test_seconds_budget_searches_and_plays_legally() -> None:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gamester", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "gamester", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
 
 
 def test_simulate_and_tournament_run_it(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
-    r = _cli("simulate", "piquesept", "--agents", "openspiel-ismcts:simulations=4,random,random,random", "--games", "1",
-             "--seed", "3", "--workers", "1", "--out", str(out), cwd=tmp_path)
+    r = _cli(
+        "simulate",
+        "piquesept",
+        "--agents",
+        "openspiel-ismcts:simulations=4,random,random,random",
+        "--games",
+        "1",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     record = json.loads(out.read_text().splitlines()[0])
     assert gamester.replay(record).is_terminal()
-    r = _cli("tournament", "penneech", "--agents", "openspiel-ismcts:simulations=3,random", "--games", "1",
-             "--seed", "5", "--workers", "1", "--option", "objective=deal", "--out", str(tmp_path / "t"),
-             cwd=tmp_path)
+    r = _cli(
+        "tournament",
+        "penneech",
+        "--agents",
+        "openspiel-ismcts:simulations=3,random",
+        "--games",
+        "1",
+        "--seed",
+        "5",
+        "--workers",
+        "1",
+        "--option",
+        "objective=deal",
+        "--out",
+        str(tmp_path / "t"),
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     assert "openspiel-ismcts:simulations=3" in r.stdout
-    r = _cli("simulate", "penneech", "--agents", "openspiel-ismcts:simulations=x", "--games", "1",
-             cwd=tmp_path)
+    r = _cli(
+        "simulate", "penneech", "--agents", "openspiel-ismcts:simulations=x", "--games", "1", cwd=tmp_path
+    )
     assert r.returncode == 2 and "simulations" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_play_vs_accepts_it(tmp_path: Path) -> None:
     """``play --vs``: the terminal game starts against it (quit at the first prompt)."""
-    r = subprocess.run([sys.executable, "-m", "gamester", "play", "penneech", "--vs",
-                        "openspiel-ismcts:simulations=3", "--seed", "1", "--seat", "1"],
-                       input="quit\n", capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gamester",
+            "play",
+            "penneech",
+            "--vs",
+            "openspiel-ismcts:simulations=3",
+            "--seed",
+            "1",
+            "--seat",
+            "1",
+        ],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert "Traceback" not in r.stderr
     assert r.returncode in (0, 130), r.stderr
     assert "Player 0 played" in r.stdout  # the agent (seat 0, leading) made its move

@@ -18,8 +18,11 @@ from gamester.core.registry import load_game  # noqa: E402
 from gamester.interop import openspiel as gos  # noqa: E402
 
 GOLDEN = Path(__file__).parent / "golden"
-RULESETS = [(name, rs) for name in ("penneech", "piquesept", "pentyrch")
-            for rs in sorted(gamester.load_game(name).rulesets)]
+RULESETS = [
+    (name, rs)
+    for name in ("penneech", "piquesept", "pentyrch")
+    for rs in sorted(gamester.load_game(name).rulesets)
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -32,7 +35,7 @@ def _random_play(state: pyspiel.State, rng: np.random.RandomState, limit: int = 
         if state.is_terminal():
             break
         if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
             state.apply_action(int(rng.choice(actions, p=probs)))
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
@@ -139,8 +142,14 @@ def test_penneech_draw_tie_reads_deeper_as_chance() -> None:
     assert [e["cards"] for e in events[:2]] == [["AS", "AH"], ["KS", "KH"]]
 
 
-@pytest.mark.parametrize("spec", ["gamester_penneech", "gamester_piquesept(ruleset=three_hand)",
-                                  "gamester_pentyrch(ruleset=two_player,max_rounds=30)"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "gamester_penneech",
+        "gamester_piquesept(ruleset=three_hand)",
+        "gamester_pentyrch(ruleset=two_player,max_rounds=30)",
+    ],
+)
 def test_records_replay_in_gamester(spec: str) -> None:
     """A game played through OpenSpiel is an ordinary gamester game: its record replays the same."""
     s = _random_play(pyspiel.load_game(spec).new_initial_state(), np.random.RandomState(2))
@@ -174,8 +183,10 @@ def test_clone_is_independent_and_serialize_round_trips() -> None:
     assert m2.is_chance_node() and m2.chance_outcomes() == m.chance_outcomes()
 
 
-@pytest.mark.parametrize("spec,moves", [("gamester_penneech", 60), ("gamester_piquesept", 40),
-                                        ("gamester_pentyrch(ruleset=partnership)", 42)])
+@pytest.mark.parametrize(
+    "spec,moves",
+    [("gamester_penneech", 60), ("gamester_piquesept", 40), ("gamester_pentyrch(ruleset=partnership)", 42)],
+)
 def test_resample_from_infostate(spec: str, moves: int) -> None:
     """Worlds keep the player's information state (ISMCTS relies on it) and redeal what is hidden."""
     g = pyspiel.load_game(spec)
@@ -207,8 +218,12 @@ def test_public_observer_shows_no_hand() -> None:
 
     g = pyspiel.load_game("gamester_piquesept")
     s = _random_play(g.new_initial_state(), np.random.RandomState(5), limit=40)
-    public = make_observation(g, pyspiel.IIGObservationType(
-        public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE))
+    public = make_observation(
+        g,
+        pyspiel.IIGObservationType(
+            public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE
+        ),
+    )
     text = public.string_from(s, 0)
     assert text.startswith(json.dumps(s.engine().public_observation(), sort_keys=True, separators=(",", ":")))
     for seat in range(g.num_players()):
@@ -237,8 +252,11 @@ def test_ismcts_bot_and_evaluate_bots() -> None:
 
     from gamester.interop.agents import SearchBot
 
-    for spec in ("gamester_penneech(objective=deal)", "gamester_piquesept(ruleset=three_hand)",
-                 "gamester_pentyrch(ruleset=two_player,max_rounds=8)"):
+    for spec in (
+        "gamester_penneech(objective=deal)",
+        "gamester_piquesept(ruleset=three_hand)",
+        "gamester_pentyrch(ruleset=two_player,max_rounds=8)",
+    ):
         g = pyspiel.load_game(spec)
         bots = [SearchBot(g, simulations=8, seed=i) for i in range(g.num_players())]
         returns = evaluate_bots.evaluate_bots(g.new_initial_state(), bots, np.random.RandomState(6))
@@ -257,8 +275,11 @@ def test_shimmy_wraps_the_adapter() -> None:
     shimmy = pytest.importorskip("shimmy")
     from pettingzoo.test import api_test
 
-    for spec in ("gamester_penneech(objective=deal)", "gamester_piquesept",
-                 "gamester_pentyrch(ruleset=two_player,max_rounds=10)"):
+    for spec in (
+        "gamester_penneech(objective=deal)",
+        "gamester_piquesept",
+        "gamester_pentyrch(ruleset=two_player,max_rounds=10)",
+    ):
         env = shimmy.OpenSpielCompatibilityV0(env=pyspiel.load_game(spec))
         with pytest.warns():
             api_test(env, num_cycles=100)

@@ -15,8 +15,11 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 import gamester  # noqa: E402
 from gamester.interop.pettingzoo import env  # noqa: E402
 
-RULESETS = [(name, rs) for name in ("penneech", "piquesept", "pentyrch")
-            for rs in sorted(gamester.load_game(name).rulesets)]
+RULESETS = [
+    (name, rs)
+    for name in ("penneech", "piquesept", "pentyrch")
+    for rs in sorted(gamester.load_game(name).rulesets)
+]
 
 
 @pytest.mark.parametrize("name,ruleset", RULESETS)

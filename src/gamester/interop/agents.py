@@ -16,8 +16,11 @@ import time
 from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
+import pyspiel  # type: ignore[import-not-found, unused-ignore]  # no stubs: the openspiel extra
+from open_spiel.python.algorithms import (  # type: ignore[import-untyped, unused-ignore]
+    ismcts,
+    mcts,
+)
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
 from gamester.core.errors import AgentError
@@ -29,8 +32,15 @@ class SearchBot(ismcts.ISMCTSBot):  # type: ignore[misc]  # open_spiel has no ty
     """``ISMCTSBot`` usable by ``evaluate_bots`` (it keeps nothing between moves) and, with
     ``seconds``, searching for a time instead of a number of simulations."""
 
-    def __init__(self, game: pyspiel.Game, *, simulations: int = 1000, seconds: float | None = None,
-                 uct_c: float = 2.0, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        game: pyspiel.Game,
+        *,
+        simulations: int = 1000,
+        seconds: float | None = None,
+        uct_c: float = 2.0,
+        seed: int | None = None,
+    ) -> None:
         rs = np.random.RandomState(seed)
         super().__init__(game, mcts.RandomRolloutEvaluator(1, rs), uct_c, simulations, random_state=rs)
         self.seconds = seconds
@@ -67,8 +77,14 @@ class OpenSpielISMCTSAgent(Agent):
 
     name = "openspiel-ismcts"
 
-    def __init__(self, game: Game | None = None, simulations: Any = None, seconds: Any = None,
-                 uct_c: Any = 2.0, seed: Any = None) -> None:
+    def __init__(
+        self,
+        game: Game | None = None,
+        simulations: Any = None,
+        seconds: Any = None,
+        uct_c: Any = 2.0,
+        seed: Any = None,
+    ) -> None:
         if simulations is not None and seconds is not None:
             raise AgentError("openspiel-ismcts: give simulations=N or seconds=S, not both")
         self.simulations = 1000 if simulations is None else int_param("simulations", simulations, 1)
@@ -79,8 +95,11 @@ class OpenSpielISMCTSAgent(Agent):
         seed_value = seed_param(seed)
         self._rng = random.Random(seed_value)
         self._np_seed = None if seed_value is None else seed_value % 2**32
-        self.name = (f"openspiel-ismcts:seconds={self.seconds:g}" if self.seconds is not None
-                     else f"openspiel-ismcts:simulations={self.simulations}")
+        self.name = (
+            f"openspiel-ismcts:seconds={self.seconds:g}"
+            if self.seconds is not None
+            else f"openspiel-ismcts:simulations={self.simulations}"
+        )
         self._games: dict[Game, GamesterGame] = {}
         self.last_simulations = 0
 
@@ -98,8 +117,13 @@ class OpenSpielISMCTSAgent(Agent):
             return legal[0]
         game = self._game(view.game)
         rng = self._rng
-        bot = SearchBot(game, simulations=self.simulations, seconds=self.seconds, uct_c=self.uct_c,
-                        seed=rng.getrandbits(32) if self._np_seed is not None else None)
+        bot = SearchBot(
+            game,
+            simulations=self.simulations,
+            seconds=self.seconds,
+            uct_c=self.uct_c,
+            seed=rng.getrandbits(32) if self._np_seed is not None else None,
+        )
         # Every world, the root's included, is dealt from the seat's view: the bot never sees the
         # true state, and its information-state keys are those of the seat.
         bot.set_resampler(lambda _state, _player: game.state_at(view.determinize(rng)))
@@ -111,7 +135,8 @@ class OpenSpielISMCTSAgent(Agent):
         return action
 
 
-def make(game: Game | None = None, simulations: Any = None, seconds: Any = None, uct_c: Any = 2.0,
-         seed: Any = None) -> OpenSpielISMCTSAgent:
+def make(
+    game: Game | None = None, simulations: Any = None, seconds: Any = None, uct_c: Any = 2.0, seed: Any = None
+) -> OpenSpielISMCTSAgent:
     """The ``openspiel-ismcts`` agent spec's factory (``gamester.agents`` entry point)."""
     return OpenSpielISMCTSAgent(game, simulations, seconds, uct_c, seed)

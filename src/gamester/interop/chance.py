@@ -48,8 +48,9 @@ class ChanceNeeded(Exception):
     already fixed (a pack read deeper than first promised); ``draw``: a single card, not a pack.
     """
 
-    def __init__(self, index: int, cards: Sequence[int], count: int, prefix: Sequence[int],
-                 draw: bool) -> None:
+    def __init__(
+        self, index: int, cards: Sequence[int], count: int, prefix: Sequence[int], draw: bool
+    ) -> None:
         super().__init__(f"chance[{index}] is needed")
         self.index = index
         self.cards = tuple(cards)
@@ -65,8 +66,9 @@ class ProbeChance(Chance):
 
     __slots__ = ("exact",)
 
-    def __init__(self, given: tuple[Any, ...] | None, exact: tuple[int, ...],
-                 rng: random.Random | None = None) -> None:
+    def __init__(
+        self, given: tuple[Any, ...] | None, exact: tuple[int, ...], rng: random.Random | None = None
+    ) -> None:
         super().__init__(_IDLE_RNG if rng is None else rng, given)
         self.exact = exact  # per entry: how many leading positions are real chance
 
@@ -77,7 +79,7 @@ class ProbeChance(Chance):
             r.setstate(old.getstate())
             c = ProbeChance(None, self.exact, r)
         else:
-            c = ProbeChance(self.given, self.exact)
+            c = ProbeChance(tuple(self.given), self.exact)
         c.log = list(self.log)
         return c
 
@@ -106,7 +108,7 @@ class ProbeChance(Chance):
         if given is not None and index < len(self.exact):
             entry = given[index]
             if self.exact[index] < len(entry) - 1:
-                raise ChanceNeeded(index, sorted(entry), len(entry) - 1, entry[:self.exact[index]], False)
+                raise ChanceNeeded(index, sorted(entry), len(entry) - 1, entry[: self.exact[index]], False)
         return super().full_pack(index)
 
 
@@ -122,8 +124,20 @@ class Driver:
     can read differently to different players) holds, per player, the moves as that player saw them.
     """
 
-    __slots__ = ("game", "seed", "state", "snap", "since", "given", "exact", "need", "drawn",
-                 "pending", "seen", "_hidden_moves")
+    __slots__ = (
+        "game",
+        "seed",
+        "state",
+        "snap",
+        "since",
+        "given",
+        "exact",
+        "need",
+        "drawn",
+        "pending",
+        "seen",
+        "_hidden_moves",
+    )
 
     def __init__(self, game: Game, seed: int = 0) -> None:
         self.game = game
@@ -374,8 +388,14 @@ class Driver:
         need = None
         if self.need is not None:
             need = {"drawn": list(self.drawn), "pending": self.pending}
-        return {"game": self.game.spec(), "seed": self.seed, "given": list(self.given),
-                "exact": list(self.exact), "moves": moves, "need": need}
+        return {
+            "game": self.game.spec(),
+            "seed": self.seed,
+            "given": list(self.given),
+            "exact": list(self.exact),
+            "moves": moves,
+            "need": need,
+        }
 
     @classmethod
     def from_json(cls, game: Game, data: dict[str, Any]) -> Driver:

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pyspiel
+import pyspiel  # type: ignore[import-not-found, unused-ignore]  # no stubs: the openspiel extra
 
 from gamester.core.cards import card_code
 from gamester.core.errors import GameError, OptionError
@@ -188,8 +188,7 @@ class GamesterGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type i
         return GamesterState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
-        return Observer(self.engine, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
-                        params)
+        return Observer(self.engine, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
     def state_at(self, engine_state: State) -> GamesterState:
         """An OpenSpiel state at a gamester position (e.g. a world from ``determinize``); its future
@@ -262,8 +261,7 @@ class GamesterState(pyspiel.State):  # type: ignore[misc]
         d = self._d
         if d.state is None:
             return d.observation_string(0)
-        head = {"spec": d.game.spec(), "chance_entries": len(d.given),
-                "moves": d.state.history_strings()}
+        head = {"spec": d.game.spec(), "chance_entries": len(d.given), "moves": d.state.history_strings()}
         text = json.dumps(head, separators=(",", ":"))
         if d.need is not None:
             text += f"\ndealing chance[{d.need.index}], card {len(d.need.prefix) + len(d.drawn) + 1}"

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]  # no py.typed marker
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped, unused-ignore]
 
 from gamester.core.errors import GameError
 from gamester.core.protocol import State
@@ -48,10 +48,15 @@ class RawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has partial type infor
         size = self.game.observation_tensor_size
         actions = self.game.num_distinct_actions
         # The tensors' scaling is each game's own: no common bound to promise, hence the open box.
-        self._obs_spaces = {a: spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (actions,), np.int8),
-        }) for a in self.possible_agents}
+        self._obs_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(-np.inf, np.inf, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (actions,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
         self._act_spaces = {a: spaces.Discrete(actions) for a in self.possible_agents}
         self._seeds = random.Random()
         self._seeded = False
@@ -129,8 +134,9 @@ class RawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has partial type infor
         if self.state is None:
             return "(call reset() first)"
         s = self.state
-        head = f"{s.game.spec()}: " + ("over, returns " + str(s.returns()) if s.is_terminal()
-                                       else f"player_{s.current_player()} to move")
+        head = f"{s.game.spec()}: " + (
+            "over, returns " + str(s.returns()) if s.is_terminal() else f"player_{s.current_player()} to move"
+        )
         view = s.public_observation()
         lines = [head] + [f"  {k}: {json.dumps(v, separators=(',', ':'))}" for k, v in view.items()]
         return "\n".join(lines)
