@@ -55,7 +55,8 @@ async def _latencies(ws_base: str, table_id: str, tokens: dict[int, str], moves:
 def _summary(xs: list[float]) -> str:
     xs = sorted(xs)
     p99 = xs[min(len(xs) - 1, int(0.99 * len(xs)))]
-    return f"n={len(xs)} p50={statistics.median(xs) * 1000:.1f} ms p99={p99 * 1000:.1f} ms max={xs[-1] * 1000:.1f} ms"
+    med = statistics.median(xs) * 1000
+    return f"n={len(xs)} p50={med:.1f} ms p99={p99 * 1000:.1f} ms max={xs[-1] * 1000:.1f} ms"
 
 
 def test_a_thinking_bot_does_not_delay_another_table(tmp_path: Path) -> None:

@@ -122,3 +122,45 @@ def test_lease_moves_to_the_other_server_when_one_stops(pg_cluster) -> None:  # 
                 ws.send_json({"type": "act", "action": v["legal"][0], "seq": v["seq"]})
         assert b.get(f"/api/tables/{tid}").json()["seq"] >= 6
         repo.dispose()
+
+
+def _play_all_humans(c: TestClient, tid: str, tokens: list[str], moves: int | None) -> dict[str, object]:
+    """Every seat human over its own socket; play ``moves`` random moves (None: to the end)."""
+    import random
+
+    rng = random.Random(3)
+    socks = [c.websocket_connect(f"/ws/tables/{tid}?token={t}") for t in tokens]
+    wss = [s.__enter__() for s in socks]
+    try:
+        views = [next_view(ws) for ws in wss]
+        n = 0
+        while views[0]["status"] == "playing" and (moves is None or n < moves):
+            mover = next(i for i, v in enumerate(views) if v["legal"])
+            v = views[mover]
+            wss[mover].send_json({"type": "act", "action": rng.choice(v["legal"]), "seq": v["seq"]})
+            views = [next_view(ws) for ws in wss]
+            assert all(x["seq"] == v["seq"] + 1 for x in views)
+            n += 1
+        return views[0]
+    finally:
+        for s in socks:
+            s.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("game", ["piquesept", "penneech"])
+def test_restart_mid_game_then_play_to_the_end(tmp_path: Path, game: str) -> None:
+    """After a restart the table draws its next packs (and the Piquesept trade) from its seed."""
+    url = f"sqlite:///{tmp_path / 'mid.db'}"
+    n = 4 if game == "piquesept" else 2
+    options = {"objective": "deal"} if game == "penneech" else {}
+    with TestClient(create_app(url)) as c:
+        tid = new_table(c, game, ["human"] * n, options=options)
+        tokens = [join(c, tid, i, f"p{i}") for i in range(n)]
+        _play_all_humans(c, tid, tokens, 3)
+    with TestClient(create_app(url)) as c:
+        last = _play_all_humans(c, tid, tokens, None)
+        assert last["status"] == "over"
+        rec = c.get(f"/api/tables/{tid}/record").json()
+        from gamester.core.record import replay
+
+        assert replay(rec).is_terminal() and len(rec["actions"]) == last["seq"]

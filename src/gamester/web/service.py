@@ -128,7 +128,9 @@ class TableService:
     # -- the cache -----------------------------------------------------------------------------
     def _build(self, row: TableRow) -> Entry:
         game = load_game(row.game, **row.options)
-        state = game.new_initial_state(seed=row.seed, chance=row.chance)
+        # From the seed, not the stored chance: a state given a chance list cannot draw past its end,
+        # and the table's next deal needs new packs. The stored chance is checked against it below.
+        state = game.new_initial_state(seed=row.seed)
         n = game.num_players
         acts = self.repo.actions(row.id) if row.seq else []
         frames: OrderedDict[int, dict[int, dict[str, Any]]] = OrderedDict()
@@ -144,7 +146,10 @@ class TableService:
             else:
                 state.apply_action(a)
         row.seq = len(acts)
-        return Entry(row=row, state=state, frames=frames, chance_len=len(state.chance.entries()))
+        now = _chance(state)
+        if now[: len(row.chance)] != row.chance[: len(now)]:
+            raise ServiceError("corrupt", f"table {row.id}: its stored chance does not match its seed", 409)
+        return Entry(row=row, state=state, frames=frames, chance_len=len(now))
 
     def _entry(self, table_id: str, *, sync: bool = True) -> Entry:
         """The cached entry, brought up to date with the database when ``sync``."""
