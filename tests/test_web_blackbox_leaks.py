@@ -65,13 +65,13 @@ async def play_table(
 ) -> tuple[str, dict[int | None, list[dict[str, Any]]]]:
     table = api.create_table(game, seats, options)
     table_id = table["id"]
-    spectator = asyncio.create_task(watch(server.ws_base, table_id, timeout=90))
+    spectator = asyncio.create_task(watch(server.ws_base, table_id, timeout=30))
     await asyncio.sleep(0.2)  # the spectator is in before the game starts
     humans = [i for i, kind in enumerate(seats) if kind == "human"]
     tokens = {i: api.join(table_id, i, f"guest{i}") for i in humans}
     rngs = {i: random.Random(seed * 100 + i) for i in humans}
     players = [
-        play_seat(server.ws_base, table_id, tokens[i], random_chooser(rngs[i]), f"seat {i}", 90)
+        play_seat(server.ws_base, table_id, tokens[i], random_chooser(rngs[i]), f"seat {i}", 30)
         for i in humans
     ]
     clients: list[WsClient] = await asyncio.gather(*players)

@@ -65,7 +65,7 @@ async def cross_play(
     try:
         table_id = api_a.create_table(game, seats, options)["id"]
         spectators = [
-            asyncio.create_task(watch(srv.ws_base, table_id, f"spectator@{n}", 90))
+            asyncio.create_task(watch(srv.ws_base, table_id, f"spectator@{n}", 30))
             for n, srv in (("A", a), ("B", b))
         ]
         await asyncio.sleep(0.3)
