@@ -83,7 +83,7 @@ async def cross_play(
                     tokens[i],
                     random_chooser(random.Random(rng.random())),
                     f"seat {i}",
-                    90,
+                    30,
                 )
                 for i in humans
             )
