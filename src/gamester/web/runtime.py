@@ -154,7 +154,13 @@ class Runtime:
             t.cancel()
         self.notifier.stop()
         if self.pool is not None:
+            # A worker deep in a search would hold the exit up until its move is done: stop it now
+            # (the move was not stored, so the next server to hold the lease plays it again).
+            procs = list(getattr(self.pool, "_processes", {}).values())
             self.pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    p.terminate()
         # Hand the tables over at once rather than after the lease would expire.
         with contextlib.suppress(Exception):
             await run_in_threadpool(self.repo.release_leases, self.server_id)
@@ -246,7 +252,8 @@ class Runtime:
         except ServiceError:
             return
         except Exception as e:  # noqa: BLE001 - a failing table must not take the server down
-            log.warning("gamester: table %s: %s: %s", table_id, type(e).__name__, e)
+            # The type only: an engine's message may describe the position, which a log must not.
+            log.warning("gamester: table %s: %s; retried at the next lease round", table_id, type(e).__name__)
         finally:
             self._running.discard(table_id)
 
@@ -353,6 +360,19 @@ class Runtime:
         await run_in_threadpool(self.repo.renew_leases, self.server_id, until)
         for k in list(self._held):
             self._held[k] = until
+        # Tables of ours that should be moving but are not (a failed bot move, a missed notice).
+        for tid in list(self._held):
+            if tid in self._running:
+                continue
+            try:
+                status, _seq, deadline, bot_turn = self.service.runner_state(tid)
+            except ServiceError:
+                self._held.pop(tid, None)
+                continue
+            if status != "playing":
+                self._held.pop(tid, None)
+            elif bot_turn or (deadline is not None and deadline <= now):
+                self.kick(tid)
         free = await run_in_threadpool(self.repo.unleased, now, 200)
         others = await run_in_threadpool(self.repo.leases_held_by_others, self.server_id, 500)
         dead = [i for i in others if _owner_dead(i.owner)]
