@@ -356,4 +356,5 @@ def test_replay_shows_hands_at_each_step_and_the_pentyrch_board(tmp_path: Path) 
     path.write_text(json.dumps(walk.record()))
     text = run("replay", str(path)).stdout
     assert "a         b         c         d         e         f         g" in text
-    assert "(hands: player 0 " in text and "Position after 20 actions" in text
+    assert "(hands: West " in text and "Position after 20 actions" in text
+    assert "West: " in text and "North: " in text  # players named by their seats, as on the board

@@ -128,7 +128,7 @@ def test_penneech_table_first_then_a_full_game_and_a_save_prompt_that_asks_again
         # the table is drawn before the computer plays anything
         assert first.index("Your hand: ") < (first.index(" played ") if " played " in first
                                              else len(first))
-        assert "Player 1: the computer, random" in first
+        assert "Player 1: the computer, random (the easiest" in first
         assert re.search(r"Your hand: (\S+[♣♦♥♠] ?){7}", first)
         assert "seat 0" not in first and "Seat" not in first
         t.expect("> ")
@@ -211,10 +211,10 @@ def test_pentyrch_fits_80_by_24_marks_home_and_goal_and_groups_the_moves(
     t = Terminal("play", "pentyrch", "--seed", "4", "--vs", "random:seed=3", env=term_env)
     try:
         first = t.expect(r"Your moves \(court card.*\n")
-        assert "You are West ♥ (home a4, goal g4)." in first
+        assert "You are West, hearts (home a4, goal g4)." in first
         assert "Waiting to enter: you J♥ Q♥ K♥; North J♣ Q♣ K♣; East J♦ Q♦ K♦; South J♠ Q♠ K♠" in first
         assert "North: the computer, random" not in first  # three opponents named on one line
-        assert "North, East and South: the computer, random" in first
+        assert "North, East and South: the computer, random (the easiest" in first
         t.expect("> ")
         t.send("help")
         t.expect("How to read the Pentyrch board")

@@ -449,9 +449,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     # full record: every hand). Built from the record's chance and actions, like replay() itself.
     render = renderer(state.game.name)
     walk = replay({**record, "actions": []})
-    names = Names(seat, tuple(f"player {p}" for p in range(n)))
-    if render is not None and hasattr(render, "names_for"):
-        names = render.names_for(walk.public_observation(), names)
+    base = Names(seat, tuple(f"player {p}" for p in range(n)))
+    names = base
+
+    def rename() -> None:  # Pentyrch names players by their seats, which change in a match
+        nonlocal names
+        if render is not None and hasattr(render, "names_for"):
+            names = render.names_for(walk.public_observation(), base)
 
     def events() -> None:
         evs = walk.last_events_seen_by(seat)
@@ -475,10 +479,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     def hands() -> str:
         if seat is not None:
             return f"your hand: {cards(walk.observation(seat).get('hand', []), '(empty)')}"
-        return "hands: " + "; ".join(f"player {p} {cards(walk.observation(p).get('hand', []), '(empty)')}"
+        return "hands: " + "; ".join(f"{names(p)} {cards(walk.observation(p).get('hand', []), '(empty)')}"
                                      for p in range(n))
 
     pentyrch_board = bool(getattr(render, "NARRATES_MOVES", False))
+    rename()
     if pentyrch_board:
         board()
     events()
@@ -489,8 +494,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         action = walk.string_to_action(text)
         shown = walk.action_seen_by(action, seat)
         walk.apply_action(action)
-        who = "You" if p == seat else f"Player {p}"
-        print(f"{who}: {pretty(shown)}")
+        print(f"{names(p, cap=True)}: {pretty(shown)}")
+        rename()
         events()
         obs = walk.public_observation()
         if pentyrch_board and seat is None and obs.get("round") != last_round:

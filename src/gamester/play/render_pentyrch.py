@@ -15,6 +15,7 @@ from gamester.play.words import Names, card, cards
 
 SEAT_NAMES = ("West", "North", "East", "South")
 SEAT_SUITS = ("H", "C", "D", "S")  # rules/pentyrch.md, Seats: the suit of each seat's court cards
+_SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 _FILES = "abcdefg"
 _PRESENT = {r: (("d",), ("c", "d", "e"), ("b", "c", "d", "e", "f"),
                 ("a", "b", "c", "d", "e", "f", "g"))[min(r, 8 - r) - 1] for r in range(1, 8)}
@@ -108,7 +109,7 @@ def board(obs: dict[str, Any], names: Names | None = None, partners: bool = Fals
                 prev = prev_marked = False
         row += "#" if prev_marked else "|" if prev else ""
         lines.append(f"{rank}{row[1:].rstrip()}")
-    you = " and ".join(f"{SEAT_NAMES[s]} {card('J' + SEAT_SUITS[s])[-1]} (home {HOMES[s]}, goal "
+    you = " and ".join(f"{SEAT_NAMES[s]}, {_SUIT_WORDS[SEAT_SUITS[s]]} (home {HOMES[s]}, goal "
                        f"{GOALS[s]})" for s in mine)
     line = f"You are {you}"
     if partners and len(mine) == 1:
@@ -127,7 +128,8 @@ def board(obs: dict[str, Any], names: Names | None = None, partners: bool = Fals
                      for s, c in obs["safe"].items() if c)
     scores = ", ".join(f"{'you' if p == me else nm.labels[p] if p < len(nm.labels) else p} {v}"
                        for p, v in enumerate(obs["scores"]))
-    lines.append(f"In safety: {safe or 'nothing yet'}.  Points: {scores}")
+    line = f"In safety: {safe or 'nothing yet'}.  Points: {scores}"
+    lines.append(line if len(line) < 80 else f"In safety: {safe}.\nPoints: {scores}")
     others = []
     for h in obs["hands"]:
         if h["player"] == me:

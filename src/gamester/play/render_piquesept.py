@@ -39,8 +39,8 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
     trade = obs["trade"]
     drawer = obs["drawer"]
     if trade["stage"] == "pending":
-        lines.append(f"Trade after trick 1: {nm(drawer)} {'draw' if drawer == me else 'draws'} from the "
-                     f"soloist's hand and {'give' if drawer == me else 'gives'} a card back")
+        lines.append(f"Trade after trick 1: {nm(drawer)} {'take' if drawer == me else 'takes'} a card "
+                     f"from the soloist, {'give' if drawer == me else 'gives'} one back")
     else:
         drawn = _sym(trade["drawn"]) if trade["drawn"] else "a hidden card"
         text = f"Trade: {nm(drawer)} drew {drawn}"

@@ -44,11 +44,11 @@ def describe_agent(spec: str, game_name: str) -> str:
 
     base = spec.split(":", 1)[0]
     if spec == best_agent_spec(game_name) or base == best_agent_spec(game_name).split(":", 1)[0]:
-        return f"{base}, strong: gamester's best player for this game"
+        return f"{base} (strong: gamester's best here)"
     return {
-        "random": "random, the easiest: any legal move at random",
-        "heuristic": "heuristic, a beginner: simple rules of thumb",
-    }.get(base, f"{spec}, a searching player, strong")
+        "random": "random (the easiest: any legal move at random)",
+        "heuristic": "heuristic (a beginner: simple rules of thumb)",
+    }.get(base, f"{spec} (a searching player: strong)")
 
 
 class TerminalGame:
