@@ -326,3 +326,28 @@ def test_resume_of_a_record_that_does_not_say_the_seat_asks(tmp_path: Path,
     r = subprocess.run([sys.executable, "-m", "gamester", "play", "penneech", "--resume", str(path)],
                        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "give --seat N" in r.stderr
+
+
+def test_a_turn_up_that_ends_the_game_announces_no_trump() -> None:
+    """rules/penneech.md: a turn-up can peg the dealer out; no trick follows it, so no trump is named."""
+    import random
+
+    from gamester.play import render_penneech
+
+    game = gamester.load_game("penneech")
+    for seed in range(300):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        events = state.last_events()
+        if [e["type"] for e in events][-2:] == ["turn_up", "game_over"]:
+            break
+    else:
+        pytest.fail("no game of the first 300 seeds ended on a turn-up")
+    lines = render_penneech.narrate_all(events, 0)
+    turn = next(x for x in lines if " up " in x)
+    assert "trumps" not in turn and ("scores " in turn or "score " in turn)
+    assert lines[-1].endswith(")."), lines  # "… wins the game, 61 points to 50 (by 11)."
+    mid = [e for e in events if e["type"] == "turn_up"]
+    assert "are trumps" in (render_penneech.narrate(mid[0], 0) or "")  # the same event mid-game
