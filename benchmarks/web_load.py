@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
 import resource
 import subprocess
@@ -138,6 +139,9 @@ async def table_slot(
                     stats.games += 1
         except ConnectionClosed as exc:
             stats.error(f"closed {exc.rcvd.code if exc.rcvd else None}")
+        except httpx.HTTPStatusError as exc:
+            stats.error(f"HTTP {exc.response.status_code} {exc.response.text[:80]}")
+            await asyncio.sleep(0.5)
         except (httpx.HTTPError, OSError, TimeoutError) as exc:
             stats.error(type(exc).__name__)
             await asyncio.sleep(0.5)
@@ -209,6 +213,7 @@ def profile(server: ServerProcess, seconds: float, out: Path) -> subprocess.Pope
                 str(server.proc.pid),
                 "--duration",
                 str(int(seconds)),
+                "--gil",
                 "--format",
                 "raw",
                 "--output",
@@ -238,7 +243,7 @@ def summarize_profile(path: Path, top: int = 25) -> str:
         for f in set(frames):
             total[f] = total.get(f, 0) + count
         own[frames[-1]] = own.get(frames[-1], 0) + count
-    lines = [f"{samples} samples; top functions by own time:"]
+    lines = [f"{samples} samples; top functions by own time (py-spy --gil: the thread holding the GIL)"]
     for f, c in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"  {100 * c / samples:5.1f}% own {100 * total[f] / samples:5.1f}% total  {f}")
     return "\n".join(lines)
@@ -311,6 +316,11 @@ def main() -> None:
             server.stop()
             if cluster is not None:
                 cluster.stop()
+    load = os.getloadavg()
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+        "(1 / 5 / 15 min) at the end: other work on the machine slows every figure below"
+    )
     if args.bots_only:
         print("| db | tables | moves | rate |\n|---|---|---|---|")
     else:
