@@ -201,3 +201,43 @@ def test_tournament_bad_input_and_missing_extras(
     assert "chart.png" in text.split("note:")[1].splitlines()[0]  # named as missing …
     assert "chart.png" not in text.split("wrote")[1]  # … and not as written
     assert not (out / "chart.png").exists() and (out / "summary.json").exists()
+
+
+def test_without_the_sim_extra_for_real(tmp_path: Path) -> None:
+    """With openskill and matplotlib made unimportable: ratings `-`, no chart, and one line saying
+    what is missing and how to install it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; sys.modules['openskill'] = None\n"
+        "from gamester.sim.tournament import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    out = tmp_path / "res"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "penneech",
+            "--agents",
+            "heuristic,random",
+            "--games",
+            "1",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("pip install 'gamester[sim]'") == 1
+    assert "no ratings and no chart.png" in r.stdout
+    assert not (out / "chart.png").exists() and "chart.png" not in r.stdout.split("wrote")[1]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["agents"]["heuristic"]["rating"] is None
