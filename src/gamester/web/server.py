@@ -43,6 +43,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(2048)  # connections made during start-up wait in the backlog instead of failing
     except OSError as e:
         why = "already in use" if e.errno == errno.EADDRINUSE else (e.strerror or str(e))
         print(f"gamester serve: cannot listen on {host}:{port}: {why}", file=sys.stderr)
@@ -60,6 +61,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
         ws_max_size=MAX_WS_MESSAGE + 1024,
         lifespan="on",
         timeout_graceful_shutdown=3,
+        # The websockets implementation answers an oversized handshake with 400; the sans-I/O one
+        # (uvicorn's default here) leaves it hanging.
+        ws="websockets",
     )
     server = _QuietServer(config)
     try:
