@@ -112,6 +112,7 @@ def test_strict_whole_numbers_and_truth_values() -> None:
     """rules: target is a whole number; Python's int() also reads '６１' and '6_1', bool is an int."""
     assert gamester.load_game("penneech", target="61").options.target == 61
     assert gamester.load_game("penneech", target=" +41 ").options.target == 41
+    bad: Any
     for bad in ("６１", "6_1", True, False, 41.0, "٤١"):
         with pytest.raises(OptionError, match="target"):
             gamester.load_game("penneech", target=bad)
@@ -135,7 +136,7 @@ def test_option_names_and_rule_sets_of_every_hostile_shape() -> None:
     refused({**rec, "options": {"ruleset": nested(50_000)}}, "unknown rule set")
     refused({**rec, "options": {"ruleset": ["standard"]}}, "unknown rule set")
     with pytest.raises(OptionError, match="a game spec is text"):
-        gamester.load_game(nested(10))  # type: ignore[arg-type]
+        gamester.load_game(nested(10))
 
 
 # -- record fields ------------------------------------------------------------------------------------
@@ -170,7 +171,8 @@ def test_unused_chance_entries_must_be_well_formed() -> None:
     rec = record_of("penneech", moves=0)
     used = len(rec["chance"])
     gamester.replay({**rec, "chance": rec["chance"] + [list(rec["chance"][0]), "AS", "AS KS"]})
-    for bad in ([1, 2], ["AS", "AS"], nested(50_000), ["ZZ"], {}, 10**10_000, [], "AS AS"):
+    bads: list[Any] = [[1, 2], ["AS", "AS"], nested(50_000), ["ZZ"], {}, 10**10_000, [], "AS AS"]
+    for bad in bads:
         msg = refused({**rec, "chance": rec["chance"] + [bad]}, f"chance[{used}]")
         assert "unused" in msg
 
