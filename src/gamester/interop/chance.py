@@ -92,7 +92,12 @@ class ProbeChance(Chance):
             n = len(cards)
             count = n - 1 if used is None or used >= n - 1 else used
             raise ChanceNeeded(i, sorted(cards), count, (), False)
-        return super().pack(cards, _same, used)
+        # An entry the driver built from this very request: its cards are right by construction.
+        p = list(given[i])
+        if len(p) != len(cards):
+            return super().pack(cards, _same, used)  # (checks and names what is wrong)
+        self.log.append(p)
+        return p
 
     def draw(self, candidates: Sequence[int], parse: Callable[[Any], int]) -> int:
         given = self.given
@@ -134,6 +139,7 @@ class Driver:
         "exact",
         "need",
         "drawn",
+        "left",
         "pending",
         "seen",
         "_hidden_moves",
@@ -149,6 +155,7 @@ class Driver:
         self.exact: tuple[int, ...] = ()
         self.need: ChanceNeeded | None = None
         self.drawn: list[int] = []
+        self.left: list[int] = []  # the pending entry's cards not placed yet
         self.pending: int | None = None
         self.seen: list[list[str]] | None = None
         self._hidden_moves = False
@@ -170,6 +177,7 @@ class Driver:
         d.exact = tuple(len(e) if isinstance(e, list) else 1 for e in entries)
         d.need = None
         d.drawn = []
+        d.left = []
         d.pending = None
         d.seen = None
         d._hidden_moves = _overrides_seen_by(state)
@@ -191,6 +199,7 @@ class Driver:
         self.pending = None
         self.need = None
         self.drawn = []
+        self.left = []
         self._resume()
         if moves and self.need is not None:
             raise GameError("chance: the entries do not reach the first move")
@@ -211,6 +220,7 @@ class Driver:
         d.exact = self.exact
         d.need = self.need
         d.drawn = list(self.drawn)
+        d.left = list(self.left)
         d.pending = self.pending
         d.seen = None if self.seen is None else [list(s) for s in self.seen]
         d._hidden_moves = self._hidden_moves
@@ -247,11 +257,16 @@ class Driver:
         need = self.need
         if need is None:
             return []
+        p = 1.0 / len(self.left)
+        return [(c, p) for c in self.left]
+
+    def _wait(self, need: ChanceNeeded, drawn: Sequence[int] = ()) -> None:
+        """Stop at chance: ``need`` is pending, ``drawn`` of its open positions already placed."""
+        self.need = need
+        self.drawn = list(drawn)
         placed = set(need.prefix)
-        placed.update(self.drawn)
-        left = [c for c in need.cards if c not in placed]
-        p = 1.0 / len(left)
-        return [(c, p) for c in left]
+        placed.update(drawn)
+        self.left = [c for c in need.cards if c not in placed]
 
     # -- moves -------------------------------------------------------------------------------
     def apply(self, action: int) -> None:
@@ -265,7 +280,8 @@ class Driver:
             s.apply_action(action)
         except ChanceNeeded as need:
             self.state = self._restore()
-            self.need, self.pending, self.drawn = need, action, []
+            self.pending = action
+            self._wait(need)
             return
         except BaseException:
             self.state = self._restore()
@@ -279,8 +295,9 @@ class Driver:
         need = self.need
         if need is None:
             raise GameError(f"chance outcome {card}: a player is to move, not chance")
-        if card not in dict(self.chance_outcomes()):
+        if card not in self.left:
             raise GameError(f"chance outcome {card} is not possible here")
+        self.left.remove(card)
         self.drawn.append(card)
         if len(need.prefix) + len(self.drawn) < need.count:
             return
@@ -303,6 +320,7 @@ class Driver:
             self.exact += (need.count,)
         self.need = None
         self.drawn = []
+        self.left = []
         if deeper and self.state is not None:
             # An entry already read was extended: rebuild every move on top of the longer entry.
             pending = self.pending
@@ -328,7 +346,7 @@ class Driver:
                 s.apply_action(action)
         except ChanceNeeded as need:
             self.state = None if self.state is None else self._restore()
-            self.need, self.drawn = need, []
+            self._wait(need)
             return
         self.state = s
         self.snap = s.clone()
@@ -413,7 +431,7 @@ class Driver:
                 d.apply(int(need["pending"]))
             if d.need is None:
                 raise GameError("chance: the serialized state waits for chance its moves do not need")
-            d.drawn = [int(c) for c in need["drawn"]]
+            d._wait(d.need, [int(c) for c in need["drawn"]])
         return d
 
 

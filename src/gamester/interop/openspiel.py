@@ -44,8 +44,8 @@ _PLAYER_RANGE = {"penneech": (2, 2), "piquesept": (3, 4), "pentyrch": (2, 4)}
 
 # Penneech: at most this many void deals (redeals) before each deal that is played. Redeals can in
 # principle follow each other without end (docs/rules/penneech.md, "as often as it happens"), which
-# OpenSpiel's finite ``max_game_length`` cannot say; one dealing in twenty has a hand that may ask,
-# so five in a row is a chance well under one in a million.
+# OpenSpiel's finite ``max_game_length`` cannot say. About one dealing in ten gives a hand that may ask
+# (5% a hand with the default rule), so exceeding the bound takes six in a row: about one in a million.
 PENNEECH_REDEALS_BOUNDED = 5
 
 
