@@ -13,6 +13,7 @@ import errno
 import signal
 import socket
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -65,6 +66,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
         # (uvicorn's default here) leaves it hanging.
         ws="websockets",
     )
+    # Chosen on purpose (see ws= above); the notice would only alarm the person starting the server.
+    warnings.filterwarnings("ignore", message=r"The `websockets` implementation is deprecated")
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"websockets\.")
     server = _QuietServer(config)
     try:
         asyncio.run(server.serve(sockets=[sock]))
