@@ -206,6 +206,7 @@ def start_from_lobby(
     seats: list[str],
     ruleset: str | None = None,
     options: dict[str, str] | None = None,
+    clock: int | None = None,
 ) -> str:
     """Create a table through the lobby's form; ``seats`` holds "you", "friend" or an agent spec."""
     page.goto(f"{server.base}/#/")
@@ -219,6 +220,9 @@ def start_from_lobby(
     for i, who in enumerate(seats):
         value = who if who in ("you", "friend") else f"agent:{who}"
         page.select_option(f"select[data-seat='{i}']", value)
+    if clock:
+        page.select_option("#clock", str(clock))
+        page.select_option("#on-timeout", "bot")
     page.click("[data-testid=start]")
     page.wait_for_url("**/#/table/*")
     return str(page.url.split("#/table/")[1].split("?")[0])
@@ -411,11 +415,11 @@ def test_pentyrch_whole_game_on_a_phone(pages: Pages, server: Server) -> None:
 def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: Server) -> None:
     """Ann creates a table with a friend's seat, Bob opens the invite link in another browser context,
     they play one deal by clicking; Carol watches from the lobby and never sees a hand."""
-    ann = pages.new(name="Ann")
+    ann = pages.new(name="Ann", animations=True)  # with dealing and trick animations on
     table_id = start_from_lobby(ann, server, "penneech", ["you", "friend"], options={"objective": "deal"})
     link = ann.locator("[data-testid=invite-1]").input_value()
     assert link.endswith(f"#/table/{table_id}?seat=1")
-    bob = pages.new(name="Bob")
+    bob = pages.new(name="Bob", animations=True)
     bob.goto(link)
     bob.wait_for_selector("[data-testid=take-seat-1]")
     bob.fill("#join-name", "Bob")
@@ -456,11 +460,12 @@ def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: 
 
 
 def test_lost_connection_comes_back(pages: Pages, server: Server) -> None:
-    """Stopping the server shows the notice; starting it again, the page reconnects by itself and the
-    game goes on from where it stood."""
+    """A table with a clock shows the countdown; stopping the server shows the notice; starting it
+    again, the page reconnects by itself and the game goes on from where it stood."""
     page = pages.new()
-    start_from_lobby(page, server, "penneech", ["you", "random"])
+    start_from_lobby(page, server, "penneech", ["you", "random"], clock=180)
     page.wait_for_selector("[data-testid=hand] [data-card]")
+    page.wait_for_selector(".clock:has-text('move:')")  # the clock counts down for whoever is to move
     before = hand_cards(page)
     pages.restarted = True
     server.stop()

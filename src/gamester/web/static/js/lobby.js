@@ -122,6 +122,7 @@ export class Lobby {
     clock.addEventListener("change", () => showTimeout());
     form.append(
       el("h2", `New table: ${g.title || g.name}`),
+      el("p.blurb", BLURB[g.name] || ""),
       el("div.field", el("label", { for: "ruleset" }, "Rule set"), rsSelect), rsInfo,
       el("details.more-options", el("summary", "Options"), opts),
       el("h3", "Seats"), this.seatBox,

@@ -86,7 +86,8 @@ export class TableScreen {
   }
 
   openSeats() {
-    return this.table.seats.filter((s) => s.kind === "human" && !s.name && !s.connected).map((s) => s.seat);
+    const free = (s) => s.kind === "human" && (typeof s.joined === "boolean" ? !s.joined : !s.name);
+    return this.table.seats.filter(free).map((s) => s.seat);
   }
 
   // -- joining -------------------------------------------------------------------------------
@@ -175,6 +176,7 @@ export class TableScreen {
   onMessage(msg) {
     if (this.closed) return;
     if (msg.type === "view") {
+      msg.receivedAt = Date.now();
       this.queue.push(msg);
       this.pump();
     } else if (msg.type === "table") {
@@ -421,14 +423,17 @@ export class TableScreen {
   tickClock() {
     const c = this.view && this.view.clock;
     const box = this.frame.clock;
-    if (!c || !c.deadline || this.view.status !== "playing") {
+    if (!c || (c.remaining === null && !c.deadline) || this.view.status !== "playing") {
       box.hidden = true;
       return;
     }
-    const left = Math.max(0, Math.round(c.deadline - Date.now() / 1000));
+    // Count from what the server said was left when the view arrived (the two clocks may differ).
+    const end = typeof c.remaining === "number" ? this.view.receivedAt / 1000 + c.remaining : c.deadline;
+    const left = Math.max(0, Math.round(end - Date.now() / 1000));
     const names = seatNames(this.table, this.info, this.me);
+    const seat = typeof c.seat === "number" ? c.seat : this.view.view.current_player;
     box.hidden = false;
-    box.textContent = `⏱ ${c.seat === this.me ? "your" : `${names[c.seat]}'s`} move: ${left}s`;
+    box.textContent = `⏱ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${left}s`;
     box.classList.toggle("urgent", left <= 10);
   }
 }

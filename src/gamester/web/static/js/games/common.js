@@ -35,12 +35,14 @@ export function cardButton(code, opts = {}) {
 
 export function backs(n, opts = {}) {
   const box = el(`div.backs${opts.cls ? "." + opts.cls : ""}`, { "aria-label": `${n} cards`, "data-origin": opts.origin || null });
-  for (let i = 0; i < n; i++) {
+  // A few backs stand for the hand; the number says how many cards it holds.
+  const shown = opts.max ? Math.min(n, opts.max) : n;
+  for (let i = 0; i < shown; i++) {
     const b = el("div.back-slot");
     b.append(cardBack());
     box.append(b);
   }
-  if (opts.count) box.append(el("span.count-badge", String(n)));
+  if (opts.count || shown < n) box.append(el("span.count-badge", String(n)));
   return box;
 }
 

@@ -121,7 +121,7 @@ function hand(ctx, v) {
     const playable = myTurn && legal.has(c);
     const cls = [playable ? "playable" : myTurn ? "dimmed" : "", trump && c[1] === trump ? "trump" : "",
       ctx.hint && ctx.hint.action === c ? "hinted" : ""].filter(Boolean).join(" ");
-    const b = cardButton(c, { cls, onclick: playable ? () => ctx.act(c) : null, tag: trump && c[1] === trump ? "trump" : null });
+    const b = cardButton(c, { cls, onclick: playable ? () => ctx.act(c) : null, tag: trump && c[1] === trump ? "★" : null });
     b.style.setProperty("--i", i);
     row.append(b);
   });
@@ -129,7 +129,8 @@ function hand(ctx, v) {
 }
 
 function shown(ctx, v) {
-  if (!v.shown_hands || !v.shown_hands.length) return null;
+  // A hand thrown in is news until the first trick of the new deal is played.
+  if (!v.shown_hands || !v.shown_hands.length || v.tricks_won[0] + v.tricks_won[1] > 0) return null;
   return el("div.shown", v.shown_hands.map((h) => el("div",
     `${Name(ctx, h.seat)} showed `, cardsText(h.cards), " and threw the hand in.")));
 }
@@ -138,7 +139,7 @@ export default {
   render(board, ctx) {
     const v = ctx.view;
     const { bottom, top } = seatsOf(ctx);
-    const oppHand = backs(handSize(v, top, ctx.me), { origin: `seat-${top}` });
+    const oppHand = backs(handSize(v, top, ctx.me), { origin: `seat-${top}`, count: true });
     put(board,
       el("div.pn-top", seatPanel(ctx, v, top), el("div.opp-hand", oppHand)),
       el("div.pn-middle", turnUp(ctx, v), trickArea(ctx, v), track(ctx, v)),
@@ -155,10 +156,11 @@ export default {
     if (ctx.legal.length) {
       if (!v.trick.length) return "Your lead: play any card.";
       const led = v.trick[0][1];
-      const rule = resolvedOptions(ctx).follow === "suit"
-        ? `follow ${SUIT_NAMES[led]} ${SUITS[led]} if you can`
-        : `play ${SUIT_NAMES[led]} ${SUITS[led]} or a trump if you hold ${SUIT_NAMES[led]}`;
-      return `Your turn: ${rule}.`;
+      const ledName = `${SUIT_NAMES[led]} ${SUITS[led]}`;
+      const holds = (v.hand || []).some((c) => c[1] === led);
+      if (!holds) return `Your turn: you have no ${ledName}, so any card will do.`;
+      if (resolvedOptions(ctx).follow === "suit" || led === v.trump) return `Your turn: follow with ${ledName}.`;
+      return `Your turn: play ${ledName} or a trump (${SUIT_NAMES[v.trump]} ${SUITS[v.trump]}).`;
     }
     if (v.current_player === null || v.current_player === undefined) return "";
     return `${ctx.names[v.current_player]} to play…`;

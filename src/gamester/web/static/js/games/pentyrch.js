@@ -183,15 +183,12 @@ function seatBox(ctx, v, seat, selectable, moves) {
     && SEAT_SUIT[seat] === ctx.selection.court[1]
     ? el("button.primary.small", { type: "button", "data-action": "bear-off", onclick: () => chooseDest(ctx, moves, "off") },
       "Bear off ", cardText(ctx.selection.court)) : null;
+  // What is known of another player's hand, shown once per player (a two-player side has two seats).
   const h = v.hands.find((x) => x.player === p);
-  let handInfo = null;
-  if (h && p !== ctx.me && (v.my_seats || []).length && (v.owners.indexOf(p) === seat)) {
-    handInfo = el("div.hand-info", h.known.length ? ["Known: ", ...cardsText(h.known), " "] : null,
-      h.unknown ? el("span.muted", `${h.unknown} unseen`) : null);
-  } else if (h && ctx.me === null && v.owners.indexOf(p) === seat) {
-    handInfo = el("div.hand-info", h.known.length ? ["Known: ", ...cardsText(h.known), " "] : null,
-      el("span.muted", `${h.unknown} unseen`));
-  }
+  const handInfo = h && p !== ctx.me && v.owners.indexOf(p) === seat
+    ? el("div.hand-info", h.known.length ? ["Known: ", ...cardsText(h.known), " "] : null,
+      el("span.muted", `${h.unknown} unseen`))
+    : null;
   const partners = resolvedOptions(ctx).partners ? el("span.chip", `partner: ${SEAT[(seat + 2) % 4]}`) : null;
   return el(`div.py-seat.seat-${seat}${toMove ? ".to-move" : ""}${mine ? ".mine" : ""}`, { "data-testid": `seat-${seat}` },
     el("div.seat-line", el(`span.suit-badge.s${SEAT_SUIT[seat]}`, SUIT_SYM[SEAT_SUIT[seat]]),

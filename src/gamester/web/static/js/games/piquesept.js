@@ -32,12 +32,12 @@ function describe(action) {
 function seatPanel(ctx, v, seat, pos) {
   const solo = v.soloist === seat;
   const role = solo
-    ? el("span.chip.soloist", { title: "Holds the 7♠ and plays alone" }, "Soloist · holds 7♠")
+    ? el("span.chip.soloist", { title: "Holds the 7♠ and plays alone" }, "Soloist", el("span.long", " · holds 7♠"))
     : el("span.chip.defender", "Defender");
   const drawing = v.drawer === seat && v.phase !== "over" && v.trade.stage !== "given"
     ? el("span.chip", { title: "Draws a card from the soloist after the first trick" }, "Draws") : null;
   const size = v.hand_sizes ? v.hand_sizes[seat] : 0;
-  const hidden = seat !== ctx.me ? backs(size, { cls: "small", origin: `seat-${seat}` }) : null;
+  const hidden = seat !== ctx.me ? backs(size, { cls: "small", origin: `seat-${seat}`, max: 5, count: true }) : null;
   return el(`div.seat-panel.pos-${pos}${v.current_player === seat ? ".to-move" : ""}`,
     { "data-testid": `seat-${seat}`, "data-origin": seat === ctx.me ? null : `seat-${seat}` },
     el("div.seat-line", el("span.seat-name", ctx.names[seat]), role, drawing,
