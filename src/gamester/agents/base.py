@@ -108,12 +108,12 @@ def _scan_entry_points() -> None:
     global _SCANNED
     if _SCANNED:
         return
-    _SCANNED = True
     from importlib.metadata import entry_points
 
     for ep in entry_points(group="gamester.agents"):
         if ep.name not in _AGENTS and ep.name not in _FACTORIES:
-            _AGENTS[ep.name] = (ep.module, ep.attr)
+            _AGENTS.setdefault(ep.name, (ep.module, ep.attr))
+    _SCANNED = True  # only once filled: a thread arriving meanwhile scans again (harmless)
 
 
 def agent_names() -> list[str]:
