@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gamester.play.words import Names, card, cards
+from gamester.play.words import Names, card, cards, third_person
 
 SEAT_NAMES = ("West", "North", "East", "South")
 SEAT_SUITS = ("H", "C", "D", "S")  # rules/pentyrch.md, Seats: the suit of each seat's court cards
@@ -270,9 +270,7 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
     me = s is not None and _is_me(s, nm)
 
     def v(verb: str) -> str:
-        if me:
-            return verb
-        return {"have": "has", "pass": "passes"}.get(verb, verb + "s")
+        return verb if me else third_person(verb)
 
     if kind == "new_game":
         return f"Game {event['game'] + 1} begins: the cross is laid out and the hands are dealt."

@@ -131,8 +131,11 @@ _IRREGULAR = {"have": "has", "be": "is", "do": "does", "go": "goes"}
 
 
 def third_person(verb: str) -> str:
-    """>>> third_person("pass"), third_person("carry"), third_person("win")
-    ('passes', 'carries', 'wins')"""
+    """The verb after "he" or "it".
+
+    >>> third_person("pass"), third_person("carry"), third_person("win")
+    ('passes', 'carries', 'wins')
+    """
     if verb in _IRREGULAR:
         return _IRREGULAR[verb]
     if verb.endswith(("s", "sh", "ch", "x", "z")):
