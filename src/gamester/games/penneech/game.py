@@ -171,12 +171,22 @@ def _cards(entry: Any) -> list[int]:
 
 def _with_fresh_rest(top: list[int], used: int, rng: random.Random) -> tuple[list[int], int, int]:
     """A partial pack (``rng.Chance``'s log form): ``top`` as given, every other card of the pack
-    after it in card order, to be shuffled from a seed drawn from ``rng`` when a record needs it."""
-    m = mask_of(top)
-    return top + [c for c in range(52) if not m >> c & 1], used, rng.getrandbits(64)
+    after it in card order, to be shuffled from a seed drawn from ``rng`` when a record needs it
+    (cached by ``top``: a search asks for the same first-dealer draw in every world)."""
+    key = tuple(top)
+    pack = _TOPS.get(key)
+    if pack is None:
+        if len(_TOPS) > 4096:
+            _TOPS.clear()
+        m = mask_of(top)
+        pack = _TOPS[key] = top + [c for c in range(52) if not m >> c & 1]
+    return pack, used, rng.getrandbits(64)
 
 
-# A played-out deal's first 22 cards (both hands, the turn-ups) -> its pack as a world holds it.
+# The packs worlds hold for earlier deals, by what was seen of them: _TOPS by the seen top as the
+# world lays it out, _PLAYED_OUT by a played-out deal's first 22 cards as dealt (both hands, the
+# turn-ups). Worlds share these lists and never change them.
+_TOPS: dict[tuple[int, ...], list[int]] = {}
 _PLAYED_OUT: dict[tuple[int, ...], list[int]] = {}
 
 
