@@ -304,3 +304,39 @@ def test_the_largest_positions_found_list_and_parse(name: str) -> None:
         assert state.string_to_action(every[i]) == legal[i]
     mask = state.legal_actions_mask()
     assert sum(mask) == len(legal)
+
+
+@pytest.mark.parametrize("spec", ["penneech", "piquesept", "pentyrch", "pentyrch(overpay=true)"])
+def test_hostile_actions_from_python_get_short_game_errors(spec: str) -> None:
+    """Was ValueError / RecursionError / the object's own error while quoting the action."""
+
+    class Loud:
+        def __repr__(self) -> str:
+            raise RuntimeError("no")
+
+    state = gamester.load_game(spec).new_initial_state(seed=1)
+    values: list[Any] = [
+        10**5000,
+        2**64,
+        -1,
+        nested(50_000),
+        "x" * 10**6,
+        None,
+        1.5,
+        True,
+        Loud(),
+        b"AS",
+        {"a": 1},
+        "AS " * 10_000,
+        "JH a4-" + "b" * 10_000,
+    ]
+    for value in values:
+        for call in (
+            state.apply_action,
+            state.action_to_string,
+            state.string_to_action,
+            lambda v: state.action_seen_by(v, 0),
+        ):
+            with pytest.raises(GameError) as info:
+                call(value)
+            assert len(str(info.value)) < 2000

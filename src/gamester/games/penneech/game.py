@@ -33,7 +33,7 @@ from gamester.core.cards import (
     mask_of,
     parse_card,
 )
-from gamester.core.errors import IllegalActionError, InvalidActionError
+from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng
 from gamester.games.penneech.options import RULESETS, PenneechOptions
@@ -589,7 +589,7 @@ class PenneechState(State):
                     f"turn-up, by a seat holding no card that blocks it (rules/penneech.md, Redeal; "
                     f"{where})")
         if type(action) is not int or not 0 <= action < 52:
-            return f"{action!r} is not a Penneech action (0-53) ({where})"
+            return f"{quote(action)} is not a Penneech action (0-53) ({where})"
         seat = self._cur
         legal = " ".join(_codes(self._legal_mask()))
         if not self._hands[seat] >> action & 1:
@@ -665,7 +665,8 @@ class PenneechState(State):
             return "redeal"
         if type(action) is int and 0 <= action < 52:
             return card_code(action)
-        raise InvalidActionError(f"{action!r} is not a Penneech action: 0-51 are cards, 52 keep, 53 redeal")
+        raise InvalidActionError(f"{quote(action)} is not a Penneech action: 0-51 are cards, 52 keep, "
+                                 f"53 redeal")
 
     def string_to_action(self, text: str) -> int:
         t = text.strip().lower() if isinstance(text, str) else text
@@ -677,7 +678,7 @@ class PenneechState(State):
             return parse_card(text)
         except InvalidActionError:
             raise InvalidActionError(
-                f"{text!r} is not a Penneech action: write a card ('7D', '10S', 'Q♥'), 'keep' or "
+                f"{quote(text)} is not a Penneech action: write a card ('7D', '10S', 'Q♥'), 'keep' or "
                 f"'redeal'") from None
 
     def history_strings(self) -> list[str]:

@@ -958,54 +958,54 @@ class PentyrchState(State):
 
     def string_to_action(self, text: str) -> int:
         if not isinstance(text, str):
-            raise InvalidActionError(f"{text!r} is not a Pentyrch action: write e.g. 'JH a4-b4 9C', "
+            raise InvalidActionError(f"{quote(text)} is not a Pentyrch action: write e.g. 'JH a4-b4 9C', "
                                      f"'QH @a4', 'JH off' or 'pass'")
         parts = text.split()
         if len(parts) == 1 and parts[0].lower() == "pass":
             return PASS
         if len(parts) < 2 or len(parts) > 3:
             raise InvalidActionError(
-                f"{text!r} is not a Pentyrch action: write a court card, where it goes and the "
+                f"{quote(text)} is not a Pentyrch action: write a court card, where it goes and the "
                 f"payment, e.g. 'JH a4-b4 9C', 'JH a4-b4 3S+5D', 'QH @a4 =6C', 'JH c4-d4', 'JH off' "
                 f"or 'pass' (rules/pentyrch.md, Action notation)")
         card = parse_card(parts[0])
         k = COURT_OF_CARD.get(card, -1)
         if k < 0 or (self._n == 3 and k >= 9):
-            raise InvalidActionError(f"{text!r}: {parts[0]!r} is not a court card in this game "
+            raise InvalidActionError(f"{quote(text)}: {quote(parts[0])} is not a court card in this game "
                                      f"(J, Q or K of a playing seat's suit)")
         where = parts[1].lower()
         pay = parts[2] if len(parts) == 3 else ""
         seat = k // 3
         if where == "off":
             if pay:
-                raise InvalidActionError(f"{text!r}: bearing off takes no payment")
+                raise InvalidActionError(f"{quote(text)}: bearing off takes no payment")
             return 1 + (k * SLOTS + OFF_SLOT) * PAYS
         if where.startswith("@"):
             to = parse_cell(where[1:])
             if to < 0:
-                raise InvalidActionError(f"{text!r}: {where[1:]!r} is not a cell (a4, d7, …)")
+                raise InvalidActionError(f"{quote(text)}: {quote(where[1:])} is not a cell (a4, d7, …)")
             if to != HOME[seat]:
                 raise IllegalActionError(
-                    f"{text!r} is not legal: {parts[0]} enters only on {SEAT_NAMES[seat]}'s home cell "
+                    f"{quote(text)} is not legal: {parts[0]} enters only on {SEAT_NAMES[seat]}'s home cell "
                     f"{CELL_NAMES[HOME[seat]]} (rules/pentyrch.md, A turn (2); {self._where()})")
             frm, d = -1, ENTER_SLOT
         else:
             a, sep, b = where.partition("-")
             frm, to = parse_cell(a), parse_cell(b)
             if not sep or frm < 0 or to < 0:
-                raise InvalidActionError(f"{text!r}: {where!r} is not a step: write from-to cells, "
+                raise InvalidActionError(f"{quote(text)}: {quote(where)} is not a step: write from-to cells, "
                                          f"e.g. a4-b4")
             d = DIR_BETWEEN[frm][to]
             if d < 0:
                 raise IllegalActionError(
-                    f"{text!r} is not legal: {CELL_NAMES[frm]} and {CELL_NAMES[to]} are not adjacent; a "
+                    f"{quote(text)} is not legal: {CELL_NAMES[frm]} and {CELL_NAMES[to]} are not adjacent; a "
                     f"step goes to a neighbouring cell (rules/pentyrch.md, Directions; {self._where()})")
         pos = self._cpos[k]
         if frm != pos and not self._over:
             now = ("off the board" if pos == -1 else "in safety" if pos == SAFE
                    else f"on {CELL_NAMES[pos]}")
             raise IllegalActionError(
-                f"{text!r} is not legal: {parts[0]} is {now}, not "
+                f"{quote(text)} is not legal: {parts[0]} is {now}, not "
                 f"{'off the board' if frm < 0 else 'on ' + CELL_NAMES[frm]} "
                 f"(rules/pentyrch.md, A turn; {self._where()})")
         base = 1 + (k * SLOTS + d) * PAYS
@@ -1014,11 +1014,11 @@ class PentyrchState(State):
         if pay.startswith("="):
             c = parse_card(pay[1:])
             if IDX40[c] < 0:
-                raise InvalidActionError(f"{text!r}: a court card cannot pay")
+                raise InvalidActionError(f"{quote(text)}: a court card cannot pay")
             return base + SHOW_CODE + IDX40[c]
         cards = [parse_card(x) for x in pay.split("+")]
         if any(IDX40[c] < 0 for c in cards) or len(set(cards)) != len(cards):
-            raise InvalidActionError(f"{text!r}: a payment lists distinct non-court cards, top first")
+            raise InvalidActionError(f"{quote(text)}: a payment lists distinct non-court cards, top first")
         if len(cards) == 1:
             return base + 1 + IDX40[cards[0]]
         top = cards[0]
@@ -1095,7 +1095,7 @@ class PentyrchState(State):
                            rest: int) -> str:
         """The rule a move breaks, in words: the action, the rule and the position."""
         rule, why = self._reason(k, frm, to, mode, top, rest)
-        return f"{text!r} is not legal: {why} (rules/pentyrch.md, {rule}; {self._where()})"
+        return f"{quote(text)} is not legal: {why} (rules/pentyrch.md, {rule}; {self._where()})"
 
     def _reason(self, k: int, frm: int, to: int, mode: int, top: int, rest: int) -> tuple[str, str]:
         seat = self._seat

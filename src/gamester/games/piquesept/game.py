@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
-from gamester.core.errors import IllegalActionError, InvalidActionError
+from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.options import RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
@@ -449,7 +449,8 @@ class PiqueseptState(State):
         if self._phase == OVER:
             return f"{_str(action)} is not legal: the game is over ({where})"
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
-            return f"{action!r} is not a Piquesept action (0-31, one per card of the piquet pack) ({where})"
+            return (f"{quote(action)} is not a Piquesept action (0-31, one per card of the piquet pack) "
+                    f"({where})")
         seat = self._cur
         code = CODE[action]
         legal = " ".join(codes(self._legal_mask()))
@@ -543,7 +544,7 @@ class PiqueseptState(State):
     def action_to_string(self, action: int) -> str:
         if action.__class__ is int and 0 <= action < NUM_ACTIONS:
             return CODE[action]
-        raise InvalidActionError(f"{action!r} is not a Piquesept action: 0-31 are the piquet cards")
+        raise InvalidActionError(f"{quote(action)} is not a Piquesept action: 0-31 are the piquet cards")
 
     def string_to_action(self, text: str) -> int:
         try:
@@ -552,8 +553,8 @@ class PiqueseptState(State):
             a = -1
         if a < 0:
             raise InvalidActionError(
-                f"{text!r} is not a Piquesept action: write a card of the piquet pack (ranks 7 8 9 T J Q "
-                f"K A, suits C D H S), e.g. '7S' or 'TH'")
+                f"{quote(text)} is not a Piquesept action: write a card of the piquet pack (ranks 7 8 9 T J "
+                f"Q K A, suits C D H S), e.g. '7S' or 'TH'")
         return a
 
     def history_strings(self) -> list[str]:
@@ -783,4 +784,4 @@ class PiqueseptState(State):
 def _str(action: object) -> str:
     if isinstance(action, int) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS:
         return CODE[action]
-    return repr(action)
+    return quote(action)
