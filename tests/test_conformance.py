@@ -93,6 +93,9 @@ def _check_position(state: State, rng: random.Random) -> None:
         with pytest.raises(IllegalActionError):
             state.apply_action(action)
         assert state.record() == before
+    public = state.public_observation()
+    json.dumps(public)
+    assert "hand" not in public  # SPEC: what a spectator knows, no hand at all
     for p in range(game.num_players):
         obs = state.observation(p)
         json.dumps(obs)
