@@ -206,22 +206,28 @@ def _screens(text: str) -> list[list[str]]:
     return out
 
 
+@pytest.mark.parametrize("players", ["4", "2"])
 def test_pentyrch_fits_80_by_24_marks_home_and_goal_and_groups_the_moves(
-        term_env: dict[str, str]) -> None:
-    t = Terminal("play", "pentyrch", "--seed", "4", "--vs", "random:seed=3", env=term_env)
+        term_env: dict[str, str], players: str) -> None:
+    t = Terminal("play", "pentyrch", "--seed", "4", "--players", players, "--vs", "random:seed=3",
+                 env=term_env)
     try:
         first = t.expect(r"Your moves \(court card.*\n")
-        assert "You are West, hearts (home a4, goal g4)." in first
-        assert "Waiting to enter: you J♥ Q♥ K♥; North J♣ Q♣ K♣; East J♦ Q♦ K♦; South J♠ Q♠ K♠" in first
-        assert "North: the computer, random" not in first  # three opponents named on one line
-        assert "North, East and South: the computer, random (the easiest" in first
+        if players == "4":
+            assert "You are West, hearts (home a4, goal g4)." in first
+            assert "Waiting to enter: you J♥ Q♥ K♥; North J♣ Q♣ K♣; East J♦ Q♦ K♦; South J♠ Q♠ K♠" in first
+            assert "North: the computer, random" not in first  # three opponents named on one line
+            assert "North, East and South: the computer, random (the easiest" in first
+        else:
+            assert "You are West, hearts (home a4, goal g4) and East, diamonds (home g4, goal a4)." in first
+            assert "North+South: the computer, random (the easiest" in first
         t.expect("> ")
         t.send("help")
         t.expect("How to read the Pentyrch board")
         t.expect("> ")
         for _ in range(12):  # a dozen turns: the first group, then its first payment
             t.send("1")
-            chunk = t.expect(r"(Pay for .*\n.*\n> |Your moves \(court card.*\n(.*\n)*?> |Game over)")
+            chunk = t.expect(r"(Pay for (.*\n)+?> |Your moves \(court card.*\n(.*\n)*?> |Game over)")
             if "Game over" in chunk:
                 break
             if "Pay for" in chunk:

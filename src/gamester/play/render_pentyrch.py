@@ -8,6 +8,7 @@ hands and a turn's moves fit an 80 x 24 terminal.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -154,7 +155,14 @@ def board(obs: dict[str, Any], names: Names | None = None, partners: bool = Fals
             who = f"your turn, with {SEAT_NAMES[seat]}"
         match = f"game {obs['match_game'] + 1} of {obs['games']}, " if obs["games"] > 1 else ""
         lines.append(f"Round {obs['round'] + 1} ({match}up to {obs['max_rounds']}): {who}.")
-    return "\n".join(lines)
+    return "\n".join(_fit(line) for text in lines for line in text.split("\n"))
+
+
+def _fit(line: str, width: int = 79) -> str:
+    """A line of the table wrapped to the terminal's width (the board itself is 73 wide)."""
+    if len(line) <= width:
+        return line
+    return textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _parse(text: str) -> tuple[str, str, str]:
