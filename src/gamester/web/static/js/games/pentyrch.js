@@ -87,8 +87,14 @@ function cellView(ctx, v, name, moves, selectable) {
     "data-cell": name,
   });
   const labels = [];
-  if (goalOf >= 0 && mine.includes(goalOf)) labels.push(el("span.cell-label.goal", "your goal"));
-  else if (homeOf >= 0 && v.owners[homeOf] !== null && v.owners[homeOf] !== undefined) {
+  const seated = homeOf >= 0 && v.owners[homeOf] !== null && v.owners[homeOf] !== undefined;
+  const myGoal = goalOf >= 0 && mine.includes(goalOf);
+  if (seated && mine.includes(homeOf) && myGoal) {
+    // Two players: this cell is one of your homes and the goal of your other seat.
+    labels.push(el("span.cell-label.goal", `${SEAT[homeOf]} home · ${SEAT[goalOf]} goal`));
+  } else if (myGoal) {
+    labels.push(el("span.cell-label.goal", "your goal"));
+  } else if (seated) {
     const own = mine.includes(homeOf);
     labels.push(el(`span.cell-label.seat-${homeOf}${own ? ".own" : ""}`, own ? "your home" : `${SEAT[homeOf]} home`));
   }
@@ -346,7 +352,7 @@ export default {
       ctx.select({ court: null, dest: null });
       return true;
     }
-    if (ev.key === "p" && ctx.legal.includes("pass")) {
+    if ((ev.key === "p" || ev.key === "P") && ctx.legal.includes("pass")) {
       ctx.act("pass");
       return true;
     }
