@@ -17,7 +17,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
-
 from tests.test_browser import (  # noqa: E402
     CHROMIUM,
     DESKTOP,
