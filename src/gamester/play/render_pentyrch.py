@@ -214,6 +214,14 @@ class Group:
         return [_pay(p) for _, p in self.moves]
 
 
+def _pay_cost(pay: str) -> tuple[int, int, str]:
+    if not pay or pay.startswith("="):
+        return (0, 0, pay)
+    codes = pay.split("+")
+    total = sum(1 if c[0] == "A" else 10 if c[0] == "T" else int(c[0]) for c in codes)
+    return (len(codes), total, pay)
+
+
 def move_groups(names: Sequence[str]) -> list[Group]:
     """The moves grouped by court card, then where it goes; each group's moves differ in payment."""
     groups: dict[tuple[str, str], Group] = {}
@@ -223,6 +231,8 @@ def move_groups(names: Sequence[str]) -> list[Group]:
         if g is None:
             g = groups[(court, where)] = Group(court, where)
         g.moves.append((i, pay))
+    for g in groups.values():  # cheapest first: showing, then one card by value, then several
+        g.moves.sort(key=lambda m: _pay_cost(m[1]))
     # by court card (in the order they first appear), then place
     courts: list[str] = []
     for court, _ in groups:
