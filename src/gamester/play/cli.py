@@ -413,7 +413,10 @@ def _read_record(path: str, index: int | None = None) -> Any:
         try:
             records = load_record_lines(data)
         except RecordError as e:
-            raise RecordError(f"{path}: {e}") from None
+            try:  # one record written over several lines (play --save, indented) counts as one
+                records = [load_record_text(data, path)]
+            except RecordError:
+                raise RecordError(f"{path}: {e}") from None
         i = 0 if index is None else index
         if not records:
             raise RecordError(f"{path} holds no record")
