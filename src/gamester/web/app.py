@@ -136,6 +136,12 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         repo = await run_in_threadpool(open_repository, url)
+        # Load every game once before serving: the first lookups then never race each other.
+        from gamester.core.registry import game_class, game_names
+
+        for name in game_names():
+            with contextlib.suppress(Exception):
+                game_class(name)
         notifier: Notifier
         if repo.engine.dialect.name == "postgresql":
             conninfo = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -177,6 +183,10 @@ def create_app(
     @app.exception_handler(ServiceError)
     async def _service_error(_r: Request, e: ServiceError) -> JSONResponse:
         return _error(e.status, e.code, e.message)
+
+    @app.exception_handler(GameError)
+    async def _game_error(_r: Request, e: GameError) -> JSONResponse:
+        return _error(422, "bad_request", str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(r: Request, e: StarletteHTTPException) -> JSONResponse:

@@ -554,6 +554,9 @@ class TableService:
         if row.clock is None:
             return None
         out = dict(row.clock)
+        entry = self._cache.get(row.id)
+        p = entry.state.current_player() if entry is not None and row.deadline is not None else None
+        out["seat"] = p if p is not None and p >= 0 else None  # whose clock is running
         out["deadline"] = row.deadline
         out["remaining"] = None if row.deadline is None else max(0.0, round(row.deadline - self.now(), 2))
         return out
