@@ -27,11 +27,13 @@ def register_game(cls: type[Game]) -> type[Game]:
 
 
 def _scan() -> None:
+    # Fill the table before marking it scanned: a second thread asking meanwhile must not see an
+    # empty registry (it would report "unknown game"). Scanning twice is harmless.
     global _SCANNED
     if not _SCANNED:
-        _SCANNED = True
         for ep in entry_points(group="gamester.games"):
             _ENTRY_POINTS.setdefault(ep.name, ep)
+        _SCANNED = True
 
 
 def game_names() -> list[str]:
