@@ -12,16 +12,18 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from gamester.core.cards import SUIT_NAMES, SUITS
+from gamester.games.pentyrch.board import CELL_NAMES, GOAL, HOME, ROWS, SEAT_NAMES, SEAT_SUIT
 from gamester.play.words import Names, card, cards, third_person
 
-SEAT_NAMES = ("West", "North", "East", "South")
-SEAT_SUITS = ("H", "C", "D", "S")  # rules/pentyrch.md, Seats: the suit of each seat's court cards
-_SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+# The board's geometry and the seats come from the rules module (rules/pentyrch.md, The playing
+# surface and Seats); only their drawing lives here.
+SEAT_SUITS = tuple(SUITS[i] for i in SEAT_SUIT)  # the suit letter of each seat's court cards
+_SUIT_WORDS = dict(zip(SUITS, SUIT_NAMES, strict=True))
 _FILES = "abcdefg"
-_PRESENT = {r: (("d",), ("c", "d", "e"), ("b", "c", "d", "e", "f"),
-                ("a", "b", "c", "d", "e", "f", "g"))[min(r, 8 - r) - 1] for r in range(1, 8)}
-HOMES = ("a4", "d7", "g4", "d1")  # West, North, East, South
-GOALS = ("g4", "d1", "a4", "d7")
+_PRESENT = {int(row[0][1]): tuple(c[0] for c in row) for row in ROWS}
+HOMES = tuple(CELL_NAMES[c] for c in HOME)  # West, North, East, South
+GOALS = tuple(CELL_NAMES[c] for c in GOAL)
 _W = 9  # characters inside a cell
 NARRATES_MOVES = True  # the events say what each move did; no "X played …" line is needed
 
