@@ -14,10 +14,12 @@ def test_a_reader_during_the_first_scan_still_sees_every_game(monkeypatch: pytes
     registry (the web server answered "unknown game 'penneech'" to its first concurrent requests)."""
     real = registry.entry_points
     seen_meanwhile: list[list[str]] = []
+    calls = [0]
 
     def slow_entry_points(**kw: Any) -> Any:
-        # Another caller arrives while the entry points are being read.
-        if not seen_meanwhile:
+        # Another caller arrives while the first is reading the entry points.
+        calls[0] += 1
+        if calls[0] == 1:
             seen_meanwhile.append(registry.game_names())
         return real(**kw)
 
