@@ -184,7 +184,7 @@ def test_piquesept_hint_without_the_flag_then_quit_save_and_resume(
         start = t.expect(r"Your moves: .*\n")
         assert "you are player 2, one of 4 players. Resuming a saved game." in start
         text = play_through(t)
-        assert re.search(r"Game over: .*card points .*Result: .*you [+-]\d", text)
+        assert re.search(r"Game over: .*card points .*Result: .*you [+-]\d", text, re.S)
         t.expect("Record saved to ")
         assert t.finish() == 0
     finally:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -167,7 +168,7 @@ class TerminalGame:
         self.status = "over"
         self.say()
         self.show()
-        self.say(self.result())
+        self.say(textwrap.fill(self.result(), 79, subsequent_indent="  "))
         return True
 
     def think(self, agent: Agent, p: int) -> int:
