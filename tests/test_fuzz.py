@@ -19,6 +19,7 @@ to see them. ``GAMESTER_FUZZ_EXAMPLES=N`` sets the examples per game (default 30
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib
 import json
 import os
@@ -344,3 +345,69 @@ def test_any_value_is_refused_as_a_record(value: Any) -> None:
     """``gamester.replay`` of any JSON or Python value that is not a record: a GameError, nothing else."""
     with pytest.raises(GameError), alarm(ALARM_SECONDS):
         gamester.replay(value)
+
+
+OPTION_NAMES = {
+    name: [f.name for f in dataclasses.fields(gamester.load_game(name).options_class)] for name in SPECS
+}
+
+
+def _valid_values(f: dataclasses.Field[Any]) -> list[Any]:
+    """Values option ``f`` accepts, typed and spelled: part of the inputs should be accepted."""
+    m = f.metadata
+    if m.get("choices"):
+        return [*m["choices"], *(str(c).upper() for c in m["choices"])]
+    if f.type in (bool, "bool"):
+        return [True, False, 0, 1, "true", "Off", " yes "]
+    if f.type in (int, "int"):
+        lo, hi = m.get("minimum") or 0, m.get("maximum") or 100
+        return [lo, hi, str(lo), f"+{hi}", f" {lo} "]
+    return [f.default, list(f.default) if isinstance(f.default, tuple) else f.default, "8C 8D", "8h,8c"]
+
+
+VALID: dict[str, dict[str, list[Any]]] = {
+    name: {f.name: _valid_values(f) for f in dataclasses.fields(gamester.load_game(name).options_class)}
+    for name in SPECS
+}
+
+
+@pytest.mark.parametrize("game", sorted(SPECS))
+def test_option_values_typed_or_spelled_give_a_game_or_an_option_error(game: str) -> None:
+    """``--option K=V`` and keyword options: any name and value give a game or a one-line OptionError."""
+    stats: Counter[str] = Counter()
+    names = sorted(VALID[game])
+
+    @settings(max_examples=max(50, EXAMPLES // 2), deadline=None, database=None, derandomize=True)
+    @given(data=st.data(), as_text=st.booleans())
+    def run(data: st.DataObject, as_text: bool) -> None:
+        # mostly real names and valid values, so that both outcomes are common
+        real = data.draw(st.integers(0, 3)) > 0
+        odd_name = st.sampled_from(["ruleset", "spec", ""]) | st.text(max_size=8)
+        name = data.draw(st.sampled_from(names) if real else odd_name)
+        valid = VALID[game].get(name, ["standard", "cotton", "three_hand", "two_player"])
+        hostile = any_values | st.sampled_from(ODD_TEXT) | st.text(max_size=12)
+        value = data.draw(st.sampled_from(valid) if data.draw(st.booleans()) else hostile)
+        stats["tried"] += 1
+        try:
+            with alarm(ALARM_SECONDS):
+                if as_text and isinstance(value, str):
+                    gamester.load_game(f"{game}({name}={value})")
+                else:
+                    gamester.load_game(game, **{name: value})
+        except GameError as e:
+            assert "\n" not in str(e) and len(str(e)) <= 2000
+            stats["refused"] += 1
+        except BaseException:
+            stats["other"] += 1
+            raise
+        else:
+            stats["accepted"] += 1
+
+    try:
+        run()
+    finally:
+        print(
+            f"\noptions {game}: tried {stats['tried']}, accepted {stats['accepted']}, refused "
+            f"{stats['refused']}, other {stats['other']}"
+        )
+    assert stats["other"] == 0
