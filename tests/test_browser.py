@@ -354,6 +354,17 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     page.wait_for_selector("[data-testid=hand] [data-card]")
     assert hand_cards(page) == before
     assert page.locator("[data-testid=status]").inner_text() != ""
+    # Keyboard play: "1" plays the first playable card (checked while the deal has cards to spare).
+    for _ in range(3):
+        page.wait_for_selector(".hand .card-btn.playable")
+        if len(hand_cards(page)) > 2:
+            first = page.locator(".hand .card-btn.playable").first.get_attribute("data-card")
+            page.keyboard.press("1")
+            page.wait_for_function(
+                "c => !document.querySelector(`[data-testid=hand] [data-card='${c}']`)", arg=first
+            )
+            break
+        play_cards(page, stop=lambda: len(hand_cards(page)) > 2)
     clicks = play_cards(page)
     assert clicks > 5
     result = page.inner_text("[data-testid=result]")
@@ -485,6 +496,13 @@ def test_rules_and_settings(pages: Pages, server: Server) -> None:
         text = page.inner_text("[data-testid=rules]")
         assert game.capitalize() in text and len(text) > 1500
         assert "<" not in page.inner_text("[data-testid=rules] h2")
+    # The lobby offers one seat per player: a three-hand rule set takes a seat away.
+    page.goto(f"{server.base}/#/?game=piquesept")
+    page.wait_for_selector("select[data-seat='3']")
+    page.select_option("[data-testid=ruleset]", "three_hand")
+    page.wait_for_selector("select[data-seat='3']", state="detached")
+    assert page.locator("select[data-seat]").count() == 3
+    assert "Source" in page.inner_text(".rs-info")
     page.click("[data-testid=settings]")
     page.check("#set-four")
     assert page.evaluate("() => document.documentElement.classList.contains('four-colour')")

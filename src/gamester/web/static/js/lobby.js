@@ -88,6 +88,7 @@ export class Lobby {
       if (r) rsInfo.append(el("span", r.reading ? `${r.reading[0].toUpperCase()}${r.reading.slice(1)}.` : ""),
         r.source ? el("span.source", ` Source: ${r.source}.`) : "");
       this.renderOptionHints();
+      if (this.seatBox) this.renderSeats(); // a rule set may change the number of players
     };
     rsSelect.addEventListener("change", showRs);
     // Options (the rule set's values unless changed)

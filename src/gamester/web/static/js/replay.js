@@ -71,11 +71,11 @@ export class ReplayScreen {
         el("div.table-tools", viewSel,
           el("button.small", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share), "data-testid": "share" }, "Copy link"))),
       el("div.replay-controls",
-        el("button", { onclick: () => this.go(0), title: "First (Home)", "aria-label": "first move" }, "⏮"),
+        el("button", { onclick: () => this.go(0), title: "First (Home)", "aria-label": "first move" }, "«"),
         el("button", { onclick: () => this.go(this.i - 1), title: "Back (←)", "aria-label": "previous move", "data-testid": "replay-prev" }, "◀"),
         this.playBtn,
         el("button", { onclick: () => this.go(this.i + 1), title: "Forward (→)", "aria-label": "next move", "data-testid": "replay-next" }, "▶"),
-        el("button", { onclick: () => this.go(this.steps.length - 1), title: "Last (End)", "aria-label": "last move" }, "⏭"),
+        el("button", { onclick: () => this.go(this.steps.length - 1), title: "Last (End)", "aria-label": "last move" }, "»"),
         this.slider, this.counter),
       el("div.table-main", el("div.play-area", this.news, this.board), el("aside.side", el("h3", "Moves"), this.log))));
   }
@@ -128,7 +128,7 @@ export class ReplayScreen {
     if (this.timer) this.stop();
     else {
       if (this.i >= this.steps.length - 1) this.go(0);
-      this.playBtn.textContent = "⏸ Pause";
+      this.playBtn.textContent = "❚❚ Pause";
       this.timer = setInterval(() => this.go(this.i + 1), 900);
     }
   }

@@ -433,7 +433,7 @@ export class TableScreen {
     const names = seatNames(this.table, this.info, this.me);
     const seat = typeof c.seat === "number" ? c.seat : this.view.view.current_player;
     box.hidden = false;
-    box.textContent = `⏱ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${left}s`;
+    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${left}s`;
     box.classList.toggle("urgent", left <= 10);
   }
 }
