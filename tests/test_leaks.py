@@ -26,6 +26,9 @@ import gamester
 from gamester.core.protocol import State
 from tests.test_conformance import SPECS
 
+# Beyond the conformance configurations: a match whose first game ends with hands still hidden.
+SPECS = [*SPECS, "pentyrch(games=2,reveal_on_pass=false,max_rounds=6)"]
+
 CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
 PRIVATE_KEYS = {"hand", "opponent_hand_size", "seat", "player", "my_seats", "trade", "hands"}
 
@@ -150,6 +153,8 @@ def world_fingerprint(w: State) -> Any:
         [w.observation(q) for q in range(n)],
         w.public_observation(),
         w.legal_actions() if not w.is_terminal() else [],
+        # Every field the state keeps (a search may read them: worlds are its own to read).
+        {k: getattr(w, k) for k in type(w).__slots__ if k not in ("game", "chance") and hasattr(w, k)},
     )
 
 
@@ -219,7 +224,7 @@ def test_indistinguishable_states_look_the_same_and_give_the_same_worlds(spec: s
             # A world's record replays to that very world.
             r = gamester.replay(wa.record())
             fa, fr = world_fingerprint(wa), world_fingerprint(r)
-            assert fr[1] == fa[1] and fr[4:] == fa[4:]
+            assert fr[1] == fa[1] and fr[4:7] == fa[4:7]
     game = gamester.load_game(spec)
     if game.name == "pentyrch" and game.num_players == 2:
         # Two players hold the whole hand pack between them: each knows the other's cards as a set.
@@ -456,3 +461,39 @@ def test_rebuilding_the_hidden_cards_from_a_world_does_no_better_than_chance(spe
         f"by its seed {by_seed}, by its generator {by_generator}"
     )
     assert by_seed <= by_world + 2 and by_generator <= by_world + 2
+
+
+def test_pentyrch_worlds_keep_no_hidden_card_of_earlier_games_or_passes() -> None:
+    """A Pentyrch world's own fields (what a search reads) carried the real hidden cards of earlier
+    games of a match and of hands that passed unseen (reveal_on_pass=false): twins that differ only
+    there must give identical worlds."""
+    game = gamester.load_game("pentyrch(games=2,reveal_on_pass=false,max_rounds=4)")
+    checked = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = game.new_initial_state(seed=seed)
+        while not state.is_terminal() and rng.random() > 0.02:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+        if state.is_terminal():
+            continue
+        seat = state.current_player()
+        for salt in range(3):
+            other = twin(state, seat, salt)
+            if _pentyrch_private(state) == _pentyrch_private(other):
+                continue
+            checked += 1
+            wa = state.determinize(seat, random.Random(seed))
+            wb = other.determinize(seat, random.Random(seed))
+            assert world_fingerprint(wa) == world_fingerprint(wb)
+            break
+        if checked >= 12:
+            break
+    assert checked >= 12
+
+
+def _pentyrch_private(state: Any) -> list[dict[str, Any]]:
+    """What a Pentyrch state remembers privately of earlier games and of unseen passes (test-only)."""
+    out = [{"hidden": g[2], "passes": g[4]} for g in state._past_games]
+    out.append({"hidden": None, "passes": state._passcons})
+    return out

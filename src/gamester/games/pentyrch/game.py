@@ -134,6 +134,15 @@ def cards_of_mask(mask: int) -> list[int]:
     return out
 
 
+def _rehide(passcons: list[tuple[int, int, int, int]], hidden: list[int],
+            new: list[int]) -> list[tuple[int, int, int, int]]:
+    """A world's record of unseen passes: each passing hand as it would have been with the world's
+    hidden cards ``new`` in place of the real ones ``hidden`` (the cards hidden then and seen
+    since stay; the inference, a bound on the hand's sum, is unchanged)."""
+    return [(q, low, (hand & ~hidden[q]) | new[q], (then & ~hidden[q]) | new[q])
+            for q, low, hand, then in passcons]
+
+
 def _canon_cards(mask: int) -> list[int]:
     out = []
     while mask:
@@ -1301,12 +1310,16 @@ class PentyrchState(State):
         s.chance.rng = make_rng(s.seed)
         s.chance.given = None
         log = s.chance.log
+        past = []
         for g, (owner, dealt, hidden, caps, passcons, setaside) in enumerate(self._past_games):
             new, aside = self._draw_hidden(player, hidden, caps, passcons, setaside, rng)
-            log[2 * g + 1] = self._hand_pack(
-                owner, [(d & ~h) | m for d, h, m in zip(dealt, hidden, new, strict=True)], aside)
+            dealt = [(d & ~h) | m for d, h, m in zip(dealt, hidden, new, strict=True)]
+            log[2 * g + 1] = self._hand_pack(owner, dealt, aside)
+            past.append((owner, dealt, new, caps, _rehide(passcons, hidden, new), aside))
+        s._past_games = tuple(past)
         new, aside = self._draw_hidden(player, self._hidden, self._caps, self._passcons,
                                        self._setaside, rng)
+        s._passcons = _rehide(self._passcons, self._hidden, new)
         for q in range(self._n):
             old = self._hidden[q]
             s._hands[q] = (self._hands[q] & ~old) | new[q]
