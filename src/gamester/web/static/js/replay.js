@@ -54,7 +54,7 @@ export class ReplayScreen {
       } },
     el("option", { value: "" }, "Spectator's view (no hands)"),
     this.table.seats.map((s) => el("option", { value: s.seat },
-      `${mine && mine.seat === s.seat ? "My seat" : names[s.seat]}'s view`)));
+      mine && mine.seat === s.seat ? "Your seat's view" : `${names[s.seat]}'s view`)));
     viewSel.value = this.seat === null ? "" : String(this.seat);
     this.slider = el("input.step-slider", { type: "range", min: 0, max: this.steps.length - 1, value: this.i,
       "aria-label": "Move", oninput: (ev) => this.go(Number(ev.target.value)) });
@@ -64,6 +64,9 @@ export class ReplayScreen {
     this.log = el("ul.log");
     this.news = el("div.news");
     const share = `${location.origin}/#/replay/${encodeURIComponent(this.id)}`;
+    const whose = this.seat === null ? "Seen as a spectator: no hand is shown."
+      : mine && mine.seat === this.seat ? "Seen from your seat."
+        : `Seen from ${names[this.seat]}'s seat: "you" in the moves means ${names[this.seat]}.`;
     clear(this.root).append(el("div.table-screen.replay",
       el("div.table-head",
         el("div.table-title", el("h2", `Replay: ${title}`),
@@ -77,6 +80,7 @@ export class ReplayScreen {
         el("button", { onclick: () => this.go(this.i + 1), title: "Forward (→)", "aria-label": "next move", "data-testid": "replay-next" }, "▶"),
         el("button", { onclick: () => this.go(this.steps.length - 1), title: "Last (End)", "aria-label": "last move" }, "»"),
         this.slider, this.counter),
+      el("p.muted.replay-whose", whose),
       el("div.table-main", el("div.play-area", this.news, this.board), el("aside.side", el("h3", "Moves"), this.log))));
   }
 

@@ -77,6 +77,8 @@ function cellView(ctx, v, name, moves, selectable) {
   const dests = sel.court ? new Set(moves.filter((m) => m.court === sel.court).map((m) => m.dest)) : new Set();
   const isDest = dests.has(name);
   if (isDest) classes.push("dest");
+  const hinted = ctx.hint ? parseMove(ctx.hint.action) : null;
+  if (hinted && hinted.dest === name) classes.push("hinted");
   if (sel.dest === name) classes.push("chosen");
   const lastTo = ctx.lastMove && ctx.lastMove.to === name;
   const lastFrom = ctx.lastMove && ctx.lastMove.from === name;
@@ -113,7 +115,8 @@ function cellView(ctx, v, name, moves, selectable) {
     cell.stack.forEach((code, i) => {
       const top = i === cell.stack.length - 1;
       const can = top && selectable.has(code);
-      const t = el(`button.token-btn${can ? ".selectable" : ""}${sel.court === code ? ".selected" : ""}`, {
+      const hint = ctx.hint && ctx.hint.action.split(" ")[0] === code ? ".hinted" : "";
+      const t = el(`button.token-btn${can ? ".selectable" : ""}${sel.court === code ? ".selected" : ""}${hint}`, {
         type: "button",
         "data-flip": code,
         "data-court": code,
@@ -160,7 +163,8 @@ function payPanel(ctx, moves) {
         : m.pay.length === 1 ? ["Lay ", cardText(m.pay[0])]
           : m.pay.length ? ["Lay ", ...cardsText(m.pay), m.pay.length > 1 ? ` (${m.pay[0][0] === "T" ? "10" : m.pay[0][0]}${SUIT_SYM[m.pay[0][1]]} on top)` : ""]
             : ["Move (no payment)"];
-      return el("button.pay-option", { type: "button", "data-action": m.action, onclick: () => ctx.act(m.action) }, ...label);
+      const hint = ctx.hint && ctx.hint.action === m.action ? ".hinted" : "";
+      return el(`button.pay-option${hint}`, { type: "button", "data-action": m.action, onclick: () => ctx.act(m.action) }, ...label);
     }), el("button.small", { type: "button", onclick: () => ctx.select({ dest: null }) }, "Back")));
 }
 
@@ -172,7 +176,8 @@ function seatBox(ctx, v, seat, selectable, moves) {
   const toMove = v.seat_to_move === seat;
   const off = (v.off_board[name] || []).map((code) => {
     const can = selectable.has(code);
-    const b = el(`button.token-btn${can ? ".selectable" : ""}${ctx.selection.court === code ? ".selected" : ""}`, {
+    const hint = ctx.hint && ctx.hint.action.split(" ")[0] === code ? ".hinted" : "";
+    const b = el(`button.token-btn${can ? ".selectable" : ""}${ctx.selection.court === code ? ".selected" : ""}${hint}`, {
       type: "button", "data-flip": code, "data-court": code, disabled: can ? null : true,
       onclick: can ? () => ctx.select({ court: ctx.selection.court === code ? null : code, dest: null }) : null,
     });

@@ -42,7 +42,7 @@ function seatPanel(ctx, v, seat, pos) {
     { "data-testid": `seat-${seat}`, "data-origin": seat === ctx.me ? null : `seat-${seat}` },
     el("div.seat-line", el("span.seat-name", ctx.names[seat]), role, drawing,
       v.dealer === seat ? el("span.chip.dealer", "Dealer") : null),
-    el("div.seat-line", el("span.chip.score", `${v.card_points[seat]} pts taken`)),
+    el("div.seat-line", el("span.chip.score", `${v.phase === "over" ? v.scores[seat] : v.card_points[seat]} pts taken`)),
     hidden);
 }
 
@@ -57,7 +57,7 @@ function trickArea(ctx, v, pos) {
   let cards = v.trick;
   let leader = v.leader;
   let label = null;
-  if (!cards.length && v.tricks.length && v.phase !== "over") {
+  if (!cards.length && v.tricks.length) {
     const t = v.tricks[v.tricks.length - 1];
     cards = t.cards;
     leader = t.leader;
@@ -74,7 +74,9 @@ function trickArea(ctx, v, pos) {
 }
 
 function meter(v) {
-  const [sp, dp] = v.side_points;
+  // Once the game is over the deal's points are in its result.
+  const last = v.past_deals[v.past_deals.length - 1];
+  const [sp, dp] = v.phase === "over" && last ? last.card_points : v.side_points;
   return el("div.points-meter", { "data-testid": "side-points" },
     el("div.meter-labels", el("span", `Soloist ${sp}`), el("span.muted", "66 of 130 wins"), el("span", `Defenders ${dp}`)),
     el("div.meter-bar",
