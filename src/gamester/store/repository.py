@@ -8,9 +8,11 @@ two servers on one database can never both write action ``n``. Leases (``lease_o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -105,6 +107,21 @@ class TableRepository(Protocol):
     def dispose(self) -> None: ...
 
 
+# The hot path's statements, built once (building SQL expressions costs more than running them).
+_MOVE_WHERE = sa.and_(
+    tables.c.id == sa.bindparam("b_id"), tables.c.seq == sa.bindparam("b_seq"), tables.c.status == "playing"
+)
+_MOVE_VALUES: dict[str, Any] = {
+    "seq": sa.bindparam("n_seq"),
+    "status": sa.bindparam("n_status"),
+    "deadline": sa.bindparam("n_deadline"),
+    "returns": sa.bindparam("n_returns"),
+}
+_MOVE = tables.update().where(_MOVE_WHERE).values(**_MOVE_VALUES)
+_MOVE_WITH_CHANCE = tables.update().where(_MOVE_WHERE).values(**_MOVE_VALUES, chance=sa.bindparam("n_chance"))
+_ADD_ACTION = actions.insert()
+
+
 def default_sqlite_url() -> str:
     """``sqlite:///`` + the per-user data file (``$XDG_DATA_HOME/gamester/gamester.db``)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -125,10 +142,23 @@ class SqlTableRepository:
 
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
+        # SQLite has one writer at a time; threads that find it busy sleep in coarse steps (up to
+        # 100 ms) inside SQLite. Queueing them on a Python lock instead wakes each one the moment the
+        # previous write commits. PostgreSQL locks rows itself.
+        self._lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        if self._lock is None:
+            with self.engine.begin() as c:
+                yield c
+            return
+        with self._lock, self.engine.begin() as c:
+            yield c
 
     # -- tables --------------------------------------------------------------------------------
     def create(self, table: TableRow) -> None:
-        with self.engine.begin() as c:
+        with self._write() as c:
             c.execute(
                 tables.insert().values(
                     id=table.id,
@@ -232,28 +262,28 @@ class SqlTableRepository:
         deadline: float | None,
         returns: list[float] | None,
     ) -> bool:
-        values: dict[str, Any] = {
-            "seq": expected_seq + 1,
-            "status": status,
-            "deadline": deadline,
-            "returns": _dump(returns),
+        params: dict[str, Any] = {
+            "b_id": table_id,
+            "b_seq": expected_seq,
+            "n_seq": expected_seq + 1,
+            "n_status": status,
+            "n_deadline": deadline,
+            "n_returns": _dump(returns),
         }
         if chance is not None:
-            values["chance"] = _dump(chance)
-        with self.engine.begin() as c:
+            params["n_chance"] = _dump(chance)
+        with self._write() as c:
             # The guarded update comes first: it takes the write lock (SQLite) / row lock (PostgreSQL).
-            n = c.execute(
-                tables.update()
-                .where(tables.c.id == table_id, tables.c.seq == expected_seq, tables.c.status == "playing")
-                .values(**values)
-            ).rowcount
+            n = c.execute(_MOVE_WITH_CHANCE if chance is not None else _MOVE, params).rowcount
             if n != 1:
                 return False
-            c.execute(actions.insert().values(table_id=table_id, seq=expected_seq + 1, action=action, at=at))
+            c.execute(
+                _ADD_ACTION, {"table_id": table_id, "seq": expected_seq + 1, "action": action, "at": at}
+            )
         return True
 
     def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool:
-        with self.engine.begin() as c:
+        with self._write() as c:
             n = c.execute(
                 tables.update()
                 .where(tables.c.id == table_id, tables.c.seq == expected_seq, tables.c.status == "playing")
@@ -266,7 +296,7 @@ class SqlTableRepository:
         self, table_id: str, seat: int, name: str, token_hash: str, deadline_if_started: float | None
     ) -> bool:
         """Take a free human seat; the table starts playing once no human seat is free."""
-        with self.engine.begin() as c:
+        with self._write() as c:
             n = c.execute(
                 seats.update()
                 .where(
@@ -293,7 +323,7 @@ class SqlTableRepository:
         return True
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool:
-        with self.engine.begin() as c:
+        with self._write() as c:
             n = c.execute(
                 seats.update()
                 .where(seats.c.table_id == table_id, seats.c.seat == seat, seats.c.token_hash == token_hash)
@@ -335,7 +365,7 @@ class SqlTableRepository:
         )
         if dead_owner is not None:
             cond = sa.or_(cond, tables.c.lease_owner == dead_owner)
-        with self.engine.begin() as c:
+        with self._write() as c:
             n = c.execute(
                 tables.update()
                 .where(tables.c.id == table_id, cond)
@@ -344,7 +374,7 @@ class SqlTableRepository:
         return bool(n == 1)
 
     def renew_leases(self, owner: str, until: float) -> None:
-        with self.engine.begin() as c:
+        with self._write() as c:
             c.execute(
                 tables.update()
                 .where(tables.c.lease_owner == owner, tables.c.status == "playing")
@@ -352,7 +382,7 @@ class SqlTableRepository:
             )
 
     def release_leases(self, owner: str) -> None:
-        with self.engine.begin() as c:
+        with self._write() as c:
             c.execute(
                 tables.update()
                 .where(tables.c.lease_owner == owner)

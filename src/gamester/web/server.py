@@ -65,6 +65,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
         # The websockets implementation answers an oversized handshake with 400; the sans-I/O one
         # (uvicorn's default here) leaves it hanging.
         ws="websockets",
+        # Views are small JSON; compressing each one costs the server more CPU than it saves.
+        ws_per_message_deflate=False,
     )
     # Chosen on purpose (see ws= above); the notice would only alarm the person starting the server.
     warnings.filterwarnings("ignore", message=r"The `websockets` implementation is deprecated")
