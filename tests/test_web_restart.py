@@ -164,3 +164,21 @@ def test_restart_mid_game_then_play_to_the_end(tmp_path: Path, game: str) -> Non
         from gamester.core.record import replay
 
         assert replay(rec).is_terminal() and len(rec["actions"]) == last["seq"]
+
+
+def test_leaving_through_one_server_closes_the_seat_on_the_other(pg_cluster) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    from starlette.websockets import WebSocketDisconnect
+
+    url = pg_cluster.create_database()
+    a = TestClient(create_app(url, lease_seconds=2.0))
+    b = TestClient(create_app(url, lease_seconds=2.0))
+    with a, b:
+        tid = new_table(a, "penneech", ["human", "human"])
+        tok = join(a, tid, 0)
+        with b.websocket_connect(f"/ws/tables/{tid}?token={tok}") as ws:
+            next_view(ws)
+            assert a.post(f"/api/tables/{tid}/leave", json={"token": tok}).status_code == 200
+            with pytest.raises(WebSocketDisconnect) as e:
+                while True:
+                    ws.receive_json()
+            assert e.value.code == 1008

@@ -341,6 +341,8 @@ def create_app(
             await ws.close(code=1008)
             return
         conn = Connection(ws, table_id, viewer_of(seat))
+        if seat is not None:
+            conn.token_hash = service.seat_token_hash(table_id, seat)
         runtime.add(conn)
         if seat is not None:
             service.set_connected(table_id, seat, +1)

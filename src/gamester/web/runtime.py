@@ -66,6 +66,7 @@ class Connection:
         self.closed = False
         self.hinting = False
         self.last_status = ""
+        self.token_hash: str | None = None
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.closed:
@@ -191,6 +192,17 @@ class Runtime:
             except ServiceError:
                 return
         conns = list(self.conns.get(table_id, ()))
+        if kind == "table" and conns:
+            # A seat left through another server: its sockets here stop too.
+            for c in conns:
+                if (
+                    c.token_hash is not None
+                    and self.service.seat_token_hash(table_id, c.viewer) != c.token_hash
+                ):
+                    c.closed = True
+                    with contextlib.suppress(Exception):
+                        await c.ws.close(code=1008)
+            conns = [c for c in conns if not c.closed]
         if kind in ("table", "local") and conns:
             try:
                 info = self.service.public_table_cached(table_id)

@@ -426,6 +426,10 @@ class TableService:
                 found = s.seat
         return found
 
+    def seat_token_hash(self, table_id: str, seat: int) -> str | None:
+        seats = self._entry(table_id, sync=False).row.seats
+        return seats[seat].token_hash if 0 <= seat < len(seats) else None
+
     def set_connected(self, table_id: str, seat: int, delta: int) -> None:
         entry = self._entry(table_id, sync=False)
         with entry.lock:
