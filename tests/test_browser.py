@@ -349,10 +349,13 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     assert "chance of winning" in page.inner_text("[data-testid=hint-box]")
     # Reload in mid-game: the same seat, the same hand.
     before = hand_cards(page)
+    log_before = page.inner_text("[data-testid=log]")
     assert before, "no hand was shown to the seated player"
+    assert "Deal 1" in log_before
     page.reload()
     page.wait_for_selector("[data-testid=hand] [data-card]")
     assert hand_cards(page) == before
+    assert page.inner_text("[data-testid=log]") == log_before  # the game log survives the reload
     assert page.locator("[data-testid=status]").inner_text() != ""
     # Keyboard play: "1" plays the first playable card (checked while the deal has cards to spare).
     for _ in range(3):

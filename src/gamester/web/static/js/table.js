@@ -218,7 +218,7 @@ export class TableScreen {
         if (!this.hint || this.hint.seq !== msg.seq) this.hint = null;
         this.selection = {};
         if (fresh && last) this.addEvents(msg.events);
-        else if (!last) this.addEvents(msg.events, true);
+        else if (!last && !this.restoreLog(msg.seq)) this.addEvents(msg.events, true);
         this.renderBoard(fresh && !!last);
         if (byOther && this.queue.length && animationsOn()) {
           await sleep(this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700);
@@ -242,9 +242,35 @@ export class TableScreen {
     const box = this.frame.log;
     for (const l of lines) box.append(el("li", l));
     box.scrollTop = box.scrollHeight;
+    this.saveLog();
     if (!quiet) {
       clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.cloneNode(true))));
     }
+  }
+
+  // The log survives a reload of the page (this tab only): saved as the page drew it, with the seq.
+  saveLog() {
+    try {
+      sessionStorage.setItem(`gamester.log.${this.id}`, JSON.stringify({ seq: this.view.seq, me: this.me,
+        html: this.frame.log.innerHTML }));
+    } catch {
+      // storage full or disabled: the log simply starts afresh after a reload
+    }
+  }
+
+  restoreLog(seq) {
+    let saved = null;
+    try {
+      saved = JSON.parse(sessionStorage.getItem(`gamester.log.${this.id}`) || "null");
+    } catch {
+      saved = null;
+    }
+    if (!saved || saved.me !== this.me || saved.seq > seq) return false;
+    this.frame.log.innerHTML = saved.html;
+    this.frame.log.scrollTop = this.frame.log.scrollHeight;
+    // Views missed while away are not narrated; the log says so.
+    if (saved.seq < seq) this.frame.log.append(el("li.muted", "… (moves made while you were away)"));
+    return true;
   }
 
   // -- layout --------------------------------------------------------------------------------
