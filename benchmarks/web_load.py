@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,8 @@ class Stats:
     times: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     games: int = 0
+    ready: int = 0
+    setup: float = 0.0
     started: float = 0.0
 
     def error(self, kind: str) -> None:
@@ -132,50 +135,66 @@ async def table_slot(
     rng: random.Random,
     think: float,
     stats: Stats,
-    stop: float,
+    ready: asyncio.Semaphore,
+    go: asyncio.Event,
+    stop: list[float],
 ) -> None:
-    """Keep one table going until ``stop``: play it, and open a new one when it ends."""
-    while time.monotonic() < stop:
-        try:
+    """Open one table (both seats joined and connected), wait for ``go``, play it until it ends or
+    until ``stop[0]``."""
+    try:
+        async with ready:  # a bounded number of tables being set up at once
             table_id, tokens = await create_pair(http, game)
             url = f"{server.ws_base}/ws/tables/{table_id}?token="
-            async with (
-                connect(url + tokens[0], open_timeout=30, ping_interval=None, max_size=2**22) as w0,
-                connect(url + tokens[1], open_timeout=30, ping_interval=None, max_size=2**22) as w1,
-            ):
-                results = await asyncio.gather(
-                    seat_loop(w0, rng, think, stats, stop), seat_loop(w1, rng, think, stats, stop)
-                )
-                if all(results):
-                    stats.games += 1
-        except ConnectionClosed as exc:
-            stats.error(f"closed {exc.rcvd.code if exc.rcvd else None}")
-        except httpx.HTTPStatusError as exc:
-            stats.error(f"HTTP {exc.response.status_code} {exc.response.text[:80]}")
-            await asyncio.sleep(0.5)
-        except (httpx.HTTPError, OSError, TimeoutError) as exc:
-            stats.error(type(exc).__name__)
-            await asyncio.sleep(0.5)
+            w0 = await connect(url + tokens[0], open_timeout=60, ping_interval=None, max_size=2**22)
+            w1 = await connect(url + tokens[1], open_timeout=60, ping_interval=None, max_size=2**22)
+        stats.ready += 1
+        await go.wait()
+        try:
+            results = await asyncio.gather(
+                seat_loop(w0, rng, think, stats, stop[0]), seat_loop(w1, rng, think, stats, stop[0])
+            )
+            if all(results):
+                stats.games += 1
+        finally:
+            await w0.close()
+            await w1.close()
+    except ConnectionClosed as exc:
+        stats.error(f"closed {exc.rcvd.code if exc.rcvd else None}")
+    except httpx.HTTPStatusError as exc:
+        stats.error(f"HTTP {exc.response.status_code} {exc.response.text[:80]}")
+    except (httpx.HTTPError, OSError, TimeoutError) as exc:
+        stats.error(type(exc).__name__)
 
 
 async def human_load(
-    server: ServerProcess, tables: int, seconds: float, think: float, game: str, seed: int
+    server: ServerProcess,
+    tables: int,
+    seconds: float,
+    think: float,
+    game: str,
+    seed: int,
+    on_go: Callable[[], None] = lambda: None,
 ) -> Stats:
+    """Set every table up first (not measured), then play them all at once for ``seconds``."""
     stats = Stats()
-    limits = httpx.Limits(max_connections=50)
+    limits = httpx.Limits(max_connections=20)
     async with httpx.AsyncClient(base_url=server.base, timeout=60.0, limits=limits) as http:
         rng = random.Random(seed)
-        stats.started = time.monotonic()
-        stop = stats.started + seconds
-        slots = []
-        for i in range(tables):  # stagger the starts over ~2 s so that not every table moves in step
-            slots.append(
-                asyncio.create_task(
-                    table_slot(server, http, game, random.Random(rng.random()), think, stats, stop)
-                )
+        ready, go, stop = asyncio.Semaphore(20), asyncio.Event(), [0.0]
+        t0 = time.monotonic()
+        slots = [
+            asyncio.create_task(
+                table_slot(server, http, game, random.Random(rng.random()), think, stats, ready, go, stop)
             )
-            if i % 25 == 24:
-                await asyncio.sleep(0.1)
+            for _ in range(tables)
+        ]
+        while stats.ready + sum(stats.errors.values()) < tables:
+            await asyncio.sleep(0.1)
+        stats.setup = time.monotonic() - t0
+        stats.started = time.monotonic()
+        stop[0] = stats.started + seconds
+        on_go()
+        go.set()
         await asyncio.gather(*slots)
     return stats
 
@@ -295,8 +314,18 @@ def main() -> None:
         server = ServerProcess(url, log_dir=work, env={"GAMESTER_BOT_WORKERS": str(args.workers)})
         try:
             server.start()
-            spy = profile(server, args.seconds, work / "profile.raw") if args.profile else None
+            spies: list[subprocess.Popen[bytes] | None] = []
+
+            def start_profile(
+                spies: list[subprocess.Popen[bytes] | None] = spies,
+                srv: ServerProcess = server,
+                out: Path = work,
+            ) -> None:
+                if args.profile:
+                    spies.append(profile(srv, args.seconds, out / "profile.raw"))
+
             if args.bots_only:
+                start_profile()
                 moves, elapsed = asyncio.run(
                     bot_load(server, args.tables, args.seconds, args.agent, args.game)
                 )
@@ -307,7 +336,9 @@ def main() -> None:
             else:
                 t0, c0 = time.monotonic(), time.process_time()
                 stats = asyncio.run(
-                    human_load(server, args.tables, args.seconds, args.think, args.game, args.seed)
+                    human_load(
+                        server, args.tables, args.seconds, args.think, args.game, args.seed, start_profile
+                    )
                 )
                 wall, cpu = time.monotonic() - t0, time.process_time() - c0
                 lat = stats.latencies
@@ -316,8 +347,9 @@ def main() -> None:
                     f"| {db} | {args.tables} | {len(lat)} | {rate(stats.times):.0f} | "
                     f"{1000 * percentile(lat, 0.5):.1f} | {1000 * percentile(lat, 0.99):.1f} | "
                     f"{1000 * max(lat, default=float('nan')):.1f} | {errors} {stats.errors or ''} | "
-                    f"{stats.games} | {100 * cpu / wall:.0f}% |"
+                    f"{stats.games} | {stats.setup:.0f} s | {100 * cpu / wall:.0f}% |"
                 )
+            spy = spies[0] if spies else None
             if spy is not None:
                 spy.wait(timeout=args.seconds + 60)
                 summary = summarize_profile(work / "profile.raw")
@@ -338,7 +370,7 @@ def main() -> None:
         print(f"think {args.think} s mean, {args.seconds:.0f} s per run, game {args.game}")
         print(
             "| db | tables at once | actions | actions/s | p50 ms | p99 ms | max ms | errors | games ended | "
-            "client CPU |\n|---|---|---|---|---|---|---|---|---|---|"
+            "setup | client CPU |\n|---|---|---|---|---|---|---|---|---|---|---|"
         )
     print("\n".join(rows))
 
