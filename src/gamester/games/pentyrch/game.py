@@ -153,6 +153,20 @@ def _canon_cards(mask: int) -> list[int]:
     return out
 
 
+_CANON_CACHE: dict[int, tuple[int, ...]] = {}
+
+
+def _canon_tuple(mask: int) -> tuple[int, ...]:
+    """``_canon_cards(mask)`` as a cached tuple: decoding combination moves sorts the same hands over
+    and over (most of the cost of naming one overpay move)."""
+    hit = _CANON_CACHE.get(mask)
+    if hit is None:
+        if len(_CANON_CACHE) > 100_000:
+            _CANON_CACHE.clear()
+        hit = _CANON_CACHE[mask] = tuple(_canon_cards(mask))
+    return hit
+
+
 # How often determinize found no redraw meeting what play revealed and used an unconstrained draw
 # (watched by the tests; the real deal always qualifies, so this should stay 0).
 FALLBACKS = [0]
@@ -304,7 +318,7 @@ class PentyrchGame(Game):
         else:
             m, table = self._combo_table(hand, v)
             top, rest = table[r]
-        cards = _canon_cards(m)
+        cards = _canon_tuple(m)
         mask = 0
         i = 0
         while rest:
@@ -320,11 +334,11 @@ class PentyrchGame(Game):
         m = hand if self._overpay else hand & ~GE[v]
         if not rest or (rest | BIT[top]) & ~m or rest & BIT[top]:
             return -1
-        cards = _canon_cards(m)
+        cards = _canon_tuple(m)
         pos = {c: i for i, c in enumerate(cards)}
         t = pos[top]
         rm = 0
-        for c in _canon_cards(rest):
+        for c in _canon_tuple(rest):
             rm |= 1 << pos[c]
         if self._overpay:
             return self._overpay_payments(hand, v).rank(t, rm)
@@ -894,7 +908,7 @@ class PentyrchState(State):
             return f"{court} {where}"
         if mode == 2:
             return f"{court} {where} ={card_code(top)}"
-        pay = "+".join([card_code(top)] + [card_code(c) for c in _canon_cards(rest)])
+        pay = "+".join([card_code(top)] + [card_code(c) for c in _canon_tuple(rest)])
         return f"{court} {where} {pay}"
 
     def _current_moves(self) -> dict[int, Move]:
