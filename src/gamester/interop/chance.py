@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gamester.core.errors import GameError
-from gamester.core.protocol import TERMINAL, Game, State
+from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
 from gamester.core.rng import Chance, make_rng
 
@@ -185,7 +185,7 @@ class Driver:
             d._replay(state.history_strings())
         else:
             s = state.clone()
-            s.chance = _probe_like(s.chance, d.given, d.exact)
+            s.chance = _probe_like(d.given, d.exact)
             d.state = s
             d.snap = s.clone()
             d.since = []
@@ -445,11 +445,8 @@ def _set_known(chance: Chance, given: tuple[Any, ...], exact: tuple[int, ...]) -
     chance.exact = exact
 
 
-def _probe_like(chance: Chance, given: tuple[Any, ...], exact: tuple[int, ...]) -> ProbeChance:
+def _probe_like(given: tuple[Any, ...], exact: tuple[int, ...]) -> ProbeChance:
+    """A probe holding ``given`` as entries already consumed (a world wrapped as it stands)."""
     p = ProbeChance(given, exact)
-    p.log = list(given)
+    p.log = [list(e) if isinstance(e, list) else e for e in given]  # (its own lists)
     return p
-
-
-def is_player(player: int) -> bool:
-    return player not in (CHANCE, TERMINAL)
