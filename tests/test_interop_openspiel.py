@@ -297,3 +297,33 @@ def test_driver_state_of_an_engine_position() -> None:
     assert s.engine().observation(0) == engine_state.observation(0)
     _random_play(s, np.random.RandomState(8))
     assert s.is_terminal()
+
+
+def test_information_state_hides_the_secret_trade() -> None:
+    """Piquesept: the card the drawer gives the soloist is hidden from the other seats' information
+    states (moves as each player saw them), while the two traders see it."""
+    g = pyspiel.load_game("gamester_piquesept")
+    rng = np.random.RandomState(9)
+    for attempt in range(5):
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                _random_play(s, rng, limit=1)
+                continue
+            engine = s.engine()
+            if engine.observation(s.current_player())["phase"] == "give":
+                drawer = s.current_player()
+                soloist = engine.observation(drawer)["soloist"]
+                action = int(rng.choice(s.legal_actions()))
+                code = engine.action_to_string(action)
+                s.apply_action(action)
+                for p in range(g.num_players()):
+                    moves = s.information_state_string(p).split("\nmoves: ")[1].split()
+                    text = s.information_state_string(p)
+                    if p in (drawer, soloist):
+                        assert code in moves
+                    else:
+                        assert code not in moves and f'"{code}"' not in text
+                return
+            _random_play(s, rng, limit=1)
+    pytest.fail("no trade in five deals")
