@@ -304,7 +304,7 @@ def test_information_state_hides_the_secret_trade() -> None:
     states (moves as each player saw them), while the two traders see it."""
     g = pyspiel.load_game("gamester_piquesept")
     rng = np.random.RandomState(9)
-    for attempt in range(5):
+    for _attempt in range(5):
         s = g.new_initial_state()
         while not s.is_terminal():
             if s.is_chance_node():
