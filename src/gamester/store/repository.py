@@ -333,12 +333,15 @@ class SqlTableRepository:
 
     # -- leases --------------------------------------------------------------------------------
     def unleased(self, now: float, limit: int) -> list[LeaseInfo]:
-        """Playing tables whose lease has expired or was never taken."""
+        """Playing tables with something to run (a bot seat or a clock) whose lease has expired or
+        was never taken. Tables of humans only without a clock need no lease: nothing runs for them."""
+        has_bot = sa.exists().where(seats.c.table_id == tables.c.id, seats.c.kind == "bot")
         q = (
             sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
             .where(
                 tables.c.status == "playing",
                 sa.or_(tables.c.lease_expiry.is_(None), tables.c.lease_expiry < now),
+                sa.or_(tables.c.clock.is_not(None), has_bot),
             )
             .limit(limit)
         )

@@ -270,7 +270,8 @@ class Runtime:
             self._running.discard(table_id)
 
     async def _step(self, table_id: str) -> None:
-        await run_in_threadpool(self.service.load, table_id)
+        if not self.service.cached(table_id):
+            await run_in_threadpool(self.service.load, table_id)
         while True:
             if not self.service.needs_runner(table_id):
                 self._held.pop(table_id, None)

@@ -35,7 +35,7 @@ SPECTATOR = -1
 MAX_NAME = 40
 MAX_SPEC = 200
 MAX_ACTION = 80
-KEEP_FRAMES = 32
+KEEP_FRAMES = 8
 MAX_CLOCK_SECONDS = 7 * 24 * 3600
 
 
@@ -193,6 +193,9 @@ class TableService:
         entry.frames[entry.row.seq] = frame
         while len(entry.frames) > KEEP_FRAMES:
             entry.frames.popitem(last=False)
+
+    def cached(self, table_id: str) -> bool:
+        return table_id in self._cache
 
     def load(self, table_id: str) -> None:
         """Have the table in the cache (read from the database if it is not)."""
