@@ -184,8 +184,8 @@ def test_piquesept_hint_without_the_flag_then_quit_save_and_resume(
         start = t.expect(r"Your moves: .*\n")
         assert "you are player 2, one of 4 players. Resuming a saved game." in start
         text = play_through(t)
+        text += t.expect("Record saved to ")
         assert re.search(r"Game over: .*card points .*Result: .*you [+-]\d", text, re.S)
-        t.expect("Record saved to ")
         assert t.finish() == 0
     finally:
         t.close()
@@ -268,12 +268,11 @@ def test_pentyrch_partner_is_named(term_env: dict[str, str]) -> None:
 
 def test_ctrl_c_while_the_computer_thinks_and_at_the_save_prompt_exits_130_quietly(
         term_env: dict[str, str]) -> None:
-    # The default Penneech opponent searches for a while: Ctrl-C lands while it thinks.
-    t = Terminal("play", "penneech", "--seed", "6", "--option", "first_dealer=0", env=term_env)
+    # An opponent that searches for 30 seconds a move: Ctrl-C lands while it thinks.
+    t = Terminal("play", "penneech", "--seed", "6", "--vs", "ismcts:seconds=30", env=term_env)
     try:
-        t.expect("Your moves: ")
-        t.send("1")
-        t.expect(r"thinking…", timeout=60)
+        while "thinking…" not in t.expect(r"(> $|thinking…)", timeout=60):
+            t.send("1")
         t.interrupt()
         assert t.finish() == 130
     finally:
