@@ -356,3 +356,19 @@ def test_a_turn_up_that_ends_the_game_announces_no_trump() -> None:
     assert lines[-1].endswith(")."), lines  # "… wins the game, 61 points to 50 (by 11)."
     mid = [e for e in events if e["type"] == "turn_up"]
     assert "are trumps" in (render_penneech.narrate(mid[0], 0) or "")  # the same event mid-game
+
+
+def test_ctrl_c_with_save_keeps_a_record_that_resumes(tmp_path: Path, term_env: dict[str, str]) -> None:
+    save = tmp_path / "left.json"
+    t = Terminal("play", "penneech", "--seed", "8", "--vs", "random", "--save", str(save), env=term_env)
+    try:
+        t.expect("Your moves: ")
+        t.expect("> ")
+        t.interrupt()
+        assert t.finish() == 130
+    finally:
+        t.close()
+    assert "Traceback" not in t.text
+    rec = json.loads(save.read_text())
+    assert rec["play"] == {"seat": 0, "opponents": [None, "random"]}
+    assert not gamester.replay(rec).is_terminal()
