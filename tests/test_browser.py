@@ -345,7 +345,7 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     # Play a few cards, then ask for a hint when there is a choice.
     play_cards(page, stop=lambda: page.locator(".hand .card-btn.playable").count() > 1)
     page.click("[data-testid=hint]")
-    page.wait_for_selector("[data-testid=hint-box]", timeout=30000)
+    page.wait_for_selector("[data-testid=hint-box]", timeout=60000)
     assert "chance of winning" in page.inner_text("[data-testid=hint-box]")
     # Reload in mid-game: the same seat, the same hand.
     before = hand_cards(page)

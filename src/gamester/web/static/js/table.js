@@ -220,6 +220,7 @@ export class TableScreen {
         if (fresh && last) this.addEvents(msg.events);
         else if (!last && !this.restoreLog(msg.seq)) this.addEvents(msg.events, true);
         this.renderBoard(fresh && !!last);
+        this.saveLog();
         if (byOther && this.queue.length && animationsOn()) {
           await sleep(this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700);
         }
@@ -242,7 +243,6 @@ export class TableScreen {
     const box = this.frame.log;
     for (const l of lines) box.append(el("li", l));
     box.scrollTop = box.scrollHeight;
-    this.saveLog();
     if (!quiet) {
       clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.cloneNode(true))));
     }
