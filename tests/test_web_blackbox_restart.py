@@ -28,7 +28,7 @@ from tests.web_support import Api, ServerProcess, Truth, WsClient, sqlite_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 
-KILLS = 4
+KILLS = 3
 
 
 class Seat:
@@ -158,7 +158,7 @@ def test_kill_9_and_restart(tmp_path: Path) -> None:
             ]
         }
         # Think times that keep every game going through all the kills (~15-25 s of play each).
-        think = {t_pen: 0.4, t_piq: 0.8, t_pty: 0.3}
+        think = {t_pen: 0.3, t_piq: 0.6, t_pty: 0.2}
         seats = [
             Seat(server, t, tok[(t, s)], s, random.Random(rng.random()), think[t])
             for t, s in [(t_pen, 0), (t_pen, 1), (t_piq, 0), (t_pty, 0), (t_pty, 2)]
