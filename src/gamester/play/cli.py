@@ -274,7 +274,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if len(specs) == 1:
         specs = specs * len(others)
     if len(specs) != len(others):
-        raise UsageError(f"give --vs once, or once for each of the {len(others)} other players")
+        raise UsageError("give --vs once" + (f", or once for each of the {len(others)} other players"
+                                            if len(others) > 1 else " (there is one other player)"))
     base = state.seed if args.resume else args.seed
     agents: list[Agent | None] = [None] * n
     per_player: list[str | None] = [None] * n
