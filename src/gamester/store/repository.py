@@ -397,7 +397,17 @@ class SqlTableRepository:
         with self.engine.connect() as c:
             return [r[0] for r in c.execute(q)]
 
+    def checkpoint(self) -> None:
+        """Copy the SQLite write-ahead log into the database file, without blocking writers."""
+        if self._lock is None:
+            return
+        with self.engine.connect() as c:
+            c.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+
     def dispose(self) -> None:
+        if self._lock is not None:
+            with contextlib.suppress(Exception):
+                self.checkpoint()
         self.engine.dispose()
 
 
@@ -408,6 +418,9 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     # only a power cut could lose the last ones.
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=10000")
+    # No checkpoint inside a commit (it syncs the file to disk, which can take long on a busy disk);
+    # the server runs them from a background thread instead (checkpoint()).
+    cur.execute("PRAGMA wal_autocheckpoint=0")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
 

@@ -159,6 +159,7 @@ def create_app(
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
         )
+        runtime.inline_writes = repo.engine.dialect.name == "sqlite"
         holder.update(repo=repo, service=service, runtime=runtime)
         await runtime.start()
         try:
@@ -423,7 +424,14 @@ async def _ws_loop(
             elif kind == "act":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator cannot act")
-                await run_in_threadpool(service.act, conn.table_id, seat, data.get("action"), data.get("seq"))
+                if runtime.inline_writes:
+                    # SQLite: a commit is a local file write of well under a millisecond; handing
+                    # it to a thread and back costs more than that.
+                    service.act(conn.table_id, seat, data.get("action"), data.get("seq"))
+                else:
+                    await run_in_threadpool(
+                        service.act, conn.table_id, seat, data.get("action"), data.get("seq")
+                    )
             elif kind == "hint":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator gets no hints")

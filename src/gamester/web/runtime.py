@@ -125,6 +125,7 @@ class Runtime:
         self.bot_seconds = bot_seconds
         self.hint_seconds = hint_seconds
         self.conns: dict[str, set[Connection]] = {}
+        self.inline_writes = False
         self.pool: Executor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._running: set[str] = set()
@@ -371,6 +372,7 @@ class Runtime:
         now = time.time()
         until = now + self.lease_seconds
         await run_in_threadpool(self.repo.renew_leases, self.server_id, until)
+        await run_in_threadpool(self.repo.checkpoint)
         for k in list(self._held):
             self._held[k] = until
         # Tables of ours that should be moving but are not (a failed bot move, a missed notice).
