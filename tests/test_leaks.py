@@ -350,8 +350,10 @@ def hand_made_twins(state: State, seat: int, rng: random.Random) -> Iterator[Sta
     """States ``seat`` cannot tell from ``state``, made by editing its chance log: Penneech, an
     unplayed card of the other hand swapped with an unturned stock card of the same suit and the same
     redeal standing (so every follow and redeal inference holds), and the unseen ends of earlier
-    packs reversed; Pentyrch, hidden cards of equal value swapped between two other hands or with
-    the set-aside card (values decide every rule)."""
+    packs reversed; Piquesept, unplayed cards of one non-spade suit swapped between two defenders
+    outside the trade who were dealt spades (follow, void and forced-card inferences all hold);
+    Pentyrch, hidden cards of equal value swapped between two other hands or with the set-aside card
+    (values decide every rule)."""
     from gamester.core.cards import parse_card
 
     game = state.game
@@ -379,6 +381,20 @@ def hand_made_twins(state: State, seat: int, rng: random.Random) -> Iterator[Sta
             for e in chance[first:-1]:
                 e[22:] = e[22:][::-1]
             yield gamester.replay({**rec, "chance": chance, "seed": rec["seed"] + 2})
+    elif game.name == "piquesept":
+        if state.is_terminal():
+            return
+        obs = state.observation(seat)
+        hands = {q: state.observation(q)["hand"] for q in range(game.num_players)}
+        # Two defenders outside the trade who held a spade when dealt (their forced first card was
+        # their top spade): their unplayed cards of one other suit can change hands unnoticed.
+        outside = [q for q in hands if q not in (seat, obs["soloist"], obs["drawer"])]
+        if len(outside) == 2 and all(_held_spade_at_deal(obs, hands[q], q) for q in outside):
+            a, b = outside
+            pairs = [(x, y) for x in hands[a] for y in hands[b] if x[-1] == y[-1] != "S"]
+            for x, y in rng.sample(pairs, min(2, len(pairs))):
+                # Each finished deal logged its pack and the trade's draw.
+                yield _swapped(state, 2 * obs["deal"], x, y)
     elif game.name == "pentyrch":
         obs = state.observation(seat)
         index = 2 * obs["match_game"] + 1
@@ -397,13 +413,29 @@ def hand_made_twins(state: State, seat: int, rng: random.Random) -> Iterator[Sta
             yield _swapped(state, index, x, y)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if not s.startswith("piquesept")])
+def _held_spade_at_deal(obs: dict[str, Any], hand: list[str], q: int) -> bool:
+    """Whether defender ``q`` (outside the trade) was dealt a spade: he played one to the first
+    trick, or (not having played to it yet, or having played his top spade) still holds one."""
+    first = obs["tricks"][0] if obs["tricks"] else {"leader": obs["leader"], "cards": obs["trick"]}
+    n = obs["players"]
+    i = (q - first["leader"]) % n
+    if i < len(first["cards"]):
+        return bool(first["cards"][i].endswith("S"))
+    return any(c.endswith("S") for c in hand)
+
+
+@pytest.mark.parametrize("spec", SPECS)
 def test_hand_made_twins_look_the_same_and_give_the_same_worlds(spec: str) -> None:
     """The same checks as above on twins built without ``determinize`` (so a resampler that never
     produced some kind of twin cannot hide a leak that only such a twin shows)."""
     rng = random.Random(23)
     made = differed = 0
+    game = gamester.load_game(spec)
     for state, seat in pair_positions(spec):
+        if game.name == "piquesept":
+            # Look from the trade (the soloist or the drawer): the swap needs the other two seats.
+            view = state.public_observation()
+            seat = view["soloist"] if seat % 2 else view["drawer"]
         for other in hand_made_twins(state, seat, rng):
             made += 1
             n = state.game.num_players
@@ -414,8 +446,8 @@ def test_hand_made_twins_look_the_same_and_give_the_same_worlds(spec: str) -> No
                 wa = state.determinize(seat, random.Random(k))
                 wb = other.determinize(seat, random.Random(k))
                 assert world_fingerprint(wa) == world_fingerprint(wb)
-    game = gamester.load_game(spec)
-    if not (game.name == "pentyrch" and game.num_players == 2):
+    # Two-player Pentyrch hides nothing; three-player Piquesept has one defender outside the trade.
+    if game.num_players != (2 if game.name == "pentyrch" else 3):
         assert made and differed
 
 
