@@ -9,6 +9,7 @@ delivered locally already). A notice is sent only after the transaction that cau
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from collections.abc import Callable
 from typing import Protocol
@@ -58,40 +59,56 @@ class PostgresNotifier(LocalNotifier):
         self.server_id = server_id
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._send_lock = threading.Lock()
-        self._send_conn: object | None = None
-
-    def _sender(self) -> object:
-        import psycopg
-
-        if self._send_conn is None or getattr(self._send_conn, "closed", True):
-            self._send_conn = psycopg.connect(self.conninfo, autocommit=True)
-        return self._send_conn
+        self._sender: threading.Thread | None = None
+        self._queue: queue.SimpleQueue[str] = queue.SimpleQueue()
 
     def publish(self, table_id: str, kind: str) -> None:
+        """Tell this server's listeners now, the other servers through a sender thread (the act
+        that caused the notice does not wait for the round trip)."""
         super().publish(table_id, kind)
-        if kind == "local":
-            return
-        payload = f"{self.server_id}|{table_id}|{kind}"
-        for attempt in range(2):
+        if kind != "local":
+            self._queue.put(f"{self.server_id}|{table_id}|{kind}")
+
+    def _send_loop(self) -> None:
+        import psycopg
+
+        conn: psycopg.Connection[object] | None = None
+        while not (self._stop.is_set() and self._queue.empty()):
             try:
-                with self._send_lock:
-                    conn = self._sender()
-                    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))  # type: ignore[attr-defined]
-                return
-            except Exception as e:  # noqa: BLE001 - a lost connection is reopened once
-                self._send_conn = None
-                if attempt:
-                    log.warning("gamester: NOTIFY failed: %s", e)
+                batch = [self._queue.get(timeout=0.5)]
+            except queue.Empty:
+                continue
+            while len(batch) < 200:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            for attempt in range(2):
+                try:
+                    if conn is None or conn.closed:
+                        conn = psycopg.connect(self.conninfo, autocommit=True)
+                    with conn.transaction():  # one commit delivers the whole batch
+                        for payload in dict.fromkeys(batch):
+                            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                    break
+                except Exception as e:  # noqa: BLE001 - a lost connection is reopened once
+                    conn = None
+                    if attempt:
+                        log.warning("gamester: NOTIFY failed: %s", type(e).__name__)
+        if conn is not None:
+            conn.close()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._listen, name="gamester-listen", daemon=True)
         self._thread.start()
+        self._sender = threading.Thread(target=self._send_loop, name="gamester-notify", daemon=True)
+        self._sender.start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=3)
+        for t in (self._thread, self._sender):
+            if t is not None:
+                t.join(timeout=3)
 
     def _listen(self) -> None:
         import psycopg
