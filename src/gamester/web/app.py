@@ -20,6 +20,7 @@ from typing import Any
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from sqlalchemy import exc as sa_exc
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
@@ -203,6 +204,10 @@ def create_app(
         first = errs[0] if errs else {}
         where = ".".join(str(x) for x in first.get("loc", ()))
         return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid')}"[:200])
+
+    @app.exception_handler(sa_exc.OperationalError)
+    async def _db_down(_r: Request, _e: Exception) -> JSONResponse:
+        return _error(503, "unavailable", "the database is unavailable; try again")
 
     @app.exception_handler(Exception)
     async def _unexpected(_r: Request, e: Exception) -> JSONResponse:
@@ -448,6 +453,17 @@ async def _ws_loop(
             await conn.send({"type": "error", "code": e.code, "message": e.message})
         except GameError as e:
             await conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})
+        except Exception as e:  # noqa: BLE001 - e.g. the database is unreachable: say so, keep the socket
+            unavailable = isinstance(e, sa_exc.OperationalError)
+            await conn.send(
+                {
+                    "type": "error",
+                    "code": "unavailable" if unavailable else "server_error",
+                    "message": "the database is unavailable; try again"
+                    if unavailable
+                    else f"internal error ({type(e).__name__}); nothing was changed",
+                }
+            )
 
 
 async def _hint(conn: Connection, runtime: Runtime, seat: int, seq: int) -> None:

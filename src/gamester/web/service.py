@@ -481,6 +481,9 @@ class TableService:
             tmp_row_status = "over" if over else "playing"
             deadline = None if over else self._deadline(row, new)
             returns = list(new.returns()) if over else None
+            # The views are built before the write: once it has committed, nothing may fail before
+            # the cache holds the new position too.
+            frame = _frame(new, state, a, len(row.seats))
             if not self.repo.append_action(
                 table_id,
                 seq,
@@ -493,7 +496,6 @@ class TableService:
             ):
                 self._sync(entry)
                 raise ServiceError("stale", "another move was made first; the view is out of date")
-            frame = _frame(new, state, a, len(row.seats))
             entry.state = new
             entry.chance_len = chance_now
             row.seq += 1
