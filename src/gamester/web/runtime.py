@@ -68,6 +68,14 @@ class Connection:
         self.last_status = ""
         self.token_hash: str | None = None
 
+    async def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            await self.ws.send_text(text)
+        except Exception:  # noqa: BLE001 - the socket went away; the receive loop will notice
+            self.closed = True
+
     async def send(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
@@ -80,10 +88,10 @@ class Connection:
         """On connect: the current view only (earlier ones are history, not news)."""
         async with self.lock:
             cur = service.current_seq(self.table_id)
-            msg = service.message(self.table_id, self.viewer, cur)
-            if msg is not None:
-                await self.send(msg)
-                self.last_status = msg["status"]
+            got = service.message_text(self.table_id, self.viewer, cur)
+            if got is not None:
+                await self.send_text(got[0])
+                self.last_status = got[1]
             self.last_seq = cur
 
     async def push(self, service: TableService, *, again: bool = False) -> None:
@@ -96,10 +104,10 @@ class Connection:
                 # the same position again only if its status changed (waiting -> playing, a forfeit)
                 first = cur if again and service.status(self.table_id) != self.last_status else cur + 1
             for s in range(first, cur + 1):
-                msg = service.message(self.table_id, self.viewer, s)
-                if msg is not None:
-                    await self.send(msg)
-                    self.last_status = msg["status"]
+                got = service.message_text(self.table_id, self.viewer, s)
+                if got is not None:
+                    await self.send_text(got[0])
+                    self.last_status = got[1]
             self.last_seq = max(self.last_seq, cur)
 
 

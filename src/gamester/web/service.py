@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
 import threading
 import time
@@ -73,7 +74,7 @@ class Entry:
     row: TableRow
     state: State
     lock: threading.RLock = field(default_factory=threading.RLock)
-    frames: OrderedDict[int, dict[int, dict[str, Any]]] = field(default_factory=OrderedDict)
+    frames: OrderedDict[int, dict[int, tuple[str, str, str]]] = field(default_factory=OrderedDict)
     chance_len: int = 0
     connected: dict[int, int] = field(default_factory=dict)
 
@@ -82,29 +83,29 @@ def _viewers(n: int) -> list[int]:
     return [*range(n), SPECTATOR]
 
 
-def _frame(state: State, before: State | None, action: int | None, n: int) -> dict[int, dict[str, Any]]:
-    """What each viewer sees of ``state`` (reached from ``before`` by ``action``)."""
-    out: dict[int, dict[str, Any]] = {}
+def _frame(state: State, before: State | None, action: int | None, n: int) -> dict[int, tuple[str, str, str]]:
+    """What each viewer sees of ``state`` (reached from ``before`` by ``action``): the JSON of its
+    view, its events and its legal moves. Kept as text: encoded once however many sockets send it,
+    and strings give the garbage collector nothing to scan (a server keeps thousands of frames)."""
+    out: dict[int, tuple[str, str, str]] = {}
     cp = state.current_player()
     terminal = state.is_terminal()
     legal = [] if terminal else sorted(state.action_to_string(a) for a in state.legal_actions())
+    legal_json = _json(legal)
     for v in _viewers(n):
         who = None if v == SPECTATOR else v
         events: list[dict[str, Any]] = []
-        seen = None
         if before is not None and action is not None:
-            ev = before.action_event_seen_by(action, who)
-            events.append(ev)
-            seen = ev.get("action")
+            events.append(before.action_event_seen_by(action, who))
         events.extend(state.last_events_seen_by(who))
         view = state.public_observation() if who is None else state.observation(who)
-        out[v] = {
-            "view": view,
-            "events": events,
-            "action": seen,
-            "legal": legal if (who is not None and not terminal and cp == who) else [],
-        }
+        mine = who is not None and not terminal and cp == who
+        out[v] = (_json(view), _json(events), legal_json if mine else "[]")
     return out
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 class TableService:
@@ -133,7 +134,7 @@ class TableService:
         state = game.new_initial_state(seed=row.seed)
         n = game.num_players
         acts = self.repo.actions(row.id) if row.seq else []
-        frames: OrderedDict[int, dict[int, dict[str, Any]]] = OrderedDict()
+        frames: OrderedDict[int, dict[int, tuple[str, str, str]]] = OrderedDict()
         start = max(0, len(acts) - KEEP_FRAMES)
         if start == 0:
             frames[0] = _frame(state, None, None, n)
@@ -189,7 +190,7 @@ class TableService:
             entry.row = row
             entry.connected = connected
 
-    def _keep(self, entry: Entry, frame: dict[int, dict[str, Any]]) -> None:
+    def _keep(self, entry: Entry, frame: dict[int, tuple[str, str, str]]) -> None:
         entry.frames[entry.row.seq] = frame
         while len(entry.frames) > KEEP_FRAMES:
             entry.frames.popitem(last=False)
@@ -528,8 +529,9 @@ class TableService:
         return True
 
     # -- what the runtime and the clients read -------------------------------------------------
-    def message(self, table_id: str, viewer: int, seq: int) -> dict[str, Any] | None:
-        """The ``view`` message of ``seq`` for ``viewer`` (a seat or SPECTATOR), None if not kept."""
+    def message_text(self, table_id: str, viewer: int, seq: int) -> tuple[str, str] | None:
+        """The ``view`` message of ``seq`` for ``viewer`` (a seat or SPECTATOR) as JSON text, with its
+        status; None if that frame is no longer kept."""
         entry = self._entry(table_id, sync=False)
         with entry.lock:
             frame = entry.frames.get(seq)
@@ -538,20 +540,27 @@ class TableService:
             row = entry.row
             current = seq == row.seq
             status = row.status if current else "playing"
-            f = frame[viewer]
-            legal = f["legal"] if status == "playing" else []
-            return {
-                "type": "view",
-                "seq": seq,
-                "status": status,
-                "view": f["view"],
-                "legal": legal,
-                "events": f["events"],
-                "clock": self._clock(row) if current else None,
-                "seat": None if viewer == SPECTATOR else viewer,
-                "returns": row.returns if current else None,
-                "forfeit": row.forfeit if current else None,
-            }
+            view, events, legal = frame[viewer]
+            if status != "playing":
+                legal = "[]"
+            tail = _json(
+                {
+                    "clock": self._clock(row) if current else None,
+                    "seat": None if viewer == SPECTATOR else viewer,
+                    "returns": row.returns if current else None,
+                    "forfeit": row.forfeit if current else None,
+                }
+            )
+            text = (
+                f'{{"type":"view","seq":{seq},"status":"{status}","view":{view},"legal":{legal},'
+                f'"events":{events},{tail[1:]}'
+            )
+            return text, status
+
+    def message(self, table_id: str, viewer: int, seq: int) -> dict[str, Any] | None:
+        """:meth:`message_text` as a dict."""
+        got = self.message_text(table_id, viewer, seq)
+        return None if got is None else dict(json.loads(got[0]))
 
     def status(self, table_id: str) -> str:
         return self._entry(table_id, sync=False).row.status
