@@ -257,7 +257,7 @@ class WsClient:
     @classmethod
     async def open(cls, ws_base: str, table_id: str, token: str | None = None, label: str = "") -> WsClient:
         url = f"{ws_base}/ws/tables/{table_id}" + (f"?token={token}" if token is not None else "")
-        ws = await connect(url, max_size=2**22, open_timeout=20, ping_interval=None)
+        ws = await connect(url, max_size=2**22, open_timeout=20, ping_interval=None, close_timeout=2)
         http_base = "http" + ws_base.removeprefix("ws")
         return cls(ws, label or ("spectator" if token is None else "seat"), http_base, table_id)
 
