@@ -8,6 +8,7 @@ is read and checked here by hand so a bad one gets one clear JSON line (and a 4x
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import re
@@ -163,6 +164,11 @@ def create_app(
         runtime.inline_writes = repo.engine.dialect.name == "sqlite"
         holder.update(repo=repo, service=service, runtime=runtime)
         await runtime.start()
+        if getattr(_app.state, "freeze_gc", False):
+            # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
+            # it out of every future collection, so a full collection only scans what play creates.
+            gc.collect()
+            gc.freeze()
         try:
             yield
         finally:

@@ -57,8 +57,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
     shown_host = f"[{host}]" if ":" in host else host
     actual_port = sock.getsockname()[1]
     print(f"gamester: serving on http://{shown_host}:{actual_port}/ (Ctrl-C stops)", flush=True)
+    app = create_app(url)
+    app.state.freeze_gc = True
     config = uvicorn.Config(
-        create_app(url),
+        app,
         log_level="warning",
         ws_max_size=MAX_WS_MESSAGE + 1024,
         lifespan="on",
@@ -74,7 +76,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
     warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"websockets\.")
     # Fewer, larger young-generation collections: a server holds many small long-lived view dicts,
     # and the default threshold runs the collector every few hundred allocations.
-    gc.set_threshold(50_000, 20, 20)
+    gc.set_threshold(50_000, 50, 1000)
     server = _QuietServer(config)
     try:
         asyncio.run(server.serve(sockets=[sock]))
