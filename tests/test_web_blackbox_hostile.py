@@ -608,6 +608,8 @@ def test_bad_http_requests(server: ServerProcess, api: Api) -> None:
     assert after["status"] == "waiting" and after["seats"][0]["name"] == "owner", after
     assert after["seats"][1]["name"] in (None, ""), after
     assert api.join(table["id"], 1, "late") and api.wait_status(table["id"], "playing")["status"] == "playing"
+    # SPEC: the record is handed out only once the game is over (403 before).
+    assert api.record(table["id"]).status_code == 403
     assert httpx.get(f"{server.base}/api/health").json() == {"ok": True}
     tally.report("bad HTTP requests")
 
