@@ -120,6 +120,13 @@ _MOVE_VALUES: dict[str, Any] = {
 _MOVE = tables.update().where(_MOVE_WHERE).values(**_MOVE_VALUES)
 _MOVE_WITH_CHANCE = tables.update().where(_MOVE_WHERE).values(**_MOVE_VALUES, chance=sa.bindparam("n_chance"))
 _ADD_ACTION = actions.insert()
+_PG_MOVE_SQL = (
+    "WITH u AS (UPDATE gm_tables SET seq = :n_seq, status = :n_status, deadline = :n_deadline, "
+    "returns = :n_returns{chance} WHERE id = :b_id AND seq = :b_seq AND status = 'playing' RETURNING id) "
+    "INSERT INTO gm_actions (table_id, seq, action, at) SELECT id, :n_seq, :action, :at FROM u"
+)
+_PG_MOVE = sa.text(_PG_MOVE_SQL.format(chance=""))
+_PG_MOVE_WITH_CHANCE = sa.text(_PG_MOVE_SQL.format(chance=", chance = :n_chance"))
 
 
 def default_sqlite_url() -> str:
@@ -272,6 +279,13 @@ class SqlTableRepository:
         }
         if chance is not None:
             params["n_chance"] = _dump(chance)
+        if self._lock is None:
+            # PostgreSQL: the guarded update and the insert in one statement (one round trip); a
+            # second writer of the same seq waits for the row lock, then finds seq moved on.
+            params.update(action=action, at=at)
+            with self.engine.begin() as c:
+                stmt = _PG_MOVE_WITH_CHANCE if chance is not None else _PG_MOVE
+                return bool(c.execute(stmt, params).rowcount == 1)
         with self._write() as c:
             # The guarded update comes first: it takes the write lock (SQLite) / row lock (PostgreSQL).
             n = c.execute(_MOVE_WITH_CHANCE if chance is not None else _MOVE, params).rowcount
