@@ -168,6 +168,16 @@ class State(ABC):
         """Every player action so far, in notation (what a record's ``actions`` holds)."""
 
     # -- what a seat knows -------------------------------------------------------------------
+    def check_player(self, player: object) -> int:
+        """``player`` as a player index of this game, or a ``GameError`` naming it (a string, a bool,
+        a negative or too large number would otherwise index some other seat's hand)."""
+        n = self.game.num_players
+        if type(player) is not int or not 0 <= player < n:
+            from gamester.core.errors import GameError, quote
+
+            raise GameError(f"player {quote(player)} is not a player of this game (0 to {n - 1})")
+        return player
+
     @abstractmethod
     def observation(self, player: int) -> dict[str, Any]:
         """A JSON-able view holding exactly what ``player`` knows."""

@@ -224,7 +224,7 @@ class TerminalGame:
             self.say()
             self.show()
         legal = st.legal_actions()
-        names = [st.action_to_string(a) for a in legal]
+        names = st.legal_action_strings()  # one pass: Pentyrch overpay positions hold 100,000+ moves
         if self.hint_agent is not None:
             self.hint()
         groups = None

@@ -691,6 +691,7 @@ class PenneechState(State):
     def observation(self, player: int) -> dict[str, Any]:
         """rules/penneech.md, What each seat knows: own hand, all cards played or turned up or shown,
         scores, trump, dealer and leader; never the other hand or the stock order."""
+        self.check_player(player)
         return self._view(player)
 
     def public_observation(self) -> dict[str, Any]:
@@ -735,6 +736,7 @@ class PenneechState(State):
 
     def observation_tensor(self, player: int) -> list[float]:
         """The observation as numbers (layout at ``OBS_SIZE``), for learning agents."""
+        self.check_player(player)
         opp = 1 - player
         t = [0.0] * OBS_SIZE
 
@@ -779,6 +781,7 @@ class PenneechState(State):
         deals too: a thrown-in deal's unshown hand is drawn again, every unseen stock card is
         reshuffled), so ``world.record()`` replays to the world and says nothing more.
         """
+        self.check_player(player)
         s = self.clone()
         s.seed = rng.getrandbits(63)
         s.chance.rng = make_rng(s.seed)

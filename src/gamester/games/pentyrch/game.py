@@ -1192,6 +1192,7 @@ class PentyrchState(State):
     def observation(self, player: int) -> dict[str, Any]:
         """rules/pentyrch.md, What each seat knows: the board, every pile, cards that changed hands at
         exchanges, shown hands and cards; never the unplayed dealt cards of others or the set-aside."""
+        self.check_player(player)
         return self._view(player)
 
     def public_observation(self) -> dict[str, Any]:
@@ -1245,6 +1246,7 @@ class PentyrchState(State):
 
     def observation_tensor(self, player: int) -> list[float]:
         """The observation as numbers (layout at ``OBS_SIZE``), for learning agents."""
+        self.check_player(player)
         n = self._n
         t = [0.0] * OBS_SIZE
         for c, pile in enumerate(self._piles):
@@ -1319,6 +1321,7 @@ class PentyrchState(State):
         rebuilt from the cards as drawn, each hand's cards in card order (the order they were dealt
         in is never seen); the layout packs are public (the board).
         """
+        self.check_player(player)
         s = self.clone()
         s.seed = rng.getrandbits(63)
         s.chance.rng = make_rng(s.seed)

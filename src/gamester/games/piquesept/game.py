@@ -604,6 +604,7 @@ class PiqueseptState(State):
         The soloist is public from the start of a deal: he is the seat to act first, and his only
         legal card is the 7S.
         """
+        self.check_player(player)
         return self._view(player)
 
     def public_observation(self) -> dict[str, Any]:
@@ -653,6 +654,7 @@ class PiqueseptState(State):
 
     def observation_tensor(self, player: int) -> list[float]:
         """The observation as numbers (layout in ``_obs_layout``), seats relative to ``player``."""
+        self.check_player(player)
         n = self._n
         o = _obs_layout(n)
         t = [0.0] * o[-1]
@@ -703,6 +705,7 @@ class PiqueseptState(State):
         Hidden hands are re-dealt respecting every inference the play allows (voids shown in later
         tricks, the forced first trick, the trade as far as ``player`` saw it); see ``worlds.py``.
         """
+        self.check_player(player)
         from gamester.games.piquesept.worlds import determinize
 
         return determinize(self, player, rng)
