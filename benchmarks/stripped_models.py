@@ -95,8 +95,9 @@ class PiqueseptModel:
         hands = []
         for j in range(4):
             c0, c1, c2, c3, c4, c5, c6, c7 = pack[j::4]
-            hands.append((1 << c0) + (1 << c1) + (1 << c2) + (1 << c3) + (1 << c4) + (1 << c5) + (1 << c6)
-                         + (1 << c7))
+            hands.append(
+                (1 << c0) + (1 << c1) + (1 << c2) + (1 << c3) + (1 << c4) + (1 << c5) + (1 << c6) + (1 << c7)
+            )
         self.hands = hands
         self.cur, self.lm, self.trick, self.led, self.best, self.bseat = 0, self.hands[0], [], -1, -1, 0
         self.done, self.over, self.history = 0, False, []
@@ -163,11 +164,15 @@ def main() -> None:
         spec, model = MODELS[name]
         game, model_game, peer = gamester.load_game(spec), _ModelGame(model), OPENSPIEL_PEERS[name]
         theirs = pyspiel.load_game(peer)
-        totals = interleave({
-            f"stripped model of {name}": lambda s, g=model_game: random_playouts(g, s),  # type: ignore[misc]
-            spec: lambda s, g=game: random_playouts(g, s),  # type: ignore[misc]
-            f"openspiel {peer}": lambda s, t=theirs: openspiel_playouts(t, s),  # type: ignore[misc]
-        }, rounds=args.rounds, seconds=args.seconds)
+        totals = interleave(
+            {
+                f"stripped model of {name}": lambda s, g=model_game: random_playouts(g, s),  # type: ignore[misc]
+                spec: lambda s, g=game: random_playouts(g, s),  # type: ignore[misc]
+                f"openspiel {peer}": lambda s, t=theirs: openspiel_playouts(t, s),  # type: ignore[misc]
+            },
+            rounds=args.rounds,
+            seconds=args.seconds,
+        )
         base = totals[f"openspiel {peer}"].actions_per_second
         for label, t in totals.items():
             rate = t.actions_per_second

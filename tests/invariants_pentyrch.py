@@ -53,8 +53,9 @@ def check(state: State) -> None:
             assert on_board.count(k) == 1
         else:
             assert p in (-1, -2, SAFE) and k not in on_board
-    assert len(on_board) + sum(1 for p in s._cpos if p in (-1, -2, SAFE)) == 12, \
+    assert len(on_board) + sum(1 for p in s._cpos if p in (-1, -2, SAFE)) == 12, (
         "the 12 court cards are not conserved"
+    )
 
 
 INVARIANTS = {"pentyrch": check}

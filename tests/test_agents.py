@@ -17,8 +17,14 @@ GAMES = [g for g in ("penneech", "piquesept", "pentyrch") if g in gamester.game_
 
 # Small budgets: these tests check behaviour, not strength.
 AGENTS = {
-    "penneech": ["random", "heuristic", "ismcts:iterations=60", "pimc:worlds=2", "rollout:worlds=3",
-                 "futures:worlds=3,bank=50"],
+    "penneech": [
+        "random",
+        "heuristic",
+        "ismcts:iterations=60",
+        "pimc:worlds=2",
+        "rollout:worlds=3",
+        "futures:worlds=3,bank=50",
+    ],
     "piquesept": ["random", "heuristic", "ismcts:iterations=40", "rollout:worlds=3"],
     "pentyrch": ["random", "heuristic", "ismcts:iterations=8", "lookahead:worlds=2"],
 }
@@ -71,8 +77,10 @@ def test_cannot_cheat(name: str, spec: str) -> None:
         p = state.current_player()
         for k in range(5):
             other = state.determinize(p, random.Random(100 + k))
-            if other.observation(p) == state.observation(p) and \
-                    other.legal_actions() == state.legal_actions():
+            if (
+                other.observation(p) == state.observation(p)
+                and other.legal_actions() == state.legal_actions()
+            ):
                 break
         else:
             continue
@@ -258,7 +266,8 @@ def test_penneech_solver_is_exact() -> None:
             s = game.new_initial_state(seed=seed)
             rng = random.Random(seed)
             while not s.is_terminal() and not (
-                    s._phase == 1 and s._hands[0].bit_count() + s._hands[1].bit_count() <= 6):  # type: ignore[attr-defined]
+                s._phase == 1 and s._hands[0].bit_count() + s._hands[1].bit_count() <= 6
+            ):  # type: ignore[attr-defined]
                 la = s.legal_actions()
                 s.apply_action(la[rng.randrange(len(la))])
             if s.is_terminal():
@@ -318,8 +327,7 @@ def test_pentyrch_fast_scores_match_the_heuristic() -> None:
             obs = state.observation(state.current_player())
             scores = {}
             for score, a, _m in scored_moves(state, legal):  # type: ignore[arg-type]
-                assert score == pytest.approx(score_move(state.action_to_string(a), obs,
-                                                         obs["seat_to_move"]))
+                assert score == pytest.approx(score_move(state.action_to_string(a), obs, obs["seat_to_move"]))
                 scores[a] = score
                 checked += 1
             choice = heuristic_move(state, legal, rng)  # type: ignore[arg-type]

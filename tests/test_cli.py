@@ -20,24 +20,38 @@ from gamester.play.words import pretty
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gamester", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gamester", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_help_loads_no_heavy_library_and_no_game() -> None:
-    code = ("import sys\nfrom gamester.play.cli import main\ntry:\n    main(['--help'])\n"
-            "except SystemExit:\n    pass\n"
-            "heavy = {'numpy', 'pyspiel', 'matplotlib', 'tqdm', 'openskill', 'ray', 'sqlalchemy'}\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy "
-            "or m.startswith('gamester.games.')))")
+    code = (
+        "import sys\nfrom gamester.play.cli import main\ntry:\n    main(['--help'])\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = {'numpy', 'pyspiel', 'matplotlib', 'tqdm', 'openskill', 'ray', 'sqlalchemy'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy "
+        "or m.startswith('gamester.games.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_simulate_writes_complete_records_and_replay_reads_them(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
-    r = run("simulate", "penneech", "--agents", "random", "--games", "6", "--seed", "3", "--out",
-            str(out), "--quiet")
+    r = run(
+        "simulate",
+        "penneech",
+        "--agents",
+        "random",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert r.returncode == 0, r.stderr
     lines = out.read_text().splitlines()
     assert len(lines) == 6
@@ -46,8 +60,19 @@ def test_simulate_writes_complete_records_and_replay_reads_them(tmp_path: Path) 
         assert gamester.replay(rec).is_terminal()
     # The same seed gives game i the same chance whatever the agents.
     out2 = tmp_path / "again.jsonl"
-    run("simulate", "penneech", "--agents", "random:seed=9,random", "--games", "6", "--seed", "3",
-        "--out", str(out2), "--quiet")
+    run(
+        "simulate",
+        "penneech",
+        "--agents",
+        "random:seed=9,random",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--out",
+        str(out2),
+        "--quiet",
+    )
     first = [json.loads(x)["chance"][0] for x in lines]
     second = [json.loads(x)["chance"][0] for x in out2.read_text().splitlines()]
     assert first == second
@@ -74,15 +99,40 @@ def test_replay_json_of_a_position_in_progress(tmp_path: Path) -> None:
     assert s["current_player"] in (0, 1)
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{not json", "is not valid JSON"),
-    (json.dumps({"format": "gamester-record", "version": 1, "game": "penneech", "seed": 1,
-                 "actions": ["QQ", "AH"]}), "actions[0]: 'QQ'"),
-    (json.dumps({"format": "gamester-record", "version": 1, "game": "go", "seed": 1}),
-     "game: unknown game 'go'"),
-    (json.dumps({"format": "gamester-record", "version": 1, "game": "penneech", "seed": 1,
-                 "options": {"target": "lots"}}), "options: penneech: option target='lots'"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "is not valid JSON"),
+        (
+            json.dumps(
+                {
+                    "format": "gamester-record",
+                    "version": 1,
+                    "game": "penneech",
+                    "seed": 1,
+                    "actions": ["QQ", "AH"],
+                }
+            ),
+            "actions[0]: 'QQ'",
+        ),
+        (
+            json.dumps({"format": "gamester-record", "version": 1, "game": "go", "seed": 1}),
+            "game: unknown game 'go'",
+        ),
+        (
+            json.dumps(
+                {
+                    "format": "gamester-record",
+                    "version": 1,
+                    "game": "penneech",
+                    "seed": 1,
+                    "options": {"target": "lots"},
+                }
+            ),
+            "options: penneech: option target='lots'",
+        ),
+    ],
+)
 def test_bad_records_get_one_line_and_exit_2(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
@@ -101,8 +151,18 @@ def test_missing_record_file_exits_2(tmp_path: Path) -> None:
 def test_rules_lists_every_option_and_rule_set_with_sources() -> None:
     r = run("rules", "penneech")
     assert r.returncode == 0
-    for word in ("first_dealer", "redeal", "follow", "trick_honours", "target", "objective",
-                 "cotton", "pagat", "Cotton", "The Compleat Gamester"):
+    for word in (
+        "first_dealer",
+        "redeal",
+        "follow",
+        "trick_honours",
+        "target",
+        "objective",
+        "cotton",
+        "pagat",
+        "Cotton",
+        "The Compleat Gamester",
+    ):
         assert word in r.stdout
 
 
@@ -143,10 +203,9 @@ def test_terminal_game_shows_only_the_players_own_cards() -> None:
     hidden = set(state.observation(1)["hand"])
     out = io.StringIO()
     answers = iter(["quit"])
-    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
-                 out=out).run()
+    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers), out=out).run()
     text = out.getvalue()
-    shown = text[text.index("Your hand"):].splitlines()[0]
+    shown = text[text.index("Your hand") :].splitlines()[0]
     from gamester.play.words import card
 
     assert all(card(c) not in shown for c in hidden)
@@ -160,8 +219,7 @@ def test_illegal_move_in_terminal_is_explained() -> None:
     other = next(c for c in gamester.core.cards.CODES if c not in hand)
     out = io.StringIO()
     answers = iter([other, "quit"])
-    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
-                 out=out).run()
+    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers), out=out).run()
     text = out.getvalue()
     assert f"Not allowed: {other} is not in your hand." in text
     assert "legal:" not in text and "scores 0-0" not in text  # no state dump for a player
@@ -180,8 +238,11 @@ def test_replay_for_a_seat_hides_the_card_given_in_the_piquesept_trade(tmp_path:
     drawer = (soloist + 1) % 4
     given = rec["actions"][4]
     for seat in range(4):
-        lines = [x for x in run("replay", str(path), "--seat", str(seat)).stdout.splitlines()
-                 if x.startswith(("Player ", "You: "))]
+        lines = [
+            x
+            for x in run("replay", str(path), "--seat", str(seat)).stdout.splitlines()
+            if x.startswith(("Player ", "You: "))
+        ]
         assert lines[4].startswith("You: " if seat == drawer else f"Player {drawer}: ")
         if seat in (soloist, drawer):
             assert lines[4].endswith(pretty(given))
@@ -196,8 +257,9 @@ def test_hint_shows_the_best_agents_move_and_chance_of_winning() -> None:
     out = io.StringIO()
     answers = iter(["quit"])
     hint = make_agent("ismcts:iterations=200", game=game, seed=1)
-    TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers),
-                 out=out, hint_agent=hint).run()
+    TerminalGame(
+        state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers), out=out, hint_agent=hint
+    ).run()
     line = next(x for x in out.getvalue().splitlines() if x.startswith("Hint: "))
     shown = line.split()[1]
     assert shown in [pretty(c) for c in state.observation(0)["hand"]]
@@ -208,20 +270,31 @@ def test_a_plain_install_needs_no_optional_library_to_play() -> None:
     """`pip install .` has no extras: the games, every agent and the play/replay/simulate commands
     must import without numpy, matplotlib, openskill, tqdm or OpenSpiel (tournament charts and
     ratings, progress bars and --compare load theirs only when used)."""
-    modules = ["gamester.play.cli", "gamester.play.terminal", "gamester.sim.simulate",
-               "gamester.sim.tournament", "gamester.sim.bench"]
+    modules = [
+        "gamester.play.cli",
+        "gamester.play.terminal",
+        "gamester.sim.simulate",
+        "gamester.sim.tournament",
+        "gamester.sim.bench",
+    ]
     modules += [f"gamester.games.{g}" for g in ("penneech", "piquesept", "pentyrch")]
-    modules += [f"gamester.agents.{a}" for a in ("random_agent", "heuristic", "ismcts", "pimc",
-                                                  "rollout", "futures", "lookahead")]
-    code = ("import sys\n" + "".join(f"import {m}\n" for m in modules)
-            + "optional = {'numpy', 'matplotlib', 'openskill', 'tqdm', 'pyspiel'}\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in optional))")
+    modules += [
+        f"gamester.agents.{a}"
+        for a in ("random_agent", "heuristic", "ismcts", "pimc", "rollout", "futures", "lookahead")
+    ]
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + "optional = {'numpy', 'matplotlib', 'openskill', 'tqdm', 'pyspiel'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in optional))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 # -- every command-line failure path (issue 9): one line naming what was wrong, exit 2 ----------------
+
 
 def _one_line_exit_2(r: subprocess.CompletedProcess[str], *words: str) -> None:
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
@@ -232,18 +305,21 @@ def _one_line_exit_2(r: subprocess.CompletedProcess[str], *words: str) -> None:
         assert w in lines[0], lines[0]
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    (["play", "penneech", "--seed", "-1"], ["--seed", "0 or more", "-1"]),
-    (["simulate", "penneech", "--agents", "random", "--seed", "-1"], ["--seed", "-1"]),
-    (["tournament", "penneech", "--agents", "random", "--games", "0"], ["--games", "at least 1", "0"]),
-    (["tournament", "penneech", "--agents", "random", "--games", "-5"], ["--games", "-5"]),
-    (["simulate", "penneech", "--agents", "random", "--games", "0"], ["--games", "0"]),
-    (["play", "penneech", "--option", "target"], ["--option 'target'", "KEY=VALUE"]),
-    (["bench", "penneech", "--option", "target"], ["--option 'target'"]),
-    (["play", "penneech", "--seat", "2"], ["--seat must be 0 to 1", "2"]),
-    (["play", "penneech", "--seat", "x"], ["--seat", "'x'"]),
-    (["play", "chess"], ["unknown game 'chess'"]),
-])
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["play", "penneech", "--seed", "-1"], ["--seed", "0 or more", "-1"]),
+        (["simulate", "penneech", "--agents", "random", "--seed", "-1"], ["--seed", "-1"]),
+        (["tournament", "penneech", "--agents", "random", "--games", "0"], ["--games", "at least 1", "0"]),
+        (["tournament", "penneech", "--agents", "random", "--games", "-5"], ["--games", "-5"]),
+        (["simulate", "penneech", "--agents", "random", "--games", "0"], ["--games", "0"]),
+        (["play", "penneech", "--option", "target"], ["--option 'target'", "KEY=VALUE"]),
+        (["bench", "penneech", "--option", "target"], ["--option 'target'"]),
+        (["play", "penneech", "--seat", "2"], ["--seat must be 0 to 1", "2"]),
+        (["play", "penneech", "--seat", "x"], ["--seat", "'x'"]),
+        (["play", "chess"], ["unknown game 'chess'"]),
+    ],
+)
 def test_bad_arguments_get_one_line_and_exit_2(args: list[str], words: list[str]) -> None:
     _one_line_exit_2(run(*args), *words)
 
@@ -252,16 +328,37 @@ def test_bad_paths_get_one_line_and_exit_2(tmp_path: Path) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     missing = tmp_path / "missing"
-    _one_line_exit_2(run("play", "penneech", "--save", str(missing / "g.json")), "--save",
-                     "does not exist")
-    _one_line_exit_2(run("simulate", "penneech", "--agents", "random", "--games", "1", "--quiet",
-                         "--out", str(missing / "g.jsonl")), "--out", "does not exist")
-    _one_line_exit_2(run("simulate", "penneech", "--agents", "random", "--games", "1", "--quiet",
-                         "--out", str(tmp_path)), "--out", "is a folder")
-    _one_line_exit_2(run("tournament", "penneech", "--agents", "random", "--games", "1", "--out",
-                         str(a_file)), "--out", "is a file, not a folder")
-    _one_line_exit_2(run("tournament", "penneech", "--agents", "random", "--games", "1", "--out",
-                         str(missing / "deeper")), "--out", "does not exist")
+    _one_line_exit_2(run("play", "penneech", "--save", str(missing / "g.json")), "--save", "does not exist")
+    _one_line_exit_2(
+        run(
+            "simulate",
+            "penneech",
+            "--agents",
+            "random",
+            "--games",
+            "1",
+            "--quiet",
+            "--out",
+            str(missing / "g.jsonl"),
+        ),
+        "--out",
+        "does not exist",
+    )
+    _one_line_exit_2(
+        run("simulate", "penneech", "--agents", "random", "--games", "1", "--quiet", "--out", str(tmp_path)),
+        "--out",
+        "is a folder",
+    )
+    _one_line_exit_2(
+        run("tournament", "penneech", "--agents", "random", "--games", "1", "--out", str(a_file)),
+        "--out",
+        "is a file, not a folder",
+    )
+    _one_line_exit_2(
+        run("tournament", "penneech", "--agents", "random", "--games", "1", "--out", str(missing / "deeper")),
+        "--out",
+        "does not exist",
+    )
     _one_line_exit_2(run("replay", str(tmp_path)), "is a folder")
     _one_line_exit_2(run("replay", str(missing / "r.json")), "cannot read", "No such file")
     latin = tmp_path / "latin.json"
@@ -273,22 +370,44 @@ def test_bad_paths_get_one_line_and_exit_2(tmp_path: Path) -> None:
 
 def test_a_console_without_suit_symbols_prints_letters() -> None:
     env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
-    r = subprocess.run([sys.executable, "-m", "gamester", "rules", "penneech"], capture_output=True,
-                       env=env, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamester", "rules", "penneech"], capture_output=True, env=env, timeout=60
+    )
     assert r.returncode == 0 and b"Traceback" not in r.stderr
     assert b"\xe2\x99" not in r.stdout  # no UTF-8 suit symbol bytes
-    r = subprocess.run([sys.executable, "-m", "gamester", "play", "penneech", "--seed", "2", "--vs",
-                        "random"], input=b"quit\n", capture_output=True, env=env, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamester", "play", "penneech", "--seed", "2", "--vs", "random"],
+        input=b"quit\n",
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
     assert r.returncode == 0 and b"Traceback" not in r.stderr
     hand = next(x for x in r.stdout.decode("cp1252").splitlines() if x.startswith("Your hand: "))
     assert all(c in "0123456789TJQKACDHS " for c in hand.split(":")[1].split("(")[0])
 
 
 def test_ctrl_c_in_a_simulation_with_workers_exits_130_without_tracebacks() -> None:
-    p = subprocess.Popen([sys.executable, "-m", "gamester", "simulate", "penneech", "--agents",
-                          "heuristic", "--games", "4000", "--workers", "2", "--quiet"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gamester",
+            "simulate",
+            "penneech",
+            "--agents",
+            "heuristic",
+            "--games",
+            "4000",
+            "--workers",
+            "2",
+            "--quiet",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         time.sleep(3)
         os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole job
@@ -302,6 +421,7 @@ def test_ctrl_c_in_a_simulation_with_workers_exits_130_without_tracebacks() -> N
 
 
 # -- replay ---------------------------------------------------------------------------------------
+
 
 def _finished(name: str, seed: int, **options: str) -> dict[str, object]:
     state = gamester.load_game(name, **options).new_initial_state(seed=seed)

@@ -42,12 +42,13 @@ def legal(state: PenneechState) -> list[str]:
 
 
 # Seat 0 deals, so seat 1 is the non-dealer and leads trick 1.
-HANDS_ND = "AH 2H 3C 4C 5C 6S 8S"   # seat 1
-HANDS_D = "3H KC 9D 4S 5S 2C 6C"    # seat 0
+HANDS_ND = "AH 2H 3C 4C 5C 6S 8S"  # seat 1
+HANDS_D = "3H KC 9D 4S 5S 2C 6C"  # seat 0
 PLAIN_STOCK = "7C 8H 9H TH 2D 3D 4D 5D"  # turn-ups: no honours among them
 
 
 # -- Cards --------------------------------------------------------------------------------------
+
 
 def test_card_codes_parse_leniently_and_print_two_characters() -> None:
     """rules/penneech.md, Cards: parsers accept 10S, suit symbols and lower case; output is 2 chars."""
@@ -70,6 +71,7 @@ def test_seven_of_diamonds_tops_diamonds_when_not_trump() -> None:
 
 # -- Seats, dealing --------------------------------------------------------------------------------
 
+
 def test_deal_alternates_cards_non_dealer_first() -> None:
     """rules/penneech.md, Seats, dealing: pack[0] to the non-dealer, pack[1] to the dealer, … ."""
     s = new([deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)], redeal="off")
@@ -79,12 +81,15 @@ def test_deal_alternates_cards_non_dealer_first() -> None:
     assert s.current_player() == 1
 
 
-@pytest.mark.parametrize(("c0", "c1", "dealer"), [
-    ("AS", "2C", 0),   # Ace counts 1: lowest
-    ("KH", "QH", 1),   # King 13 is higher than Queen 12
-    ("7D", "8C", 0),   # the 7D is a plain seven in the draw
-    ("9C", "9H", None),  # equal: go on to the next pair
-])
+@pytest.mark.parametrize(
+    ("c0", "c1", "dealer"),
+    [
+        ("AS", "2C", 0),  # Ace counts 1: lowest
+        ("KH", "QH", 1),  # King 13 is higher than Queen 12
+        ("7D", "8C", 0),  # the 7D is a plain seven in the draw
+        ("9C", "9H", None),  # equal: go on to the next pair
+    ],
+)
 def test_first_dealer_draw_lower_card_deals(c0: str, c1: str, dealer: int | None) -> None:
     """rules/penneech.md, Seats, dealing: seat 0 takes pack[0], seat 1 pack[1]; the lower deals (A=1 …
     K=13, 7D plain); equal ranks go on to pack[2] and pack[3]."""
@@ -100,8 +105,9 @@ def test_first_dealer_draw_lower_card_deals(c0: str, c1: str, dealer: int | None
 
 def test_dealer_alternates_each_deal() -> None:
     """rules/penneech.md, Seats, dealing: the dealer alternates each deal."""
-    s = new([deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK), deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)],
-            redeal="off")
+    s = new(
+        [deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK), deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)], redeal="off"
+    )
     rng = random.Random(0)
     while s.observation(0)["deal"] == 0:
         la = s.legal_actions()
@@ -112,9 +118,9 @@ def test_dealer_alternates_each_deal() -> None:
 
 # -- Redeal -------------------------------------------------------------------------------------------
 
-LOW_ND = "2H 4H 3C 4C 5C 8S 9S"          # no card above a Ten
+LOW_ND = "2H 4H 3C 4C 5C 8S 9S"  # no card above a Ten
 LOW_WITH_7D = "7D 2H 4H 5H 8S 9S TS"
-LOW_D = "6D 8D 9D TD 6H 7H 7S"     # eligible only under no_ace_or_face
+LOW_D = "6D 8D 9D TD 6H 7H 7S"  # eligible only under no_ace_or_face
 
 
 def test_redeal_above_ten_counts_the_seven_of_diamonds() -> None:
@@ -173,6 +179,7 @@ def test_redeal_off_never_asks() -> None:
 
 # -- Turn-ups ----------------------------------------------------------------------------------------
 
+
 def test_dealer_turns_up_first_and_scores_an_honour() -> None:
     """rules/penneech.md, Turn-ups: the dealer turns the first card and scores an honour at once."""
     s = new([deal_pack(HANDS_ND, HANDS_D, "KD 8H 9H TH 2D 3D 4D 5D")], redeal="off")
@@ -207,8 +214,8 @@ def test_trick_winner_turns_up_next_and_final_turn_up_scores() -> None:
 
 # -- Tricks: following ------------------------------------------------------------------------------
 
-FOLLOW_ND = "AH 2C 3C 4C 5C 6C 8C"        # seat 1 leads AH
-FOLLOW_D = "2H 3S 4S 5S 6S 7S 8D"         # seat 0 holds a heart and spades
+FOLLOW_ND = "AH 2C 3C 4C 5C 6C 8C"  # seat 1 leads AH
+FOLLOW_D = "2H 3S 4S 5S 6S 7S 8D"  # seat 0 holds a heart and spades
 
 
 def _follow_state(follow: str) -> PenneechState:
@@ -221,8 +228,11 @@ def test_follow_suit_or_trump_allows_a_trump_instead() -> None:
     s = _follow_state("suit_or_trump")
     play(s, "AH")
     assert legal(s) == ["2H", "3S", "4S", "5S", "6S", "7S"]
-    with pytest.raises(IllegalActionError, match=r"8D is not legal: seat 0 holding hearts must play "
-                                                 r"hearts or a trump \(spades\)"):
+    with pytest.raises(
+        IllegalActionError,
+        match=r"8D is not legal: seat 0 holding hearts must play "
+        r"hearts or a trump \(spades\)",
+    ):
         s.apply_action(s.string_to_action("8D"))
 
 
@@ -274,8 +284,7 @@ HON_D = "2H QS 4S 5S 6S 7S 8D"
 def test_trick_honours_any_or_trump(trick_honours: str, points: int) -> None:
     """rules/penneech.md, Tricks (trick_honours): 'any' scores every A/K/Q/J in the trick, 'trump' only
     those of the trick's trump suit."""
-    s = new([deal_pack(HON_ND, HON_D, "9S 8H 9H TH 2D 3D 4D 5D")], redeal="off",
-            trick_honours=trick_honours)
+    s = new([deal_pack(HON_ND, HON_D, "9S 8H 9H TH 2D 3D 4D 5D")], redeal="off", trick_honours=trick_honours)
     play(s, "AH QS")  # spades trump: seat 0 trumps the Ace with the Queen
     assert s.scores() == [points, 0]
 
@@ -291,6 +300,7 @@ def test_seven_of_diamonds_won_scores_seven_only_when_diamonds_trump(trump_card:
 
 
 # -- End of deal -----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("tricks", [4, 5, 6, 7])
 def test_card_bonus_is_two_tricks_minus_seven(tricks: int) -> None:
@@ -313,8 +323,9 @@ def test_card_bonus_exact_for_five_tricks() -> None:
     nd = "AC 2C 3C 4C 5C 2D 3D"
     d = "2H 3H 4H 5H 6H 7H 8H"
     # Clubs trump for the first five tricks (seat 1 wins them), then hearts for the last two.
-    s = new([deal_pack(nd, d, "6C 7C 8C 9C TC 9H TH JS")], redeal="off", trick_honours="trump",
-            objective="deal")
+    s = new(
+        [deal_pack(nd, d, "6C 7C 8C 9C TC 9H TH JS")], redeal="off", trick_honours="trump", objective="deal"
+    )
     play(s, "AC 2H 2C 3H 3C 4H 4C 5H 5C 6H")
     assert s.scores() == [0, 5]
     play(s, "2D 7H")  # hearts trump now: seat 0 trumps
@@ -324,6 +335,7 @@ def test_card_bonus_exact_for_five_tricks() -> None:
 
 
 # -- Winning ---------------------------------------------------------------------------------------------
+
 
 def test_reaching_the_target_wins_at_once_mid_deal() -> None:
     """rules/penneech.md, Winning: the first to the target wins at that instant, even mid-deal; nothing
@@ -347,8 +359,7 @@ def test_turn_up_can_win_the_game() -> None:
 def test_objective_deal_plays_through_and_returns_the_difference() -> None:
     """rules/penneech.md, Winning (objective=deal): one deal, played through its card bonus whatever
     the target; returns the score difference."""
-    s = new([deal_pack(HON_ND, HON_D, "9S 8H 9H TH 2D 3D 4D 5D")], redeal="off", target=8,
-            objective="deal")
+    s = new([deal_pack(HON_ND, HON_D, "9S 8H 9H TH 2D 3D 4D 5D")], redeal="off", target=8, objective="deal")
     play(s, "AH QS")
     assert not s.is_terminal()
     rng = random.Random(1)
@@ -375,6 +386,7 @@ def test_match_to_any_target_ends_exactly_at_target() -> None:
 
 # -- Rule sets and options ----------------------------------------------------------------------------
 
+
 def test_rule_sets_and_overrides() -> None:
     """rules/penneech.md, Rule sets: cotton and pagat bundles; explicit options override them."""
     assert gamester.load_game("penneech(ruleset=cotton)").options.trick_honours == "trump"
@@ -386,19 +398,23 @@ def test_rule_sets_and_overrides() -> None:
     assert gamester.load_game(g.spec()) == g
 
 
-@pytest.mark.parametrize(("spec", "kwargs", "message"), [
-    ("chess", {}, "unknown game 'chess'; valid games: .*penneech"),
-    ("penneech", {"trumps": 1}, "unknown option 'trumps'; valid options: ruleset, first_dealer"),
-    ("penneech", {"follow": "any"}, "follow must be one of suit_or_trump, suit"),
-    ("penneech", {"target": "0"}, "target must be a whole number from 1 to 10000"),
-    ("penneech(ruleset=hoyle)", {}, "unknown rule set 'hoyle'; valid rule sets: standard, cotton, pagat"),
-])
+@pytest.mark.parametrize(
+    ("spec", "kwargs", "message"),
+    [
+        ("chess", {}, "unknown game 'chess'; valid games: .*penneech"),
+        ("penneech", {"trumps": 1}, "unknown option 'trumps'; valid options: ruleset, first_dealer"),
+        ("penneech", {"follow": "any"}, "follow must be one of suit_or_trump, suit"),
+        ("penneech", {"target": "0"}, "target must be a whole number from 1 to 10000"),
+        ("penneech(ruleset=hoyle)", {}, "unknown rule set 'hoyle'; valid rule sets: standard, cotton, pagat"),
+    ],
+)
 def test_bad_options_fail_listing_valid_ones(spec: str, kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(OptionError, match=message):
         gamester.load_game(spec, **kwargs)
 
 
 # -- Errors and records ----------------------------------------------------------------------------
+
 
 def test_illegal_card_message_names_card_rule_and_position() -> None:
     s = new([deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)], redeal="off")
@@ -431,8 +447,11 @@ def test_record_errors_name_the_field() -> None:
 
 def test_record_that_ends_a_deal_must_carry_the_next_pack() -> None:
     """SPEC.md, Records: chance is consumed the moment the game needs it."""
-    s = new([deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK), deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)],
-            redeal="off", target=200)
+    s = new(
+        [deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK), deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)],
+        redeal="off",
+        target=200,
+    )
     rng = random.Random(4)
     while s.observation(0)["deal"] == 0:
         la = s.legal_actions()
@@ -445,6 +464,7 @@ def test_record_that_ends_a_deal_must_carry_the_next_pack() -> None:
 
 
 # -- What each seat knows -----------------------------------------------------------------------------
+
 
 def test_observation_hides_the_other_hand_and_the_stock() -> None:
     """rules/penneech.md, What each seat knows."""

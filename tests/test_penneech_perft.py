@@ -32,8 +32,15 @@ def ref_legal(hand: list[str], led: str | None, trump: str, follow: str) -> list
     return same + [c for c in hand if c[1] == trump and c[1] != led[1]]
 
 
-def ref_perft(hands: list[list[str]], stock: list[str], leader: int, led: str | None, trump: str,
-              follow: str, depth: int) -> int:
+def ref_perft(
+    hands: list[list[str]],
+    stock: list[str],
+    leader: int,
+    led: str | None,
+    trump: str,
+    follow: str,
+    depth: int,
+) -> int:
     if depth == 0 or not hands[0] and not hands[1]:
         return 1
     to_move = leader if led is None else 1 - leader
@@ -93,8 +100,7 @@ PINNED = {
 @pytest.mark.parametrize(("pack", "follow", "depth"), sorted(PINNED))
 def test_perft(pack: str, follow: str, depth: int) -> None:
     cards = pack_from(PACKS[pack])
-    game = gamester.load_game("penneech", first_dealer=0, redeal="off", follow=follow,
-                              objective="deal")
+    game = gamester.load_game("penneech", first_dealer=0, redeal="off", follow=follow, objective="deal")
     state = game.new_initial_state(chance=[cards])
     hands = [cards[1:14:2], cards[0:14:2]]  # seat 0 deals: seat 1 gets the even positions
     reference = ref_perft(hands, cards[15:], 1, None, cards[14][1], follow, depth)

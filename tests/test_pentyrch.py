@@ -32,15 +32,40 @@ from tests.invariants_pentyrch import check
 
 # Layout pack, top first: d7=AC c6=2C d6=3C e6=4C b5=5C c5=6C d5=AD e5=2D f5=3D a4=4D b4=5D c4=6D
 # e4=AH f4=2H g4=3H b3=4H c3=5H d3=6H e3=AS f3=2S c2=3S d2=4S e2=5S d1=6S.
-LAYOUT = ["AC", "2C", "3C", "4C", "5C", "6C", "AD", "2D", "3D", "4D", "5D", "6D",
-          "AH", "2H", "3H", "4H", "5H", "6H", "AS", "2S", "3S", "4S", "5S", "6S"]
+LAYOUT = [
+    "AC",
+    "2C",
+    "3C",
+    "4C",
+    "5C",
+    "6C",
+    "AD",
+    "2D",
+    "3D",
+    "4D",
+    "5D",
+    "6D",
+    "AH",
+    "2H",
+    "3H",
+    "4H",
+    "5H",
+    "6H",
+    "AS",
+    "2S",
+    "3S",
+    "4S",
+    "5S",
+    "6S",
+]
 # Hand pack: card i goes to seat i mod 4 (West first): West 7C 8C 9C TC, North the diamonds,
 # East the hearts, South the spades.
 HANDS = ["7C", "7D", "7H", "7S", "8C", "8D", "8H", "8S", "9C", "9D", "9H", "9S", "TC", "TD", "TH", "TS"]
 
 
-def new(spec: str = "pentyrch", layout: list[str] | None = None,
-        hands: list[str] | None = None) -> PentyrchState:
+def new(
+    spec: str = "pentyrch", layout: list[str] | None = None, hands: list[str] | None = None
+) -> PentyrchState:
     s = gamester.load_game(spec).new_initial_state(chance=[layout or LAYOUT, hands or HANDS])
     assert isinstance(s, PentyrchState)
     return s
@@ -57,16 +82,22 @@ def play(s: PentyrchState, *moves: str) -> PentyrchState:
     return s
 
 
-def arrange(s: PentyrchState, *, seat: int = 0, courts: dict[str, str] | None = None,
-            piles: dict[str, list[str]] | None = None, hands: dict[int, list[str]] | None = None,
-            ) -> PentyrchState:
+def arrange(
+    s: PentyrchState,
+    *,
+    seat: int = 0,
+    courts: dict[str, str] | None = None,
+    piles: dict[str, list[str]] | None = None,
+    hands: dict[int, list[str]] | None = None,
+) -> PentyrchState:
     """Set up a position: court cards ('JH': 'c4', 'safe', 'off'; stacks listed bottom first),
     chosen piles (bottom first) and hands; every other card lies one to a pile, extras at the bottom
     of d7's pile, so the 40 cards stay conserved. Cards of a given hand count as dealt and unseen."""
     piles = piles or {}
     hands = hands or {}
-    placed = [parse_card(c) for p in piles.values() for c in p] + \
-             [parse_card(c) for h in hands.values() for c in h]
+    placed = [parse_card(c) for p in piles.values() for c in p] + [
+        parse_card(c) for h in hands.values() for c in h
+    ]
     assert len(placed) == len(set(placed))
     free_cards = [c for c in NONCOURT if c not in placed and c != s._setaside]
     new_piles: list[list[int]] = [[] for _ in range(25)]
@@ -173,14 +204,18 @@ def test_partners_only_with_four_players() -> None:
 
 
 # -- directions and home cells ----------------------------------------------------------------------
-@pytest.mark.parametrize("seat,court,cell,expected", [
-    (0, "JH", "c4", {"c5", "d5", "d4", "d3", "c3"}),
-    (1, "JC", "d5", {"c5", "e5", "c4", "d4", "e4"}),
-    (2, "JD", "e4", {"e5", "d5", "d4", "d3", "e3"}),
-    (3, "JS", "d3", {"c3", "e3", "c4", "d4", "e4"}),
-])
-def test_steps_go_forward_diagonally_forward_or_sideways(seat: int, court: str, cell: str,
-                                                        expected: set[str]) -> None:
+@pytest.mark.parametrize(
+    "seat,court,cell,expected",
+    [
+        (0, "JH", "c4", {"c5", "d5", "d4", "d3", "c3"}),
+        (1, "JC", "d5", {"c5", "e5", "c4", "d4", "e4"}),
+        (2, "JD", "e4", {"e5", "d5", "d4", "d3", "e3"}),
+        (3, "JS", "d3", {"c3", "e3", "c4", "d4", "e4"}),
+    ],
+)
+def test_steps_go_forward_diagonally_forward_or_sideways(
+    seat: int, court: str, cell: str, expected: set[str]
+) -> None:
     """rules/pentyrch.md, Directions: each seat's forward points at its goal; never backward."""
     s = arrange(new(), seat=seat, courts={court: cell}, hands={p: [HANDS[p + 12]] for p in range(4)})
     assert targets(s, court) == expected
@@ -211,8 +246,11 @@ def test_home_cell_holds_only_its_owner_and_the_seat_it_is_the_goal_of() -> None
 # -- stacks -----------------------------------------------------------------------------------------
 def test_covering_order_outside_the_free_space() -> None:
     """rules/pentyrch.md, Stacks: a King covers a Queen or Jack, a Queen a Jack; no other way."""
-    s = arrange(new(), courts={"KH": "c4", "QH": "b5", "JH": "b3", "JC": "c5", "QC": "d5", "KC": "c3"},
-                hands={0: ["TC"]})
+    s = arrange(
+        new(),
+        courts={"KH": "c4", "QH": "b5", "JH": "b3", "JC": "c5", "QC": "d5", "KC": "c3"},
+        hands={0: ["TC"]},
+    )
     assert "KH c4-c5" in legal(s) and "KH c4-d5" in legal(s)
     assert "c3" not in targets(s, "KH")  # King on King
     assert "c5" not in targets(s, "JH")  # not adjacent anyway; Jack covers nothing
@@ -245,8 +283,9 @@ def test_empty_free_space_is_free_of_charge() -> None:
 
 def test_stack_of_three_is_full_and_only_the_top_moves() -> None:
     """rules/pentyrch.md, Stacks: at most three; cards underneath wait until those above move away."""
-    s = arrange(new(), seat=1, courts={"JH": "c4", "QH": "c4", "KC": "c4", "JC": "c5", "KD": "d5"},
-                hands={1: []})
+    s = arrange(
+        new(), seat=1, courts={"JH": "c4", "QH": "c4", "KC": "c4", "JC": "c5", "KD": "d5"}, hands={1: []}
+    )
     assert s.stack("c4") == ["JH", "QH", "KC"]
     # North's Jack on c5 has only the free space; its King (top of c4) may move.
     s._seat = 0
@@ -306,8 +345,7 @@ def test_bear_off_from_the_goal_only_the_top_card() -> None:
 def test_exchange_takes_the_whole_pile_and_pays_from_the_old_hand() -> None:
     """rules/pentyrch.md, Exchange: the pile goes to the hand; the payment comes from the hand as it
     was before the move, the chosen card on top."""
-    s = arrange(new(), courts={"JH": "c4"}, piles={"d5": ["2C", "9D"], "c5": ["5S"]},
-                hands={0: ["TC", "3H"]})
+    s = arrange(new(), courts={"JH": "c4"}, piles={"d5": ["2C", "9D"], "c5": ["5S"]}, hands={0: ["TC", "3H"]})
     # A 9 on top: only the Ten will do alone; the 2C and 9D taken cannot pay for this same move.
     assert [m for m in legal(s) if m.startswith("JH c4-d5")] == ["JH c4-d5 TC"]
     play(s, "JH c4-d5 TC")
@@ -323,12 +361,14 @@ def test_exchange_takes_the_whole_pile_and_pays_from_the_old_hand() -> None:
 def test_combination_only_when_no_single_card_will_do() -> None:
     """rules/pentyrch.md, Exchange (combine=when_needed): two or more cards only if no single card is
     high enough; minimal: no card could be left out; the first listed ends on top."""
-    s = arrange(new(), courts={"JH": "c4"}, piles={"c5": ["8S"], "d5": ["4C"]},
-                hands={0: ["5D", "3S", "2H", "AC"]})
+    s = arrange(
+        new(), courts={"JH": "c4"}, piles={"c5": ["8S"], "d5": ["4C"]}, hands={0: ["5D", "3S", "2H", "AC"]}
+    )
     c5 = sorted(m for m in legal(s) if m.startswith("JH c4-c5"))
     # 8 needs 5+3 (either on top) or 5+2+A (three choices of top); 5+3+A could drop the Ace.
-    assert c5 == sorted(["JH c4-c5 5D+3S", "JH c4-c5 3S+5D", "JH c4-c5 5D+2H+AC",
-                         "JH c4-c5 2H+5D+AC", "JH c4-c5 AC+5D+2H"])
+    assert c5 == sorted(
+        ["JH c4-c5 5D+3S", "JH c4-c5 3S+5D", "JH c4-c5 5D+2H+AC", "JH c4-c5 2H+5D+AC", "JH c4-c5 AC+5D+2H"]
+    )
     d5 = sorted(m for m in legal(s) if m.startswith("JH c4-d5"))
     assert d5 == ["JH c4-d5 5D"]  # a single card does, so no combination
     a = s.string_to_action("JH c4-c5 3S+5D")
@@ -342,8 +382,12 @@ def test_combination_only_when_no_single_card_will_do() -> None:
 
 def test_combine_always_allows_combinations_beside_single_cards() -> None:
     """rules/pentyrch.md, Exchange (combine=always): a combination even when one card would do."""
-    s = arrange(new("pentyrch(combine=always)"), courts={"JH": "c4"}, piles={"d5": ["4C"]},
-                hands={0: ["5D", "3S", "2H"]})
+    s = arrange(
+        new("pentyrch(combine=always)"),
+        courts={"JH": "c4"},
+        piles={"d5": ["4C"]},
+        hands={0: ["5D", "3S", "2H"]},
+    )
     d5 = sorted(m for m in legal(s) if m.startswith("JH c4-d5"))
     assert d5 == sorted(["JH c4-d5 5D", "JH c4-d5 3S+2H", "JH c4-d5 2H+3S"])
 
@@ -374,8 +418,7 @@ def test_payment_counts_from_the_payment_table() -> None:
 def test_show_instead_of_exchanging() -> None:
     """rules/pentyrch.md, Exchange (show): on a one-card pile, show a card of equal value; no card
     changes hands and the shown card becomes known."""
-    kw = {"courts": {"JH": "c4"}, "piles": {"c5": ["7S"], "d5": ["2C", "6S"]},
-          "hands": {0: ["7C", "6D"]}}
+    kw = {"courts": {"JH": "c4"}, "piles": {"c5": ["7S"], "d5": ["2C", "6S"]}, "hands": {0: ["7C", "6D"]}}
     s = arrange(new(), **kw)  # type: ignore[arg-type]
     assert "JH c4-c5 =7C" in legal(s) and "JH c4-c5 7C" in legal(s)
     play(s, "JH c4-c5 =7C")
@@ -394,9 +437,13 @@ def test_show_instead_of_exchanging() -> None:
 # -- must move, pass --------------------------------------------------------------------------------
 def test_must_move_and_pass_shows_the_hand() -> None:
     """rules/pentyrch.md, A turn: you must move if you can; otherwise pass, showing your hand."""
-    s = arrange(new(), courts={"JH": "c4"}, piles={"c5": ["9S"], "d5": ["TD"], "c3": ["9H"],
-                                                   "d3": ["TS"], "a4": ["9C"]},
-                hands={0: ["3D", "2D"]}, seat=0)
+    s = arrange(
+        new(),
+        courts={"JH": "c4"},
+        piles={"c5": ["9S"], "d5": ["TD"], "c3": ["9H"], "d3": ["TS"], "a4": ["9C"]},
+        hands={0: ["3D", "2D"]},
+        seat=0,
+    )
     s._stacks[FREE] = [COURT_OF_CARD[parse_card("JC")]]
     s._cpos[COURT_OF_CARD[parse_card("JC")]] = FREE
     s._legal = None
@@ -411,9 +458,13 @@ def test_must_move_and_pass_shows_the_hand() -> None:
 
 def test_pass_without_showing() -> None:
     """rules/pentyrch.md, A turn (reveal_on_pass=false): the hand stays hidden."""
-    s = arrange(new("pentyrch(reveal_on_pass=false)"), courts={"JH": "c4", "QH": "c4"},
-                piles={"c5": ["9S"], "d5": ["TD"], "c3": ["9H"], "d3": ["TS"], "a4": ["9C"]},
-                hands={0: ["3D", "2D"]}, seat=0)
+    s = arrange(
+        new("pentyrch(reveal_on_pass=false)"),
+        courts={"JH": "c4", "QH": "c4"},
+        piles={"c5": ["9S"], "d5": ["TD"], "c3": ["9H"], "d3": ["TS"], "a4": ["9C"]},
+        hands={0: ["3D", "2D"]},
+        seat=0,
+    )
     s._stacks[FREE] = [COURT_OF_CARD[parse_card("JC")]]
     s._cpos[COURT_OF_CARD[parse_card("JC")]] = FREE
     s._legal = None
@@ -427,8 +478,11 @@ def test_pass_without_showing() -> None:
 def test_first_to_finish_ends_the_game_at_the_end_of_the_round() -> None:
     """rules/pentyrch.md, End: finishing stops a seat's turns; play goes on to the dealer, and
     everyone finished by then wins: w winners +1, the others -w/(n-w)."""
-    s = arrange(new(), courts={"JH": "safe", "QH": "safe", "KH": "g4", "JC": "safe", "QC": "safe",
-                               "KC": "d1"}, hands={p: [HANDS[12 + p]] for p in range(4)})
+    s = arrange(
+        new(),
+        courts={"JH": "safe", "QH": "safe", "KH": "g4", "JC": "safe", "QC": "safe", "KC": "d1"},
+        hands={p: [HANDS[12 + p]] for p in range(4)},
+    )
     play(s, "KH off")
     assert s.last_events()[-1]["type"] == "finished"
     assert not s.is_terminal() and s.current_seat() == 1
@@ -444,6 +498,7 @@ def test_first_to_finish_ends_the_game_at_the_end_of_the_round() -> None:
 def test_blocked_round_ends_the_game_count_then_points() -> None:
     """rules/pentyrch.md, End: a round with no move ends the game: most cards in safety, then points
     (J 3, Q 2, K 1); a tie at the top is shared; nothing in safety is a draw."""
+
     def blocked(courts: dict[str, str]) -> PentyrchState:
         s = arrange(new(), courts=courts, hands={})
         play(s, "pass", "pass", "pass", "pass")
@@ -471,9 +526,11 @@ def test_a_round_with_a_move_goes_on_and_max_rounds_ends() -> None:
 def test_seat_with_all_cards_safe_passes_until_its_team_finishes() -> None:
     """rules/pentyrch.md, A turn and End (partners): a seat whose cards are safe passes; the team
     finishes when both seats have; both partners share the result."""
-    s = arrange(new("pentyrch(partners=true)"),
-                courts={"JH": "safe", "QH": "safe", "KH": "safe", "JD": "safe", "QD": "safe",
-                        "KD": "b4"}, hands={p: [HANDS[12 + p]] for p in range(4)})
+    s = arrange(
+        new("pentyrch(partners=true)"),
+        courts={"JH": "safe", "QH": "safe", "KH": "safe", "JD": "safe", "QD": "safe", "KD": "b4"},
+        hands={p: [HANDS[12 + p]] for p in range(4)},
+    )
     assert legal(s) == ["pass"]
     play(s, "pass")
     assert s.last_events()[0] == {"type": "pass", "seat": 0, "all_safe": True, "hand": None}
@@ -490,9 +547,11 @@ def test_seat_with_all_cards_safe_passes_until_its_team_finishes() -> None:
 
 def test_two_player_finish_needs_both_seats() -> None:
     """rules/pentyrch.md, Seats and End: a two-player player finishes when all six cards are safe."""
-    s = arrange(new("pentyrch(players=2)"),
-                courts={"JH": "safe", "QH": "safe", "KH": "g4", "JD": "safe", "QD": "safe", "KD": "b4"},
-                hands={0: ["TC"], 1: ["TD"]})
+    s = arrange(
+        new("pentyrch(players=2)"),
+        courts={"JH": "safe", "QH": "safe", "KH": "g4", "JD": "safe", "QD": "safe", "KD": "b4"},
+        hands={0: ["TC"], 1: ["TD"]},
+    )
     play(s, "KH off")
     assert s._finished == []
     assert s.current_player() == 1
@@ -525,8 +584,7 @@ def test_match_rotates_seats_and_sums() -> None:
 def test_notation_round_trip_and_canonical_order() -> None:
     """rules/pentyrch.md, Action notation: payment cards after the top card go by value high to low,
     then suit C D H S; the parser takes any order of them."""
-    s = arrange(new(), courts={"JH": "c4"}, piles={"c5": ["TS"]},
-                hands={0: ["4D", "3S", "2C", "AH"]})
+    s = arrange(new(), courts={"JH": "c4"}, piles={"c5": ["TS"]}, hands={0: ["4D", "3S", "2C", "AH"]})
     a = s.string_to_action("JH c4-c5 AH+2C+3S+4D")
     assert s.action_to_string(a) == "JH c4-c5 AH+4D+3S+2C"
     assert s.string_to_action("jh  c4-c5 ah+3s+4d+2c") == a
@@ -570,8 +628,13 @@ def test_observation_hides_dealt_cards_and_determinize_respects_it() -> None:
 def test_determinize_keeps_what_a_combination_revealed() -> None:
     """rules/pentyrch.md, Exchange (combine=when_needed): paying with two cards shows no single card
     of the hand was high enough, so no world gives that hand one."""
-    s = arrange(new(), seat=1, courts={"JC": "d5"}, piles={"c4": ["8S"]},
-                hands={0: ["TC"], 1: ["5D", "3S", "2D"], 2: ["7H", "AH"], 3: ["9S", "AS"]})
+    s = arrange(
+        new(),
+        seat=1,
+        courts={"JC": "d5"},
+        piles={"c4": ["8S"]},
+        hands={0: ["TC"], 1: ["5D", "3S", "2D"], 2: ["7H", "AH"], 3: ["9S", "AS"]},
+    )
     play(s, "JC d5-c4 5D+3S")
     assert s._caps[1] == 8
     seen = set()
@@ -595,6 +658,7 @@ def test_summary_has_board_and_safe() -> None:
 
 def test_determinism_and_seeded_games_end() -> None:
     """A seed fixes the game; random games end (max_rounds) and conserve every card."""
+
     def run(seed: int) -> dict[str, object]:
         game = gamester.load_game("pentyrch(players=3,combine=always)")
         s = game.new_initial_state(seed=seed)
@@ -630,8 +694,7 @@ def test_determinize_never_needs_its_unconstrained_fallback() -> None:
     from gamester.games.pentyrch import game as pentyrch_game
 
     before = pentyrch_game.FALLBACKS[0]
-    for spec in ("pentyrch", "pentyrch(players=3)", "pentyrch(players=2)",
-                 "pentyrch(reveal_on_pass=false)"):
+    for spec in ("pentyrch", "pentyrch(players=3)", "pentyrch(players=2)", "pentyrch(reveal_on_pass=false)"):
         g = gamester.load_game(spec)
         for seed in range(3):
             state = g.new_initial_state(seed=seed)

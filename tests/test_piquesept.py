@@ -38,8 +38,9 @@ def pack_from(hands: list[str], dealer: int = 0) -> list[str]:
     return [split[(dealer + 1 + i) % n][i // n] for i in range(n * size)]
 
 
-def new(hands: list[str] | None = None, drawn: str | None = "AS", dealer: int = 0,
-        **options: Any) -> PiqueseptState:
+def new(
+    hands: list[str] | None = None, drawn: str | None = "AS", dealer: int = 0, **options: Any
+) -> PiqueseptState:
     game = gamester.load_game("piquesept", first_dealer=dealer, **options)
     chance: list[Any] = [pack_from(hands or HANDS, dealer)]
     if drawn is not None:
@@ -64,6 +65,7 @@ FIRST_TRICK = "7S KS QS JC"
 
 
 # -- Cards, seats, dealing --------------------------------------------------------------------------
+
 
 def test_deal_one_card_at_a_time_from_dealers_left() -> None:
     """rules/piquesept.md, Seats, dealing: pack[i] goes to seat (dealer + 1 + i) mod 4, eight each."""
@@ -100,6 +102,7 @@ def test_notation_and_invalid_actions() -> None:
 
 
 # -- The soloist and the first trick -----------------------------------------------------------------
+
 
 def test_holder_of_7s_is_soloist_and_must_lead_it() -> None:
     """rules/piquesept.md, The soloist and the first trick: the holder of 7S leads it, nothing else."""
@@ -143,12 +146,20 @@ def test_first_trick_highest_by_points() -> None:
     points, then rank, so the Ten outranks the Jacks."""
     st = play(new(first_trick_highest="points"), "7S KS QS")
     assert legal(st) == ["TH"]
-    tie = ["7S AS 9S AC KC QH 7H 8D", "KS TS 8S AH KH TD 9D 7D", "QS JS QC TC AD KD QD 8H",
-           "JC 9C 8C 7C JH JD 9H TH"]
+    tie = [
+        "7S AS 9S AC KC QH 7H 8D",
+        "KS TS 8S AH KH TD 9D 7D",
+        "QS JS QC TC AD KD QD 8H",
+        "JC 9C 8C 7C JH JD 9H TH",
+    ]
     assert legal(play(new(tie, first_trick_highest="points"), "7S KS QS")) == ["TH"]
     # Without a Ten or Ace, King before Queen as by rank.
-    hands = ["7S AS 9S AC TC QH 7H 8D", "KS TS 8S AH TH TD 9D 7D", "QS JS QC KC AD KD QD 8H",
-             "JC 9C 8C 7C JH KH 9H JD"]
+    hands = [
+        "7S AS 9S AC TC QH 7H 8D",
+        "KS TS 8S AH TH TD 9D 7D",
+        "QS JS QC KC AD KD QD 8H",
+        "JC 9C 8C 7C JH KH 9H JD",
+    ]
     assert sorted(legal(play(new(hands, first_trick_highest="points"), "7S KS QS"))) == ["KH"]
 
 
@@ -203,6 +214,7 @@ def test_give_any_card_including_the_drawn_one() -> None:
 
 
 # -- Later tricks ------------------------------------------------------------------------------------
+
 
 def test_defender_follows_suit_else_trumps() -> None:
     """rules/piquesept.md, Later tricks: a defender follows the led suit; void, he must play a spade."""
@@ -260,32 +272,244 @@ def test_spade_order_seven_tops_ace() -> None:
 
 # -- Scoring and winning -----------------------------------------------------------------------------
 
+
 def _replay(chance: list[Any], actions: list[str], **options: Any) -> PiqueseptState:
-    rec = {"format": "gamester-record", "version": 1, "game": "piquesept", "options": options,
-           "seed": None, "chance": chance, "actions": actions}
+    rec = {
+        "format": "gamester-record",
+        "version": 1,
+        "game": "piquesept",
+        "options": options,
+        "seed": None,
+        "chance": chance,
+        "actions": actions,
+    }
     st = gamester.replay(rec)
     assert isinstance(st, PiqueseptState)
     return st
 
 
-DRAW_65 = ([["KD", "9D", "JC", "KH", "AD", "8D", "TD", "AS", "AC", "7H", "7C", "KS", "AH", "QD", "9S", "7S",
-             "9C", "TS", "JD", "KC", "QC", "8C", "QH", "7D", "TC", "9H", "JS", "JH", "TH", "8H", "QS", "8S"],
-            "KS"],
-           ["7S", "AD", "TS", "QS", "9C", "KH", "AH", "8H", "QH", "QC", "8C", "7C", "9C", "KS", "QD", "9S",
-            "KC", "TC", "8D", "JC", "7D", "JD", "JH", "KD", "9D", "AC", "9H", "JS", "8S", "TD", "AS", "TH",
-            "7H"])
-LOSS_64 = ([["KC", "JH", "9C", "AD", "QS", "TC", "8H", "KH", "AH", "JD", "AC", "QD", "8D", "TD", "9D", "7H",
-             "9S", "KD", "JC", "9H", "8S", "7C", "QH", "7S", "KS", "TH", "QC", "JS", "AS", "7D", "8C", "TS"],
-            "QD"],
-           ["7S", "AS", "KD", "AC", "QD", "JS", "8S", "TD", "QH", "AD", "8D", "JD", "9D", "7H", "AH", "JH",
-            "8H", "KS", "TC", "8C", "TS", "QS", "TH", "JC", "QD", "9S", "7D", "9C", "KH", "KC", "7C", "QC",
-            "9H"])
-WIN_66 = ([["QC", "9D", "9S", "JD", "8D", "KC", "TH", "7C", "AS", "7S", "TC", "QH", "9C", "KD", "KH", "AH",
-            "8H", "TS", "AD", "JS", "9H", "KS", "QD", "8S", "JH", "TD", "JC", "QS", "7D", "8C", "7H", "AC"],
-           "TD"],
-          ["7S", "9S", "QS", "AS", "TC", "KD", "TD", "JD", "8D", "KC", "JC", "AC", "9C", "8S", "8H", "TC",
-           "TH", "JS", "QC", "8C", "7H", "7C", "9H", "KS", "KH", "9D", "AD", "AH", "7D", "QD", "QH", "JH",
-           "TS"])
+DRAW_65 = (
+    [
+        [
+            "KD",
+            "9D",
+            "JC",
+            "KH",
+            "AD",
+            "8D",
+            "TD",
+            "AS",
+            "AC",
+            "7H",
+            "7C",
+            "KS",
+            "AH",
+            "QD",
+            "9S",
+            "7S",
+            "9C",
+            "TS",
+            "JD",
+            "KC",
+            "QC",
+            "8C",
+            "QH",
+            "7D",
+            "TC",
+            "9H",
+            "JS",
+            "JH",
+            "TH",
+            "8H",
+            "QS",
+            "8S",
+        ],
+        "KS",
+    ],
+    [
+        "7S",
+        "AD",
+        "TS",
+        "QS",
+        "9C",
+        "KH",
+        "AH",
+        "8H",
+        "QH",
+        "QC",
+        "8C",
+        "7C",
+        "9C",
+        "KS",
+        "QD",
+        "9S",
+        "KC",
+        "TC",
+        "8D",
+        "JC",
+        "7D",
+        "JD",
+        "JH",
+        "KD",
+        "9D",
+        "AC",
+        "9H",
+        "JS",
+        "8S",
+        "TD",
+        "AS",
+        "TH",
+        "7H",
+    ],
+)
+LOSS_64 = (
+    [
+        [
+            "KC",
+            "JH",
+            "9C",
+            "AD",
+            "QS",
+            "TC",
+            "8H",
+            "KH",
+            "AH",
+            "JD",
+            "AC",
+            "QD",
+            "8D",
+            "TD",
+            "9D",
+            "7H",
+            "9S",
+            "KD",
+            "JC",
+            "9H",
+            "8S",
+            "7C",
+            "QH",
+            "7S",
+            "KS",
+            "TH",
+            "QC",
+            "JS",
+            "AS",
+            "7D",
+            "8C",
+            "TS",
+        ],
+        "QD",
+    ],
+    [
+        "7S",
+        "AS",
+        "KD",
+        "AC",
+        "QD",
+        "JS",
+        "8S",
+        "TD",
+        "QH",
+        "AD",
+        "8D",
+        "JD",
+        "9D",
+        "7H",
+        "AH",
+        "JH",
+        "8H",
+        "KS",
+        "TC",
+        "8C",
+        "TS",
+        "QS",
+        "TH",
+        "JC",
+        "QD",
+        "9S",
+        "7D",
+        "9C",
+        "KH",
+        "KC",
+        "7C",
+        "QC",
+        "9H",
+    ],
+)
+WIN_66 = (
+    [
+        [
+            "QC",
+            "9D",
+            "9S",
+            "JD",
+            "8D",
+            "KC",
+            "TH",
+            "7C",
+            "AS",
+            "7S",
+            "TC",
+            "QH",
+            "9C",
+            "KD",
+            "KH",
+            "AH",
+            "8H",
+            "TS",
+            "AD",
+            "JS",
+            "9H",
+            "KS",
+            "QD",
+            "8S",
+            "JH",
+            "TD",
+            "JC",
+            "QS",
+            "7D",
+            "8C",
+            "7H",
+            "AC",
+        ],
+        "TD",
+    ],
+    [
+        "7S",
+        "9S",
+        "QS",
+        "AS",
+        "TC",
+        "KD",
+        "TD",
+        "JD",
+        "8D",
+        "KC",
+        "JC",
+        "AC",
+        "9C",
+        "8S",
+        "8H",
+        "TC",
+        "TH",
+        "JS",
+        "QC",
+        "8C",
+        "7H",
+        "7C",
+        "9H",
+        "KS",
+        "KH",
+        "9D",
+        "AD",
+        "AH",
+        "7D",
+        "QD",
+        "QH",
+        "JH",
+        "TS",
+    ],
+)
 
 
 def test_65_65_is_a_draw() -> None:
@@ -323,6 +547,7 @@ def test_returns_zero_until_over_and_scores_are_own_tricks() -> None:
 
 # -- Three players -----------------------------------------------------------------------------------
 
+
 def test_three_player_pack_removes_two_eights() -> None:
     """rules/piquesept.md, Seats, dealing (players=3): 8H and 8D out, 30 cards, ten each, mod 3."""
     g = gamester.load_game("piquesept(players=3)")
@@ -339,8 +564,11 @@ def test_three_player_pack_removes_two_eights() -> None:
 def test_three_player_hand_made_deal() -> None:
     """rules/piquesept.md, Seats, dealing and Scoring (players=3, removed_eights=8C 8H): soloist +2,
     defenders -1 each; the drawer is the soloist's left."""
-    hands = ["QS JS QC TC AD KD QD 8D 9H 7H", "7S AS 9S AC KC QH 7D 9D TD AH",
-             "KS TS 8S JC 9C 7C JH TH KH JD"]
+    hands = [
+        "QS JS QC TC AD KD QD 8D 9H 7H",
+        "7S AS 9S AC KC QH 7D 9D TD AH",
+        "KS TS 8S JC 9C 7C JH TH KH JD",
+    ]
     st = new(hands, drawn="AC", dealer=2, players=3, removed_eights="8C 8H")
     assert st.current_player() == 1 and st.observation(0)["drawer"] == 2
     play(st, "7S")
@@ -372,19 +600,29 @@ def test_removed_eights_option_forms_and_errors() -> None:
 def test_option_errors() -> None:
     """rules/piquesept.md: every option exists with its default; bad values are refused clearly."""
     o = PiqueseptOptions()
-    assert (o.players, o.first_dealer, o.removed_eights, o.first_trick_highest, o.trade_visible,
-            o.deals) == (4, 0, ("8H", "8D"), "rank", False, 1)
-    for spec, word in (("piquesept(players=5)", "players"), ("piquesept(deals=0)", "deals"),
-                       ("piquesept(first_trick_highest=suit)", "first_trick_highest"),
-                       ("piquesept(trade_visible=maybe)", "trade_visible"),
-                       ("piquesept(players=3,first_dealer=3)", "first_dealer"),
-                       ("piquesept(colour=red)", "valid options"),
-                       ("piquesept(ruleset=cotton)", "valid rule sets")):
+    assert (o.players, o.first_dealer, o.removed_eights, o.first_trick_highest, o.trade_visible, o.deals) == (
+        4,
+        0,
+        ("8H", "8D"),
+        "rank",
+        False,
+        1,
+    )
+    for spec, word in (
+        ("piquesept(players=5)", "players"),
+        ("piquesept(deals=0)", "deals"),
+        ("piquesept(first_trick_highest=suit)", "first_trick_highest"),
+        ("piquesept(trade_visible=maybe)", "trade_visible"),
+        ("piquesept(players=3,first_dealer=3)", "first_dealer"),
+        ("piquesept(colour=red)", "valid options"),
+        ("piquesept(ruleset=cotton)", "valid rule sets"),
+    ):
         with pytest.raises(OptionError, match=word):
             gamester.load_game(spec)
 
 
 # -- Matches -----------------------------------------------------------------------------------------
+
 
 def test_match_of_deals_rotates_dealer_and_sums() -> None:
     """rules/piquesept.md, Scoring and winning (deals): N deals, the dealer moving clockwise; scores
@@ -411,7 +649,10 @@ def test_match_of_deals_rotates_dealer_and_sums() -> None:
     assert over["type"] == "game_over" and over["deals"] == results
     text = narrate(over, 1)
     assert text is not None and [line.split(":")[0].strip() for line in text.splitlines()[1:]] == [
-        "deal 1", "deal 2", "deal 3"]
+        "deal 1",
+        "deal 2",
+        "deal 3",
+    ]
     assert f"your result {results[0]['returns'][1]:+d}" in text.splitlines()[1]
 
 
@@ -420,11 +661,13 @@ def test_next_pack_is_drawn_when_a_deal_ends() -> None:
     st = _replay([*DRAW_65[0], pack_from(HANDS, 1)], DRAW_65[1], deals=2)
     assert not st.is_terminal() and st.observation(3)["dealer"] == 1
     assert st.current_player() == 0 and legal(st) == ["7S"]
-    assert st.observation(0)["past_deals"] == [{"dealer": 0, "soloist": 0, "card_points": [65, 65],
-                                               "returns": [0, 0, 0, 0]}]
+    assert st.observation(0)["past_deals"] == [
+        {"dealer": 0, "soloist": 0, "card_points": [65, 65], "returns": [0, 0, 0, 0]}
+    ]
 
 
 # -- What each seat knows ----------------------------------------------------------------------------
+
 
 def test_trade_seen_by_drawer_and_soloist_only() -> None:
     """rules/piquesept.md, The draw and trade (trade_visible=false): the drawer and the soloist see
@@ -478,7 +721,8 @@ def test_events_respect_trade_visibility() -> None:
     assert st.last_events() == []
     vis = play(new(trade_visible=True), "7S KS QS JC")
     assert [e for e in vis.last_events() if e["type"] == "draw"] == [
-        {"type": "draw", "drawer": 1, "soloist": 0, "card": "AS"}]
+        {"type": "draw", "drawer": 1, "soloist": 0, "card": "AS"}
+    ]
     start = new()
     assert [e["type"] for e in start.last_events()] == ["deal", "soloist"]
 
@@ -498,6 +742,7 @@ def test_observation_tensor_and_mask() -> None:
 
 
 # -- determinize -------------------------------------------------------------------------------------
+
 
 def _worlds(st: PiqueseptState, seat: int, k: int = 40) -> list[PiqueseptState]:
     out = []
@@ -585,6 +830,7 @@ def test_determinize_everywhere_in_random_games() -> None:
 
 # -- records and determinism -------------------------------------------------------------------------
 
+
 def test_record_round_trip_and_summary() -> None:
     """SPEC, Records; replay --json adds soloist and card_points (soloist's side, defenders')."""
     st = play(new(), FIRST_TRICK + " 7D AC 8S")
@@ -598,6 +844,7 @@ def test_record_round_trip_and_summary() -> None:
 
 def test_same_seed_same_game_whatever_the_global_rng() -> None:
     """SPEC, Randomness: a state's own generator decides; the global one does not."""
+
     def run() -> dict[str, Any]:
         st = gamester.load_game("piquesept(deals=2)").new_initial_state(seed=42)
         play_random(st, random.Random(7))

@@ -13,8 +13,7 @@ from tests.test_conformance import INVARIANTS, SPECS
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), spec=st.sampled_from(SPECS), seed=st.integers(0, 2**63 - 1))
-def test_any_legal_play_keeps_invariants_and_round_trips(data: st.DataObject, spec: str,
-                                                         seed: int) -> None:
+def test_any_legal_play_keeps_invariants_and_round_trips(data: st.DataObject, spec: str, seed: int) -> None:
     game = gamester.load_game(spec)
     state = game.new_initial_state(seed=seed)
     check = INVARIANTS.get(game.name)

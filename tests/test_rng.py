@@ -47,7 +47,7 @@ def test_hash_random_is_a_random_random_and_pinned() -> None:
     change every seeded game, so it must be a deliberate one (rename the state tag)."""
     r = make_rng(7)
     assert isinstance(r, random.Random)
-    assert r.getrandbits(32) == block(7, 0) & 0xFFFFFFFF == 0xba6a9ef4
+    assert r.getrandbits(32) == block(7, 0) & 0xFFFFFFFF == 0xBA6A9EF4
     assert 0 <= r.random() < 1 and r.randrange(52) in range(52)
     with pytest.raises(TypeError, match="int seed"):
         HashRandom("seven")  # type: ignore[arg-type]

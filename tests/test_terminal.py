@@ -28,15 +28,34 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
 class Terminal:
     """``python -m gamester ARGS`` on a pseudo-terminal of ``cols`` x ``rows``."""
 
-    def __init__(self, *args: str, cols: int = 80, rows: int = 24, env: dict[str, str] | None = None,
-                 cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        *args: str,
+        cols: int = 80,
+        rows: int = 24,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        full_env = {**os.environ, "TERM": "dumb", "COLUMNS": str(cols), "LINES": str(rows),
-                    "PYTHONUNBUFFERED": "1", **(env or {})}
-        self.proc = subprocess.Popen([sys.executable, "-m", "gamester", *args], stdin=slave,
-                                     stdout=slave, stderr=slave, env=full_env, cwd=cwd,
-                                     start_new_session=True, close_fds=True)
+        full_env = {
+            **os.environ,
+            "TERM": "dumb",
+            "COLUMNS": str(cols),
+            "LINES": str(rows),
+            "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gamester", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=full_env,
+            cwd=cwd,
+            start_new_session=True,
+            close_fds=True,
+        )
         os.close(slave)
         self.fd = master
         self.raw = b""
@@ -67,7 +86,7 @@ class Terminal:
         while True:
             m = rx.search(self.text, self.seen)
             if m:
-                out = self.text[self.seen:m.end()]
+                out = self.text[self.seen : m.end()]
                 self.seen = m.end()
                 return out
             left = deadline - time.monotonic()
@@ -125,13 +144,13 @@ def play_through(t: Terminal, answer: str = "1", limit: int = 600) -> str:
 
 
 def test_penneech_table_first_then_a_full_game_and_a_save_prompt_that_asks_again(
-        tmp_path: Path, term_env: dict[str, str]) -> None:
+    tmp_path: Path, term_env: dict[str, str]
+) -> None:
     t = Terminal("play", "penneech", "--seed", "2", "--vs", "random:seed=1", env=term_env)
     try:
         first = t.expect(r"Your moves: .*\n")
         # the table is drawn before the computer plays anything
-        assert first.index("Your hand: ") < (first.index(" played ") if " played " in first
-                                             else len(first))
+        assert first.index("Your hand: ") < (first.index(" played ") if " played " in first else len(first))
         assert "Player 1: the computer, random (the easiest" in first
         assert re.search(r"Your hand: (\S+[♣♦♥♠] ?){7}", first)
         assert "seat 0" not in first and "Seat" not in first
@@ -158,7 +177,8 @@ def test_penneech_table_first_then_a_full_game_and_a_save_prompt_that_asks_again
 
 
 def test_piquesept_hint_without_the_flag_then_quit_save_and_resume(
-        tmp_path: Path, term_env: dict[str, str]) -> None:
+    tmp_path: Path, term_env: dict[str, str]
+) -> None:
     save = tmp_path / "unfinished.json"
     t = Terminal("play", "piquesept", "--seed", "5", "--seat", "2", "--vs", "heuristic", env=term_env)
     try:
@@ -205,16 +225,18 @@ def _screens(text: str) -> list[list[str]]:
         if line.strip() == "a         b         c         d         e         f         g":
             for j in range(i, len(lines)):
                 if lines[j].startswith("> "):
-                    out.append(lines[i:j + 1])
+                    out.append(lines[i : j + 1])
                     break
     return out
 
 
 @pytest.mark.parametrize("players", ["4", "2"])
 def test_pentyrch_fits_80_by_24_marks_home_and_goal_and_groups_the_moves(
-        term_env: dict[str, str], players: str) -> None:
-    t = Terminal("play", "pentyrch", "--seed", "4", "--players", players, "--vs", "random:seed=3",
-                 env=term_env)
+    term_env: dict[str, str], players: str
+) -> None:
+    t = Terminal(
+        "play", "pentyrch", "--seed", "4", "--players", players, "--vs", "random:seed=3", env=term_env
+    )
     try:
         first = t.expect(r"Your moves \(court card.*\n")
         if players == "4":
@@ -257,8 +279,9 @@ def test_pentyrch_fits_80_by_24_marks_home_and_goal_and_groups_the_moves(
 
 
 def test_pentyrch_partner_is_named(term_env: dict[str, str]) -> None:
-    t = Terminal("play", "pentyrch", "--seed", "4", "--option", "partners=true", "--vs", "random",
-                 env=term_env)
+    t = Terminal(
+        "play", "pentyrch", "--seed", "4", "--option", "partners=true", "--vs", "random", env=term_env
+    )
     try:
         first = t.expect(r"Your moves \(court card.*\n")
         assert "your partner is East" in first
@@ -271,7 +294,8 @@ def test_pentyrch_partner_is_named(term_env: dict[str, str]) -> None:
 
 
 def test_ctrl_c_while_the_computer_thinks_and_at_the_save_prompt_exits_130_quietly(
-        term_env: dict[str, str]) -> None:
+    term_env: dict[str, str],
+) -> None:
     # An opponent that searches for 30 seconds a move: Ctrl-C lands while it thinks.
     t = Terminal("play", "penneech", "--seed", "6", "--vs", "ismcts:seconds=30", env=term_env)
     try:
@@ -296,8 +320,9 @@ def test_ctrl_c_while_the_computer_thinks_and_at_the_save_prompt_exits_130_quiet
 
 
 def test_a_console_without_suit_symbols_gets_letters(term_env: dict[str, str]) -> None:
-    t = Terminal("play", "penneech", "--seed", "2", "--vs", "random",
-                 env={**term_env, "PYTHONIOENCODING": "cp1252"})
+    t = Terminal(
+        "play", "penneech", "--seed", "2", "--vs", "random", env={**term_env, "PYTHONIOENCODING": "cp1252"}
+    )
     try:
         first = t.expect(r"Your moves: .*\n")
         assert re.search(r"Your hand: ((10|[2-9JQKA])[CDHS] ?){7}", first)
@@ -308,13 +333,16 @@ def test_a_console_without_suit_symbols_gets_letters(term_env: dict[str, str]) -
         assert t.finish() == 0
     finally:
         t.close()
-    r = subprocess.run([sys.executable, "-m", "gamester", "rules", "penneech"], capture_output=True,
-                       env={**os.environ, "PYTHONIOENCODING": "cp1252"}, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamester", "rules", "penneech"],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "cp1252"},
+        timeout=60,
+    )
     assert r.returncode == 0 and b"Traceback" not in r.stderr and b"Penneech" in r.stdout
 
 
-def test_resume_of_a_record_that_does_not_say_the_seat_asks(tmp_path: Path,
-                                                             term_env: dict[str, str]) -> None:
+def test_resume_of_a_record_that_does_not_say_the_seat_asks(tmp_path: Path, term_env: dict[str, str]) -> None:
     state = gamester.load_game("penneech").new_initial_state(seed=3)
     path = tmp_path / "plain.json"
     path.write_text(json.dumps(state.record()))
@@ -332,8 +360,13 @@ def test_resume_of_a_record_that_does_not_say_the_seat_asks(tmp_path: Path,
         assert t.finish() == 0
     finally:
         t.close()
-    r = subprocess.run([sys.executable, "-m", "gamester", "play", "penneech", "--resume", str(path)],
-                       capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamester", "play", "penneech", "--resume", str(path)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "give --seat N" in r.stderr
 
 

@@ -35,8 +35,10 @@ def test_the_default_bank_ships_with_the_package_and_matches_the_code(builds: li
     game = gamester.load_game("penneech")
     make_agent("futures", game=game, seed=1)
     # only the check games: the bank itself came from the file
-    assert builds == [futures._CHECK], ("the shipped futures bank no longer matches what the code "
-                                        "plays: regenerate it with python -m gamester.agents.futures")
+    assert builds == [futures._CHECK], (
+        "the shipped futures bank no longer matches what the code "
+        "plays: regenerate it with python -m gamester.agents.futures"
+    )
     shipped = futures._SHIPPED / futures._bank_name(game, 2000)
     assert shipped.exists()
     # the whole shipped bank is what the code would build today

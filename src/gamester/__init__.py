@@ -19,5 +19,15 @@ from gamester.core import (
 )
 
 __version__ = "0.1.0"
-__all__ = ["TERMINAL", "GameError", "IllegalActionError", "InvalidActionError", "OptionError",
-           "RecordError", "game_names", "load_game", "replay", "summary"]
+__all__ = [
+    "TERMINAL",
+    "GameError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "OptionError",
+    "RecordError",
+    "game_names",
+    "load_game",
+    "replay",
+    "summary",
+]

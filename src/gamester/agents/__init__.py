@@ -20,5 +20,4 @@ def best_agent_spec(game_name: str) -> str:
     return BEST_AGENTS.get(game_name, "ismcts:seconds=1")
 
 
-__all__ = ["BEST_AGENTS", "Agent", "View", "agent_names", "best_agent_spec", "make_agent",
-           "register_agent"]
+__all__ = ["BEST_AGENTS", "Agent", "View", "agent_names", "best_agent_spec", "make_agent", "register_agent"]

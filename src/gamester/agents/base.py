@@ -180,8 +180,9 @@ def make_agent(spec: str, *, game: Game | None = None, seed: int | None = None) 
     valid = [p for p in inspect.signature(factory).parameters if p != "game"]
     unknown = [k for k in params if k not in valid]
     if unknown:
-        raise AgentError(f"agent {name!r}: unknown parameter {unknown[0]!r}; valid parameters: "
-                         + ", ".join(valid))
+        raise AgentError(
+            f"agent {name!r}: unknown parameter {unknown[0]!r}; valid parameters: " + ", ".join(valid)
+        )
     return factory(game=game, **params)
 
 

@@ -200,9 +200,9 @@ def _restock(world: Any, rng: random.Random) -> Any:
     """``world`` with the unturned stock in a fresh order and a fresh generator for later deals."""
     s = world.clone()
     pack = list(s._pack)
-    rest = pack[s._pos:]
+    rest = pack[s._pos :]
     rng.shuffle(rest)
-    pack[s._pos:] = rest
+    pack[s._pos :] = rest
     s._pack = pack
     s.chance.rng = make_rng(rng.getrandbits(64))
     s.chance.log[-1] = pack
@@ -214,9 +214,17 @@ class FuturesAgent(EvaluatingAgent):
 
     name = "futures"
 
-    def __init__(self, game: Game | None = None, worlds: Any = 300, seconds: Any = None,
-                 prune: Any = 1, bank: Any = 2000, infer: Any = 1, tries: Any = 8,
-                 seed: Any = None) -> None:
+    def __init__(
+        self,
+        game: Game | None = None,
+        worlds: Any = 300,
+        seconds: Any = None,
+        prune: Any = 1,
+        bank: Any = 2000,
+        infer: Any = 1,
+        tries: Any = 8,
+        seed: Any = None,
+    ) -> None:
         self.infer = int_param("infer", infer) > 0
         self.tries = int_param("tries", tries, 1)
         self.worlds = int_param("worlds", worlds, 1)
@@ -262,7 +270,7 @@ class FuturesAgent(EvaluatingAgent):
                 events = state._events
                 for i, e in enumerate(events):
                     if e[0] == "deal":
-                        for f in events[i + 1:]:
+                        for f in events[i + 1 :]:
                             if f[0] == "turnup":
                                 s[f[1]] -= f[3]
                         break
@@ -306,13 +314,19 @@ class FuturesAgent(EvaluatingAgent):
             raise AgentError("agent 'futures': it is not this seat's turn")
         me = view.player
         if _REDEAL in legal:
-            return {"action": _REDEAL, "win_probability": _race_now(view), "worlds": 0,
-                    "values": {}, "player": me}
+            return {
+                "action": _REDEAL,
+                "win_probability": _race_now(view),
+                "worlds": 0,
+                "values": {},
+                "player": me,
+            }
         if game.options.objective == "deal":
             # One deal, no race: plain ``rollout`` with the same budget.
             if self._deal_agent is None:
-                self._deal_agent = RolloutAgent(game, self.worlds, self.seconds, int(self.prune),
-                                                self.rng.getrandbits(32))
+                self._deal_agent = RolloutAgent(
+                    game, self.worlds, self.seconds, int(self.prune), self.rng.getrandbits(32)
+                )
             return self._deal_agent.evaluate(view)
         key = dataclasses.astuple(game.options)
         if key != self._cache_key:

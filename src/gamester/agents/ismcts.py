@@ -54,8 +54,15 @@ class ISMCTSAgent(Agent):
 
     name = "ismcts"
 
-    def __init__(self, game: Game | None = None, iterations: Any = None, seconds: Any = None,
-                 c: Any = 0.7, rollout: Any = "model", seed: Any = None) -> None:
+    def __init__(
+        self,
+        game: Game | None = None,
+        iterations: Any = None,
+        seconds: Any = None,
+        c: Any = 0.7,
+        rollout: Any = "model",
+        seed: Any = None,
+    ) -> None:
         if iterations is not None and seconds is not None:
             raise AgentError("agent 'ismcts': give iterations= or seconds=, not both")
         self.iterations = int_param("iterations", iterations, 1) if iterations is not None else None
@@ -64,8 +71,10 @@ class ISMCTSAgent(Agent):
             self.iterations = 1000
         self.c = float_param("c", c)
         if rollout not in ("model", "random"):
-            raise AgentError(f"agent 'ismcts': rollout={rollout!r}; valid: model (the game's playout "
-                             "policy and cut-off, if it has them), random (uniform to the end)")
+            raise AgentError(
+                f"agent 'ismcts': rollout={rollout!r}; valid: model (the game's playout "
+                "policy and cut-off, if it has them), random (uniform to the end)"
+            )
         self.rollout = rollout
         self.rng = random.Random(seed_param(seed))
         self.last_iterations = 0
@@ -116,8 +125,9 @@ class ISMCTSAgent(Agent):
         }
 
 
-def _iterate(state: State, root: _Edge, rng: random.Random, c: float, spread: list[float],
-             model: RolloutModel | None) -> None:
+def _iterate(
+    state: State, root: _Edge, rng: random.Random, c: float, spread: list[float], model: RolloutModel | None
+) -> None:
     path: list[tuple[_Edge, int]] = []
     node = root
     log = math.log

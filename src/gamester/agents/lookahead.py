@@ -77,8 +77,15 @@ class LookaheadAgent(Agent):
 
     name = "lookahead"
 
-    def __init__(self, game: Game | None = None, worlds: Any = None, seconds: Any = None,
-                 candidates: Any = 8, horizon: Any = 0, seed: Any = None) -> None:
+    def __init__(
+        self,
+        game: Game | None = None,
+        worlds: Any = None,
+        seconds: Any = None,
+        candidates: Any = 8,
+        horizon: Any = 0,
+        seed: Any = None,
+    ) -> None:
         if worlds is not None and seconds is not None:
             raise AgentError("agent 'lookahead': give worlds= or seconds=, not both")
         self.worlds = int_param("worlds", worlds, 1) if worlds is not None else None
@@ -89,8 +96,7 @@ class LookaheadAgent(Agent):
         self.horizon = int_param("horizon", horizon, 0)
         self.rng = random.Random(seed_param(seed))
         if game is not None and game.name not in GAMES:
-            raise AgentError(f"agent 'lookahead' plays {', '.join(GAMES)}, not {game.name!r}; "
-                             "try 'ismcts'")
+            raise AgentError(f"agent 'lookahead' plays {', '.join(GAMES)}, not {game.name!r}; try 'ismcts'")
 
     def step(self, view: View) -> int:
         legal = view.legal_actions()
@@ -151,9 +157,14 @@ class LookaheadAgent(Agent):
             "mean_return": pick.total / n if n else None,
             "worlds": done,
             "playouts": playouts,
-            "candidates": {c.label: {"n": c.n, "mean_return": round(c.mean(), 4) if c.n else None,
-                                     "win_share": round(c.wins / c.n, 4) if c.n else None}
-                           for c in cands},
+            "candidates": {
+                c.label: {
+                    "n": c.n,
+                    "mean_return": round(c.mean(), 4) if c.n else None,
+                    "win_share": round(c.wins / c.n, 4) if c.n else None,
+                }
+                for c in cands
+            },
             "player": me,
         }
 
@@ -167,7 +178,7 @@ class LookaheadAgent(Agent):
             if old is None or score > old[0] or (score == old[0] and a < old[1]):
                 groups[key] = (score, a)
         ranked = sorted(groups.values(), key=lambda x: (-x[0], x[1]))
-        keep = ranked[:self.candidates]
+        keep = ranked[: self.candidates]
         return [_Candidate(a, view.action_to_string(a), score) for score, a in keep]
 
     def _playout(self, state: PentyrchState, rng: random.Random) -> list[float]:

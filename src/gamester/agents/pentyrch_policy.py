@@ -26,8 +26,9 @@ from gamester.games.pentyrch.game import POINTS, VALUE, Move, PentyrchState, mas
 
 # DIST[a][b]: king-move distance between cells (what the heuristic calls ``distance``).
 DIST: tuple[tuple[int, ...], ...] = tuple(
-    tuple(max(abs(COORDS[a][0] - COORDS[b][0]), abs(COORDS[a][1] - COORDS[b][1]))
-          for b in range(NUM_CELLS)) for a in range(NUM_CELLS))
+    tuple(max(abs(COORDS[a][0] - COORDS[b][0]), abs(COORDS[a][1] - COORDS[b][1])) for b in range(NUM_CELLS))
+    for a in range(NUM_CELLS)
+)
 _SAFE = OFF
 _ENTER_SCORE = tuple(7.0 - 0.5 * DIST[HOME[s]][GOAL[s]] for s in range(4))
 

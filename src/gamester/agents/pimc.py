@@ -37,14 +37,17 @@ GAMES = ("penneech", "piquesept")
 class PIMCAgent(EvaluatingAgent):
     name = "pimc"
 
-    def __init__(self, game: Game | None = None, worlds: Any = 20, seconds: Any = None,
-                 seed: Any = None) -> None:
+    def __init__(
+        self, game: Game | None = None, worlds: Any = 20, seconds: Any = None, seed: Any = None
+    ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
         self.rng = random.Random(seed_param(seed))
         if game is not None and game.name not in GAMES:
-            raise AgentError(f"agent 'pimc' plays {', '.join(GAMES)} (trick games it can solve "
-                             f"exactly), not {game.name!r}; try 'ismcts'")
+            raise AgentError(
+                f"agent 'pimc' plays {', '.join(GAMES)} (trick games it can solve "
+                f"exactly), not {game.name!r}; try 'ismcts'"
+            )
 
     def evaluate(self, view: View) -> dict[str, Any]:
         name = view.game.name

@@ -60,15 +60,23 @@ class RolloutAgent(EvaluatingAgent):
 
     name = "rollout"
 
-    def __init__(self, game: Game | None = None, worlds: Any = 24, seconds: Any = None,
-                 prune: Any = 1, seed: Any = None) -> None:
+    def __init__(
+        self,
+        game: Game | None = None,
+        worlds: Any = 24,
+        seconds: Any = None,
+        prune: Any = 1,
+        seed: Any = None,
+    ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.prune = int_param("prune", prune) > 0
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
         self.rng = random.Random(seed_param(seed))
         if game is not None and game.name not in GAMES:
-            raise AgentError(f"agent 'rollout' needs a heuristic to roll out with: it plays "
-                             f"{', '.join(GAMES)}, not {game.name!r}; try 'ismcts'")
+            raise AgentError(
+                f"agent 'rollout' needs a heuristic to roll out with: it plays "
+                f"{', '.join(GAMES)}, not {game.name!r}; try 'ismcts'"
+            )
 
     def evaluate(self, view: View) -> dict[str, Any]:
         name = view.game.name
@@ -82,8 +90,13 @@ class RolloutAgent(EvaluatingAgent):
         if name == "penneech" and _REDEAL in legal:
             # rules/penneech.md, Redeal: the heuristic always throws an eligible hand in. A fresh deal
             # is worth about nothing, so the estimate is the race from the present scores.
-            return {"action": _REDEAL, "win_probability": _race_now(view), "worlds": 0, "values": {},
-                    "player": me}
+            return {
+                "action": _REDEAL,
+                "win_probability": _race_now(view),
+                "worlds": 0,
+                "values": {},
+                "player": me,
+            }
         model = rollout_model(view.game)
 
         def sample() -> tuple[State, Finish, int]:
@@ -98,8 +111,14 @@ class RolloutAgent(EvaluatingAgent):
 Finish = Callable[[State], float]
 
 
-def search_actions(view: View, legal: list[int], sample: Callable[[], tuple[State, Finish, int]],
-                   worlds: int, seconds: float | None, prune: bool) -> tuple[dict[str, Any], int]:
+def search_actions(
+    view: View,
+    legal: list[int],
+    sample: Callable[[], tuple[State, Finish, int]],
+    worlds: int,
+    seconds: float | None,
+    prune: bool,
+) -> tuple[dict[str, Any], int]:
     """Every action in the same sampled worlds (common random numbers), best average return wins.
 
     ``sample()`` gives a world, how to finish a game from it after an action (``me``'s return), and
@@ -167,8 +186,7 @@ def _survivors(active: list[int], results: dict[int, list[float]]) -> list[int]:
     return keep
 
 
-def _finish(state: State, me: int, policy: Any, model: RolloutModel | None,
-            rng: random.Random) -> float:
+def _finish(state: State, me: int, policy: Any, model: RolloutModel | None, rng: random.Random) -> float:
     """Play ``state`` on with the heuristic in every seat; ``me``'s (estimated) return."""
     marker = model.start(state) if model is not None else None
     fast = penneech_heuristic if state.game.name == "penneech" else None
@@ -197,8 +215,7 @@ def _finish(state: State, me: int, policy: Any, model: RolloutModel | None,
 _SEVEN_D, _POWER, _HONOUR, _TURNUP_EV = SEVEN_D, POWER, HONOUR, TURNUP_EV
 _SUIT = [0x1FFF << (13 * s) for s in range(4)]
 # Cards of the same suit ranking above each card (the heuristic's "higher" and "above").
-_ABOVE = [sum(1 << u for u in range(52) if u // 13 == c // 13 and _POWER[u] > _POWER[c])
-          for c in range(52)]
+_ABOVE = [sum(1 << u for u in range(52) if u // 13 == c // 13 and _POWER[u] > _POWER[c]) for c in range(52)]
 _ALL = (1 << 52) - 1
 
 

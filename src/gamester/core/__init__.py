@@ -4,17 +4,30 @@ It imports nothing from games, agents or interfaces.
 """
 
 from gamester.core.errors import (
-                                  AgentError,
-                                  GameError,
-                                  IllegalActionError,
-                                  InvalidActionError,
-                                  OptionError,
-                                  RecordError,
+    AgentError,
+    GameError,
+    IllegalActionError,
+    InvalidActionError,
+    OptionError,
+    RecordError,
 )
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.record import replay, summary
 from gamester.core.registry import game_names, load_game, register_game
 
-__all__ = ["AgentError", "Game", "GameError", "IllegalActionError", "InvalidActionError", "OptionError",
-           "RecordError", "State", "TERMINAL", "game_names", "load_game", "register_game", "replay",
-           "summary"]
+__all__ = [
+    "AgentError",
+    "Game",
+    "GameError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "OptionError",
+    "RecordError",
+    "State",
+    "TERMINAL",
+    "game_names",
+    "load_game",
+    "register_game",
+    "replay",
+    "summary",
+]

@@ -24,16 +24,38 @@ SUITS = "CDHS"
 RANKS = "23456789TJQKA"
 SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-RANK_NAMES = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen",
-              "king", "ace")
+RANK_NAMES = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "jack",
+    "queen",
+    "king",
+    "ace",
+)
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 # Rank indices, named for readability in game modules.
 TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(13)
 
 _SUIT_ALIASES = {
-    "c": 0, "d": 1, "h": 2, "s": 3,
-    "♣": 0, "♦": 1, "♥": 2, "♠": 3,
-    "♧": 0, "♢": 1, "♡": 2, "♤": 3,
+    "c": 0,
+    "d": 1,
+    "h": 2,
+    "s": 3,
+    "♣": 0,
+    "♦": 1,
+    "♥": 2,
+    "♠": 3,
+    "♧": 0,
+    "♢": 1,
+    "♡": 2,
+    "♤": 3,
 }
 _RANK_ALIASES = {r.lower(): i for i, r in enumerate(RANKS)}
 _RANK_ALIASES["10"] = TEN
@@ -83,7 +105,8 @@ def parse_card(text: str) -> int:
             return suit * 13 + rank
     raise InvalidActionError(
         f"{quote(text)} is not a card: write rank then suit, ranks {' '.join(RANKS)} (or 10), "
-        f"suits {' '.join(SUITS)} or {' '.join(SUIT_SYMBOLS)}, e.g. '7D' or '10S'")
+        f"suits {' '.join(SUITS)} or {' '.join(SUIT_SYMBOLS)}, e.g. '7D' or '10S'"
+    )
 
 
 def parse_cards(text: str | Iterable[str]) -> list[int]:

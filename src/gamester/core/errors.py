@@ -67,4 +67,4 @@ def quote(value: Any, limit: int = 60) -> str:
         text = q.repr(value)
     except Exception:  # noqa: BLE001 - an object's own __repr__ may fail in any way
         return f"<a {type(value).__name__}>"
-    return text if len(text) <= 2 * limit else text[:2 * limit] + "..."
+    return text if len(text) <= 2 * limit else text[: 2 * limit] + "..."

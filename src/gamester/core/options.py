@@ -34,16 +34,29 @@ class RuleSet:
     reading: str
 
 
-def option(default: Any, *, doc: str, choices: tuple[Any, ...] | None = None,
-           minimum: int | None = None, maximum: int | None = None,
-           parse: Callable[[Any], Any] | None = None, describe: str | None = None) -> Any:
+def option(
+    default: Any,
+    *,
+    doc: str,
+    choices: tuple[Any, ...] | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    parse: Callable[[Any], Any] | None = None,
+    describe: str | None = None,
+) -> Any:
     """A dataclass field with what :func:`build_options` needs to coerce and explain it.
 
     ``parse`` (for values of their own shape) must return the coerced value or raise ``ValueError``
     with a message saying what is valid; ``describe`` says in words what values are accepted.
     """
-    meta = {"doc": doc, "choices": choices, "minimum": minimum, "maximum": maximum, "parse": parse,
-            "describe": describe}
+    meta = {
+        "doc": doc,
+        "choices": choices,
+        "minimum": minimum,
+        "maximum": maximum,
+        "parse": parse,
+        "describe": describe,
+    }
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -131,8 +144,7 @@ def coerce(f: dataclasses.Field[Any], value: Any) -> Any:
     return value
 
 
-def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[Any, Any],
-                  game: str) -> T:
+def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[Any, Any], game: str) -> T:
     """Options of ``cls`` from a rule set (``raw['ruleset']``, default ``standard``) and overrides.
 
     ``raw`` may come from a stranger's record: every name and value is checked before use, and
@@ -141,26 +153,27 @@ def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[An
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     for k in raw:
         if not isinstance(k, str):
-            raise OptionError(f"{game}: option names are text, got {quote(k)} "
-                              f"({type(k).__name__}); valid options: ruleset, " + ", ".join(fields))
+            raise OptionError(
+                f"{game}: option names are text, got {quote(k)} "
+                f"({type(k).__name__}); valid options: ruleset, " + ", ".join(fields)
+            )
     raw = dict(raw)
     rs = raw.pop("ruleset", "standard")
     rs_name = rs.strip() if isinstance(rs, str) else None
     if rs_name not in rulesets:
-        raise OptionError(f"{game}: unknown rule set {quote(rs)}; valid rule sets: "
-                          + ", ".join(rulesets))
+        raise OptionError(f"{game}: unknown rule set {quote(rs)}; valid rule sets: " + ", ".join(rulesets))
     assert rs_name is not None
     values: dict[str, Any] = {}
     for source, items in (("rule set " + rs_name, rulesets[rs_name].options), ("option", raw)):
         for k, v in items.items():
             if k not in fields:
-                raise OptionError(f"{game}: unknown option {quote(k)}; valid options: ruleset, "
-                                  + ", ".join(fields))
+                raise OptionError(
+                    f"{game}: unknown option {quote(k)}; valid options: ruleset, " + ", ".join(fields)
+                )
             try:
                 values[k] = coerce(fields[k], v)
             except ValueError as e:
-                raise OptionError(f"{game}: {source} {k}={quote(v)} is not valid: {k} must be {e}"
-                                  ) from None
+                raise OptionError(f"{game}: {source} {k}={quote(v)} is not valid: {k} must be {e}") from None
     opts = cls(**values)
     check = getattr(opts, "validate", None)
     if check is not None:
@@ -185,6 +198,7 @@ def describe_options(cls: type[Any]) -> list[tuple[str, Any, str, str]]:
     out = []
     for f in dataclasses.fields(cls):
         d = f.default
-        out.append((f.name, list(d) if isinstance(d, tuple) else d, describe_values(f),
-                    f.metadata.get("doc", "")))
+        out.append(
+            (f.name, list(d) if isinstance(d, tuple) else d, describe_values(f), f.metadata.get("doc", ""))
+        )
     return out

@@ -68,8 +68,7 @@ class Game(ABC):
         return hash((self.name, self.options))
 
     # -- states ------------------------------------------------------------------------------
-    def new_initial_state(self, seed: int | None = None,
-                          chance: Sequence[Any] | None = None) -> State:
+    def new_initial_state(self, seed: int | None = None, chance: Sequence[Any] | None = None) -> State:
         """The start of a game. ``chance`` (a record's list) wins over ``seed`` when both are given."""
         if seed is None:
             seed = new_seed()
@@ -234,8 +233,11 @@ class State(ABC):
         An interface narrating a move builds this before ``apply_action`` and sends it followed by
         :meth:`last_events_seen_by` after it; nothing else about the move needs to be sent.
         """
-        return {"type": "action", "player": self.current_player(),
-                "action": self.action_seen_by(action, viewer)}
+        return {
+            "type": "action",
+            "player": self.current_player(),
+            "action": self.action_seen_by(action, viewer),
+        }
 
     def summary_extra(self) -> dict[str, Any]:
         """Game-specific fields of ``gamester replay --json``."""
@@ -248,4 +250,3 @@ class State(ABC):
 
     def __str__(self) -> str:
         return f"<{self.game.spec()} after {len(self.history_strings())} actions>"
-

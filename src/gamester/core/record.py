@@ -39,8 +39,9 @@ _MAX_SEED_BITS = 1024
 
 def _json_number(text: str) -> int:
     if len(text) > _MAX_JSON_DIGITS:
-        raise RecordError(f"a number with {len(text)} digits is longer than any record holds "
-                          f"(at most {_MAX_JSON_DIGITS})")
+        raise RecordError(
+            f"a number with {len(text)} digits is longer than any record holds (at most {_MAX_JSON_DIGITS})"
+        )
     return int(text)
 
 
@@ -67,23 +68,27 @@ def load_record_text(data: str | bytes, what: str = "the record") -> Any:
         try:
             text = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError as e:
-            raise RecordError(f"{what} is not UTF-8 text (byte {bytes(data)[e.start]:#04x} at offset "
-                              f"{e.start} cannot be read)") from None
+            raise RecordError(
+                f"{what} is not UTF-8 text (byte {bytes(data)[e.start]:#04x} at offset "
+                f"{e.start} cannot be read)"
+            ) from None
     elif isinstance(data, str):
         text = data[1:] if data.startswith("\ufeff") else data
     else:
         raise RecordError(f"{what}: expected text or bytes, got {type(data).__name__}")
     try:
-        return json.loads(text, parse_int=_json_number, parse_float=_json_float,
-                          parse_constant=_json_constant)
+        return json.loads(
+            text, parse_int=_json_number, parse_float=_json_float, parse_constant=_json_constant
+        )
     except RecordError as e:
         raise RecordError(f"{what}: {e}") from None
     except json.JSONDecodeError as e:
-        raise RecordError(f"{what} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-                          ) from None
+        raise RecordError(f"{what} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
-        raise RecordError(f"{what} is nested too deeply to be a record (lists or objects inside each "
-                          f"other hundreds of levels deep)") from None
+        raise RecordError(
+            f"{what} is nested too deeply to be a record (lists or objects inside each "
+            f"other hundreds of levels deep)"
+        ) from None
     except ValueError as e:  # anything else the parser refuses
         raise RecordError(f"{what} is not valid JSON: {quote(str(e), 80)}") from None
 
@@ -95,13 +100,15 @@ def load_record_lines(data: str | bytes) -> list[Any]:
         try:
             text = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError as e:
-            line = bytes(data)[:e.start].count(b"\n") + 1
-            raise RecordError(f"line {line} is not UTF-8 text (byte {bytes(data)[e.start]:#04x} cannot "
-                              f"be read)") from None
+            line = bytes(data)[: e.start].count(b"\n") + 1
+            raise RecordError(
+                f"line {line} is not UTF-8 text (byte {bytes(data)[e.start]:#04x} cannot be read)"
+            ) from None
     else:
         text = data
-    return [load_record_text(line, f"line {n}") for n, line in enumerate(text.splitlines(), 1)
-            if line.strip()]
+    return [
+        load_record_text(line, f"line {n}") for n, line in enumerate(text.splitlines(), 1) if line.strip()
+    ]
 
 
 def _is_int(x: Any) -> bool:
@@ -144,8 +151,10 @@ def _replay(record: Any) -> State:
         raise RecordError(f"game: {e}") from None
     rv = record.get("rules_version", cls.rules_version)
     if not (_is_int(rv) and rv == cls.rules_version):
-        raise RecordError(f"rules_version: this gamester plays {name} rules version "
-                          f"{cls.rules_version}, the record was made with {quote(rv)}")
+        raise RecordError(
+            f"rules_version: this gamester plays {name} rules version "
+            f"{cls.rules_version}, the record was made with {quote(rv)}"
+        )
     options = record.get("options", {})
     if not isinstance(options, dict):
         raise RecordError(f"options: expected an object of option values, got {quote(options)}")
@@ -170,8 +179,9 @@ def _replay(record: Any) -> State:
         if not isinstance(text, str):
             raise RecordError(f"actions[{i}]: expected an action string, got {quote(text)}")
         if len(text) > _MAX_ACTION_TEXT:
-            raise RecordError(f"actions[{i}]: {quote(text)} is too long for an action "
-                              f"({len(text)} characters)")
+            raise RecordError(
+                f"actions[{i}]: {quote(text)} is too long for an action ({len(text)} characters)"
+            )
     try:
         state = game.new_initial_state(seed=seed if seed is not None else 0, chance=chance)
     except RecordError:
@@ -208,8 +218,10 @@ def _check_unused_chance(game: Game, chance: list[Any], used: int) -> None:
                 game.parse_chance(parts)
                 continue
             if not isinstance(parts, list) or not parts or len(parts) > 104:
-                raise RecordError(f"chance[{i}] (unused) must be a card code or a pack of card codes, "
-                                  f"got {quote(entry, 30)}")
+                raise RecordError(
+                    f"chance[{i}] (unused) must be a card code or a pack of card codes, "
+                    f"got {quote(entry, 30)}"
+                )
             cards = [game.parse_chance(c) for c in parts]
         except RecordError:
             raise

@@ -65,8 +65,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     if "(" not in spec:
         return spec, {}
     if not spec.endswith(")"):
-        raise OptionError(f"{quote(spec)}: a game spec looks like name(option=value,...), "
-                          f"closing ')' missing")
+        raise OptionError(
+            f"{quote(spec)}: a game spec looks like name(option=value,...), closing ')' missing"
+        )
     name, _, body = spec[:-1].partition("(")
     opts: dict[str, str] = {}
     for part in body.split(","):

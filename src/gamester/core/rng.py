@@ -45,9 +45,14 @@ def _make_shuffler(n: int, used: int) -> Shuffler:
         prod *= n - k
     bits = prod.bit_length() + 64
     limit = (1 << bits) // prod * prod
-    lines = ["def shuffle(rng, items):", "    o = list(items)", f"    x = rng.getrandbits({bits})",
-             f"    while x >= {limit}:", f"        x = rng.getrandbits({bits})",
-             f"    t, x = divmod(x, {prod})"]
+    lines = [
+        "def shuffle(rng, items):",
+        "    o = list(items)",
+        f"    x = rng.getrandbits({bits})",
+        f"    while x >= {limit}:",
+        f"        x = rng.getrandbits({bits})",
+        f"    t, x = divmod(x, {prod})",
+    ]
     segments: list[tuple[list[int], int]] = []
     seg: list[int] = []
     seg_prod = 1
@@ -248,8 +253,10 @@ class Chance:
         i = len(self.log)
         assert self.given is not None
         if i >= len(self.given):
-            raise RecordError(f"chance[{i}] is missing: the game needs another chance outcome here "
-                              f"but the record lists only {len(self.given)}")
+            raise RecordError(
+                f"chance[{i}] is missing: the game needs another chance outcome here "
+                f"but the record lists only {len(self.given)}"
+            )
         return self.given[i]
 
     def pack(self, cards: Sequence[int], parse: Callable[[Any], int], used: int | None = None) -> list[int]:
@@ -274,11 +281,14 @@ class Chance:
             if isinstance(entry, str) and len(entry) <= 4 * _MAX_PACK:
                 entry = entry.replace(",", " ").split()
             if not isinstance(entry, list):
-                raise RecordError(f"chance[{i}] must be a pack: a list of {len(cards)} card codes, "
-                                  f"got {quote(entry, 30)}")
+                raise RecordError(
+                    f"chance[{i}] must be a pack: a list of {len(cards)} card codes, got {quote(entry, 30)}"
+                )
             if len(entry) > _MAX_PACK:
-                raise RecordError(f"chance[{i}] must list each of the {len(cards)} cards of this pack "
-                                  f"exactly once (got {len(entry)} entries)")
+                raise RecordError(
+                    f"chance[{i}] must list each of the {len(cards)} cards of this pack "
+                    f"exactly once (got {len(entry)} entries)"
+                )
             try:
                 p = [parse(c) for c in entry]
             except ValueError as e:
@@ -290,7 +300,8 @@ class Chance:
                 raise RecordError(
                     f"chance[{i}] must list each of the {len(cards)} cards of this pack exactly once "
                     f"(got {len(p)}; missing {missing_codes(missing)}; not in this pack "
-                    f"{missing_codes(extra)}; duplicates {dup})")
+                    f"{missing_codes(extra)}; duplicates {dup})"
+                )
         self.log.append(p)
         return p
 

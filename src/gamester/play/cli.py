@@ -65,47 +65,80 @@ def _seat(text: str) -> int:
 
 
 def _add_game_options(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--option", "-o", action="append", metavar="K=V",
-                    help="a game option (repeatable), e.g. --option target=41 or --option ruleset=cotton")
+    sp.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        metavar="K=V",
+        help="a game option (repeatable), e.g. --option target=41 or --option ruleset=cotton",
+    )
 
 
 def _add_backend_options(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--backend", choices=("local", "ray"), default="local",
-                    help="local worker processes (default) or Ray (pip install 'gamester[ray]')")
-    sp.add_argument("--ray-address", metavar="ADDR", default=None,
-                    help="with --backend ray: join this running cluster (default: start a local Ray)")
+    sp.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local worker processes (default) or Ray (pip install 'gamester[ray]')",
+    )
+    sp.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        default=None,
+        help="with --backend ray: join this running cluster (default: start a local Ray)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = Parser(
         prog="gamester",
         description="Penneech, Piquesept and Pentyrch: play, replay, simulate and study three "
-                    "forgotten games.")
+        "forgotten games.",
+    )
     ap.add_argument("--version", action="store_true", help="print the version and exit")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
     sp = sub.add_parser("play", help="play a game in the terminal against computer players")
     sp.add_argument("game")
-    sp.add_argument("--vs", action="append", metavar="AGENT",
-                    help="opponent agent spec (once for all, or once per other player in order)")
-    sp.add_argument("--seat", type=_seat, default=None,
-                    help="your player number (default 0, or the one saved in a --resume record)")
+    sp.add_argument(
+        "--vs",
+        action="append",
+        metavar="AGENT",
+        help="opponent agent spec (once for all, or once per other player in order)",
+    )
+    sp.add_argument(
+        "--seat",
+        type=_seat,
+        default=None,
+        help="your player number (default 0, or the one saved in a --resume record)",
+    )
     sp.add_argument("--seed", type=_seed, default=None, help="fix the deals (0 or more)")
     sp.add_argument("--players", type=int, default=None, help="shorthand for --option players=N")
-    sp.add_argument("--hint", action="store_true",
-                    help="before each of your moves, show what the strongest agent would play and "
-                         "its estimated chance of winning")
-    sp.add_argument("--save", metavar="FILE", help="save the game's record to FILE when it ends "
-                    "(or when you leave early, so it can be resumed)")
-    sp.add_argument("--resume", metavar="RECORD.json",
-                    help="continue a saved, unfinished game from your seat")
+    sp.add_argument(
+        "--hint",
+        action="store_true",
+        help="before each of your moves, show what the strongest agent would play and "
+        "its estimated chance of winning",
+    )
+    sp.add_argument(
+        "--save",
+        metavar="FILE",
+        help="save the game's record to FILE when it ends (or when you leave early, so it can be resumed)",
+    )
+    sp.add_argument(
+        "--resume", metavar="RECORD.json", help="continue a saved, unfinished game from your seat"
+    )
     _add_game_options(sp)
 
     sp = sub.add_parser("replay", help="replay a record; print a summary or a walk-through")
-    sp.add_argument("record", help="a record file (JSON), a .jsonl file of records, or - for standard "
-                    "input")
-    sp.add_argument("--index", type=int, default=None, metavar="I",
-                    help="which record of a .jsonl file (from 0; default 0)")
+    sp.add_argument("record", help="a record file (JSON), a .jsonl file of records, or - for standard input")
+    sp.add_argument(
+        "--index",
+        type=int,
+        default=None,
+        metavar="I",
+        help="which record of a .jsonl file (from 0; default 0)",
+    )
     sp.add_argument("--json", action="store_true", help="print one JSON summary object")
     sp.add_argument("--seat", type=_seat, default=None, help="show what this player saw")
 
@@ -123,8 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("tournament", help="every agent in every seat on duplicate deals")
     sp.add_argument("game")
     sp.add_argument("--agents", required=True, help="agent specs, comma-separated")
-    sp.add_argument("--games", type=_count, default=100,
-                    help="number of deals (each under every seating)")
+    sp.add_argument("--games", type=_count, default=100, help="number of deals (each under every seating)")
     sp.add_argument("--seed", type=_seed, default=0)
     sp.add_argument("--workers", type=int, default=2)
     sp.add_argument("--out", metavar="DIR", help="write the summary, chart and records here")
@@ -145,17 +177,24 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("serve", help="run the web server: play in the browser, tables, bots (docs/web.md)")
     sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sp.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    sp.add_argument("--db", metavar="URL", default=None,
-                    help="sqlite:///PATH or postgresql+psycopg://… (default: a SQLite file in your data "
-                         "folder; its path is printed at start)")
+    sp.add_argument(
+        "--db",
+        metavar="URL",
+        default=None,
+        help="sqlite:///PATH or postgresql+psycopg://… (default: a SQLite file in your data "
+        "folder; its path is printed at start)",
+    )
 
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
     sp.add_argument("--seconds", type=float, default=3.0)
     sp.add_argument("--agent", help="measure this agent's search speed instead (e.g. ismcts)")
-    sp.add_argument("--compare", action="store_true",
-                    help="interleave with the game's OpenSpiel peer and print the ratio "
-                         "(needs the bench extra: pip install 'gamester[bench]')")
+    sp.add_argument(
+        "--compare",
+        action="store_true",
+        help="interleave with the game's OpenSpiel peer and print the ratio "
+        "(needs the bench extra: pip install 'gamester[bench]')",
+    )
     _add_game_options(sp)
     return ap
 
@@ -241,16 +280,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     saved: dict[str, Any] = {}
     if args.resume:
         if opts or args.seed is not None:
-            raise UsageError("--resume takes the options and the seed from the record: leave out "
-                             "--option, --players and --seed")
+            raise UsageError(
+                "--resume takes the options and the seed from the record: leave out "
+                "--option, --players and --seed"
+            )
         record = _read_record(args.resume)
         state = replay(record)
         game = state.game
         if game_class(args.game).name != game.name:
             raise UsageError(f"{args.resume} is a game of {game.name}, not {args.game}")
         if state.is_terminal():
-            raise UsageError(f"{args.resume}: that game is over, nothing to resume "
-                             f"(gamester replay {args.resume} shows it)")
+            raise UsageError(
+                f"{args.resume}: that game is over, nothing to resume "
+                f"(gamester replay {args.resume} shows it)"
+            )
         play = record.get("play")
         saved = play if isinstance(play, dict) else {}
     else:
@@ -274,8 +317,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     if len(specs) == 1:
         specs = specs * len(others)
     if len(specs) != len(others):
-        raise UsageError("give --vs once" + (f", or once for each of the {len(others)} other players"
-                                            if len(others) > 1 else " (there is one other player)"))
+        raise UsageError(
+            "give --vs once"
+            + (
+                f", or once for each of the {len(others)} other players"
+                if len(others) > 1
+                else " (there is one other player)"
+            )
+        )
     base = state.seed if args.resume else args.seed
     agents: list[Agent | None] = [None] * n
     per_player: list[str | None] = [None] * n
@@ -287,8 +336,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     def hint_factory() -> Agent:
         return make_agent(default_opponent(game.name), game=game)
 
-    tg = TerminalGame(state, seat, agents, hint_agent=hint, hint_factory=hint_factory, specs=per_player,
-                      resumed=bool(args.resume))
+    tg = TerminalGame(
+        state,
+        seat,
+        agents,
+        hint_agent=hint,
+        hint_factory=hint_factory,
+        specs=per_player,
+        resumed=bool(args.resume),
+    )
     play_info = {"seat": seat, "opponents": per_player}
     try:
         tg.run()
@@ -324,8 +380,11 @@ def _ask_seat(path: str, n: int) -> int:
 def _save_prompt(state: Any, play_info: dict[str, Any], over: bool) -> None:
     """Ask for a file name until the record is saved or the person declines; a bad path asks
     again, so the record is never lost to a typing mistake."""
-    question = ("Save the record? File name (empty to skip): " if over else
-                "Save the game to resume it later? File name (empty to skip): ")
+    question = (
+        "Save the record? File name (empty to skip): "
+        if over
+        else "Save the game to resume it later? File name (empty to skip): "
+    )
     while True:
         try:
             path = input(question).strip()
@@ -422,8 +481,9 @@ def _read_record(path: str, index: int | None = None) -> Any:
         if not records:
             raise RecordError(f"{path} holds no record")
         if not 0 <= i < len(records):
-            raise RecordError(f"--index {i}: {path} holds {len(records)} record(s), numbered 0 to "
-                              f"{len(records) - 1}")
+            raise RecordError(
+                f"--index {i}: {path} holds {len(records)} record(s), numbered 0 to {len(records) - 1}"
+            )
         return records[i]
     try:
         return load_record_text(data, path)
@@ -468,8 +528,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         elif hasattr(render, "narrate_all"):
             lines = render.narrate_all(evs, -1 if seat is None else seat, names)
         else:
-            lines = [x for x in (render.narrate(ev, -1 if seat is None else seat, names) for ev in evs)
-                     if x]
+            lines = [x for x in (render.narrate(ev, -1 if seat is None else seat, names) for ev in evs) if x]
         for line in lines:
             print("  " + line)
 
@@ -477,14 +536,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if render is None:
             return
         obs = walk.observation(seat) if seat is not None else walk.public_observation()
-        print(render.board(obs, names, **(render.context(walk.game) if hasattr(render, "context")
-                                            else {})))
+        print(render.board(obs, names, **(render.context(walk.game) if hasattr(render, "context") else {})))
 
     def hands() -> str:
         if seat is not None:
             return f"your hand: {cards(walk.observation(seat).get('hand', []), '(empty)')}"
-        return "hands: " + "; ".join(f"{names(p)} {cards(walk.observation(p).get('hand', []), '(empty)')}"
-                                     for p in range(n))
+        return "hands: " + "; ".join(
+            f"{names(p)} {cards(walk.observation(p).get('hand', []), '(empty)')}" for p in range(n)
+        )
 
     pentyrch_board = bool(getattr(render, "NARRATES_MOVES", False))
     rename()
@@ -511,12 +570,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
     scores = ", ".join(f"{names(q)} {v}" for q, v in enumerate(s["scores"]))
     if s["is_terminal"]:
         won = s["winners"]
-        result = "a draw" if not won else " and ".join(names(q) for q in won) + \
-            (" win" if won == [seat] or len(won) > 1 else " wins")
+        result = (
+            "a draw"
+            if not won
+            else " and ".join(names(q) for q in won) + (" win" if won == [seat] or len(won) > 1 else " wins")
+        )
         print(f"Game over: {result[0].upper() + result[1:]}. Scores: {scores}.")
     else:
-        print(f"Position after {len(record.get('actions', []))} actions: scores {scores}; "
-              f"{names(s['current_player'])} to act.")
+        print(
+            f"Position after {len(record.get('actions', []))} actions: scores {scores}; "
+            f"{names(s['current_player'])} to act."
+        )
     return 0
 
 
@@ -525,9 +589,18 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     if args.out:
         _check_output_file(args.out, "--out")
-    return run_simulation(args.game, _options(args.option), args.agents, args.games, args.seed,
-                          args.workers, args.out, progress_bar=not args.quiet, backend=args.backend,
-                          ray_address=args.ray_address)
+    return run_simulation(
+        args.game,
+        _options(args.option),
+        args.agents,
+        args.games,
+        args.seed,
+        args.workers,
+        args.out,
+        progress_bar=not args.quiet,
+        backend=args.backend,
+        ray_address=args.ray_address,
+    )
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -572,8 +645,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         try:
             totals = bench.compare_with_openspiel(game, rounds=max(1, int(args.seconds / 0.5)))
         except ImportError:
-            print("gamester bench: --compare needs OpenSpiel: pip install 'gamester[bench]'",
-                  file=sys.stderr)
+            print("gamester bench: --compare needs OpenSpiel: pip install 'gamester[bench]'", file=sys.stderr)
             return 2
         print(bench.format_comparison(totals))
         return 0
@@ -589,8 +661,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from gamester.web.server import serve
     except ImportError as e:  # the web extra is missing
-        print(f"gamester serve: needs the web extra ({e.name} is missing): pip install 'gamester[web]'",
-              file=sys.stderr)
+        print(
+            f"gamester serve: needs the web extra ({e.name} is missing): pip install 'gamester[web]'",
+            file=sys.stderr,
+        )
         return 2
     return serve(args.host, args.port, args.db)
 

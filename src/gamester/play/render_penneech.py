@@ -38,15 +38,15 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
         f"{nm(opp)} {tw[opp]}",
     ]
     if obs["turn_up"] and obs.get("phase") != "over":
-        lines.append(f"Turn-up {card(obs['turn_up'])}: {suit_name(obs['trump'])} are trumps for this "
-                     f"trick")
+        lines.append(f"Turn-up {card(obs['turn_up'])}: {suit_name(obs['trump'])} are trumps for this trick")
     if obs["trick"]:
         lines.append(f"On the table: {cards(obs['trick'])}, led by {nm(obs['leader'])}")
     voids = obs["known_voids"][opp]
     if voids:
         lines.append(f"{nm(opp, cap=True)} has shown no {' or '.join(suit_name(v) for v in voids)}")
-    lines.append(f"Your hand: {cards(obs['hand'])}   ({nm(opp)} holds "
-                 f"{plural(obs['opponent_hand_size'], 'card')})")
+    lines.append(
+        f"Your hand: {cards(obs['hand'])}   ({nm(opp)} holds {plural(obs['opponent_hand_size'], 'card')})"
+    )
     return "\n".join(lines)
 
 
@@ -69,8 +69,10 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
     if kind == "deal":
         return f"Deal {event['deal'] + 1}: {nm.subject(event['dealer'], 'deal')}."
     if kind == "redeal":
-        return (f"{nm.subject(event['seat'], 'throw', cap=True)} in a hand with nothing above a ten "
-                f"({cards(event['cards'])}); the same dealer deals again.")
+        return (
+            f"{nm.subject(event['seat'], 'throw', cap=True)} in a hand with nothing above a ten "
+            f"({cards(event['cards'])}); the same dealer deals again."
+        )
     if kind == "keep":
         return f"{nm.subject(event['seat'], 'keep', cap=True)} the hand."
     if kind == "turn_up":
@@ -88,15 +90,19 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
             s += f", with {event['points']} for honours"
         return s + "."
     if kind == "card_bonus":
-        return (f"{nm.subject(event['seat'], 'take', cap=True)} the most tricks and "
-                f"{'score' if event['seat'] == nm.me else 'scores'} {event['points']} for cards.")
+        return (
+            f"{nm.subject(event['seat'], 'take', cap=True)} the most tricks and "
+            f"{'score' if event['seat'] == nm.me else 'scores'} {event['points']} for cards."
+        )
     if kind == "game_over":
         w = event["winner"]
         sc = event["scores"]
         if w is None:
             return f"The deal ends level, {sc[0]} to {sc[1]}."
-        return (f"{nm.subject(w, 'win', cap=True)} the game, {sc[w]} points to {sc[1 - w]} "
-                f"(by {sc[w] - sc[1 - w]}).")
+        return (
+            f"{nm.subject(w, 'win', cap=True)} the game, {sc[w]} points to {sc[1 - w]} "
+            f"(by {sc[w] - sc[1 - w]})."
+        )
     return None
 
 

@@ -69,8 +69,9 @@ def names_for(obs: dict[str, Any], names: Names | None = None) -> Names:
     me = obs["player"] if names is None else names.me
     owners = tuple(obs["owners"])
     n = obs["players"]
-    labels = tuple("+".join(SEAT_NAMES[s] for s, o in enumerate(owners) if o == p) or f"player {p}"
-                   for p in range(n))
+    labels = tuple(
+        "+".join(SEAT_NAMES[s] for s, o in enumerate(owners) if o == p) or f"player {p}" for p in range(n)
+    )
     return Names(me, labels, owners)
 
 
@@ -112,25 +113,32 @@ def board(obs: dict[str, Any], names: Names | None = None, partners: bool = Fals
                 prev = prev_marked = False
         row += "#" if prev_marked else "|" if prev else ""
         lines.append(f"{rank}{row[1:].rstrip()}")
-    you = " and ".join(f"{SEAT_NAMES[s]}, {_SUIT_WORDS[SEAT_SUITS[s]]} (home {HOMES[s]}, goal "
-                       f"{GOALS[s]})" for s in mine)
+    you = " and ".join(
+        f"{SEAT_NAMES[s]}, {_SUIT_WORDS[SEAT_SUITS[s]]} (home {HOMES[s]}, goal {GOALS[s]})" for s in mine
+    )
     line = f"You are {you}"
     if partners and len(mine) == 1:
         mate = (mine[0] + 2) % 4
         line += f"; your partner is {SEAT_NAMES[mate]}"
         owner = obs["owners"][mate]
-        if owner is not None and nm.labels and owner < len(nm.labels) \
-                and nm.labels[owner] != SEAT_NAMES[mate]:
+        if (
+            owner is not None
+            and nm.labels
+            and owner < len(nm.labels)
+            and nm.labels[owner] != SEAT_NAMES[mate]
+        ):
             line += f" ({nm.labels[owner]})"
     if mine:
         lines.append(line + ".")
-    waiting = "; ".join(f"{seat_name(SEAT_NAMES.index(s), nm)} {cards(c)}"
-                        for s, c in obs["off_board"].items() if c)
+    waiting = "; ".join(
+        f"{seat_name(SEAT_NAMES.index(s), nm)} {cards(c)}" for s, c in obs["off_board"].items() if c
+    )
     lines.append(f"Waiting to enter: {waiting or 'none'}")
-    safe = "; ".join(f"{seat_name(SEAT_NAMES.index(s), nm)} {cards(c)}"
-                     for s, c in obs["safe"].items() if c)
-    scores = ", ".join(f"{'you' if p == me else nm.labels[p] if p < len(nm.labels) else p} {v}"
-                       for p, v in enumerate(obs["scores"]))
+    safe = "; ".join(f"{seat_name(SEAT_NAMES.index(s), nm)} {cards(c)}" for s, c in obs["safe"].items() if c)
+    scores = ", ".join(
+        f"{'you' if p == me else nm.labels[p] if p < len(nm.labels) else p} {v}"
+        for p, v in enumerate(obs["scores"])
+    )
     line = f"In safety: {safe or 'nothing yet'}.  Points: {scores}"
     lines.append(line if len(line) < 80 else f"In safety: {safe}.\nPoints: {scores}")
     others = []
@@ -295,15 +303,21 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
     if kind == "new_game":
         return f"Game {event['game'] + 1} begins: the cross is laid out and the hands are dealt."
     if kind in ("move", "enter"):
-        how = {"free": "onto the free space", "cover": "covering the court card there",
-               "exchange": "by exchange", "show": "by showing a card"}[event["how"]]
+        how = {
+            "free": "onto the free space",
+            "cover": "covering the court card there",
+            "exchange": "by exchange",
+            "show": "by showing a card",
+        }[event["how"]]
         if kind == "enter":
             return f"{who} {v('enter')} {card(event['card'])} on {event['to']} {how}."
         return f"{who} {v('move')} {card(event['card'])} from {event['from']} to {event['to']} {how}."
     if kind == "exchange":
         laid = event["laid"]
-        return (f"{who} {v('take')} {cards(event['taken'])} from {event['cell']} and {v('lay')} "
-                f"{cards(laid)}" + (f" ({card(laid[0])} on top)." if len(laid) > 1 else "."))
+        return (
+            f"{who} {v('take')} {cards(event['taken'])} from {event['cell']} and {v('lay')} "
+            f"{cards(laid)}" + (f" ({card(laid[0])} on top)." if len(laid) > 1 else ".")
+        )
     if kind == "show":
         return f"{who} {v('show')} {card(event['card'])} instead of exchanging on {event['cell']}."
     if kind == "bear_off":
@@ -321,8 +335,11 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
         names_ = "You" if mine else " and ".join(SEAT_NAMES[x] for x in fs)
         return f"{names_} {'have' if mine or len(fs) > 1 else 'has'} finished: every court card in safety."
     if kind == "game_over":
-        reason = {"finished": "the round is complete", "blocked": "a whole round passed without a move",
-                  "max_rounds": "the round limit was reached"}[event["reason"]]
+        reason = {
+            "finished": "the round is complete",
+            "blocked": "a whole round passed without a move",
+            "max_rounds": "the round limit was reached",
+        }[event["reason"]]
         won = event["winners"]
         if not won:
             return f"Game {event['game'] + 1} is over ({reason}): a draw."
@@ -358,8 +375,10 @@ def final(obs: dict[str, Any], names: Names | None = None) -> str:
     safe = "; ".join(f"{seat_name(SEAT_NAMES.index(s), nm)} {len(c)}" for s, c in obs["safe"].items())
     points = ", ".join(f"{'you' if p == me else nm.labels[p]} {v}" for p, v in enumerate(obs["scores"]))
     head = "; ".join(parts)
-    return (f"Game over: {head[0].upper() + head[1:]}. Court cards in safety: {safe}. "
-            f"Points (J 3, Q 2, K 1): {points}.")
+    return (
+        f"Game over: {head[0].upper() + head[1:]}. Court cards in safety: {safe}. "
+        f"Points (J 3, Q 2, K 1): {points}."
+    )
 
 
 def context(game: Any) -> dict[str, Any]:

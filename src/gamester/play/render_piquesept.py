@@ -19,6 +19,7 @@ HELP = """How to write a move in Piquesept:
   draws a card from the soloist's hand and gives one back (type the card to give). 66 card points of
   130 win the deal (see gamester rules piquesept)."""
 
+
 def _default(me: int, n: int, names: Names | None) -> Names:
     return names or Names(me if me >= 0 else None, tuple(f"player {p}" for p in range(n)))
 
@@ -29,8 +30,10 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
     n = obs["players"]
     nm = _default(me, n, names)
     solo = obs["soloist"]
-    lines = [f"Piquesept, deal {min(obs['deal'] + 1, obs['deals'])} of {obs['deals']} "
-             f"(dealer: {nm(obs['dealer'])}; spades are trumps)"]
+    lines = [
+        f"Piquesept, deal {min(obs['deal'] + 1, obs['deals'])} of {obs['deals']} "
+        f"(dealer: {nm(obs['dealer'])}; spades are trumps)"
+    ]
     role = "you play alone against everyone else" if solo == me else f"you defend against {nm(solo)}"
     lines.append(f"Soloist: {nm(solo)}, who held the 7♠ ({role})")
     lines.append(f"Your hand: {_cards(obs['hand'])}")
@@ -39,8 +42,10 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
     trade = obs["trade"]
     drawer = obs["drawer"]
     if trade["stage"] == "pending":
-        lines.append(f"Trade after trick 1: {nm(drawer)} {'take' if drawer == me else 'takes'} a card "
-                     f"from the soloist, {'give' if drawer == me else 'gives'} one back")
+        lines.append(
+            f"Trade after trick 1: {nm(drawer)} {'take' if drawer == me else 'takes'} a card "
+            f"from the soloist, {'give' if drawer == me else 'gives'} one back"
+        )
     else:
         drawn = _sym(trade["drawn"]) if trade["drawn"] else "a hidden card"
         text = f"Trade: {nm(drawer)} drew {drawn}"
@@ -52,8 +57,10 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
         lines.append(text)
     if obs["tricks"]:
         last = obs["tricks"][-1]
-        lines.append(f"Last trick (led by {nm(last['leader'])}): {_cards(last['cards'])}, won by "
-                     f"{nm(last['winner'])} for {last['points']} points")
+        lines.append(
+            f"Last trick (led by {nm(last['leader'])}): {_cards(last['cards'])}, won by "
+            f"{nm(last['winner'])} for {last['points']} points"
+        )
     if obs["phase"] in ("first_trick", "play"):
         lines.append(f"Trick {obs['trick_number']}, led by {nm(obs['leader'])}: {_cards(obs['trick'])}")
     sp, dp = obs["side_points"]
@@ -61,8 +68,9 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
         lines.append(f"Card points this deal: soloist {sp}, defenders {dp} (66 of 130 wins)")
     lines.append("Scores: " + ", ".join(f"{nm(q)} {obs['scores'][q]}" for q in range(n)))
     if obs["past_deals"]:
-        lines.append("Results so far: " + ", ".join(f"{nm(q)} {obs['returns_so_far'][q]:+d}"
-                                                  for q in range(n)))
+        lines.append(
+            "Results so far: " + ", ".join(f"{nm(q)} {obs['returns_so_far'][q]:+d}" for q in range(n))
+        )
     cp = obs["current_player"]
     if cp is None:
         lines.append("The game is over.")
@@ -88,8 +96,10 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
             return "You hold the 7♠: you play alone against everyone else."
         return f"{nm(event['seat'], cap=True)} holds the 7♠ and plays alone against the rest."
     if kind == "trick":
-        return (f"{nm(event['winner'], cap=True)} won the trick {_cards(event['cards'])} "
-                f"for {event['points']} points.")
+        return (
+            f"{nm(event['winner'], cap=True)} won the trick {_cards(event['cards'])} "
+            f"for {event['points']} points."
+        )
     if kind in ("draw", "give"):
         r, s, card = event["drawer"], event["soloist"], event.get("card")
         shown = _sym(card) if card else "a card"
@@ -110,8 +120,10 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
         if len(deals) > 1 and nm.me is not None:  # a match: each deal's result, and this seat's share
             for i, d in enumerate(deals, 1):
                 sp, dp = d["card_points"]
-                lines.append(f"  deal {i}: {nm(d['soloist'])} alone, {sp} to {dp}, "
-                             f"your result {d['returns'][nm.me]:+d}")
+                lines.append(
+                    f"  deal {i}: {nm(d['soloist'])} alone, {sp} to {dp}, "
+                    f"your result {d['returns'][nm.me]:+d}"
+                )
         return "\n".join(lines)
     return None
 

@@ -27,6 +27,9 @@ def rules_text(name: str) -> str:
     for rs in cls.rulesets.values():
         settings = ", ".join(f"{k}={v}" for k, v in rs.options.items()) or "all defaults"
         lines.append(f"- {rs.name}: {settings}. {rs.reading}. Source: {rs.source}.")
-    lines += ["", f"Choose one with load_game(\"{name}(ruleset=NAME)\") or --option ruleset=NAME; "
-              "explicit options override the rule set."]
+    lines += [
+        "",
+        f'Choose one with load_game("{name}(ruleset=NAME)") or --option ruleset=NAME; '
+        "explicit options override the rule set.",
+    ]
     return "\n".join(lines)

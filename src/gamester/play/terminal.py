@@ -28,8 +28,10 @@ from gamester.play.words import Names, player_message, pretty
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
 
-COMMANDS_HELP = ("Commands: a move's number or the move itself; 'board' shows the table again, 'hint'\n"
-                 "asks the computer, 'help' shows this, 'quit' leaves (you may save the game to resume).")
+COMMANDS_HELP = (
+    "Commands: a move's number or the move itself; 'board' shows the table again, 'hint'\n"
+    "asks the computer, 'help' shows this, 'quit' leaves (you may save the game to resume)."
+)
 
 
 def renderer(game_name: str) -> ModuleType | None:
@@ -60,10 +62,19 @@ class TerminalGame:
     Ctrl-C is not caught here: it leaves the program (exit 130, see ``cli``).
     """
 
-    def __init__(self, state: State, seat: int, agents: Sequence[Agent | None], *,
-                 inp: Callable[[str], str] = input, out: TextIO | None = None,
-                 hint_agent: Agent | None = None, hint_factory: Callable[[], Agent] | None = None,
-                 specs: Sequence[str | None] | None = None, resumed: bool = False) -> None:
+    def __init__(
+        self,
+        state: State,
+        seat: int,
+        agents: Sequence[Agent | None],
+        *,
+        inp: Callable[[str], str] = input,
+        out: TextIO | None = None,
+        hint_agent: Agent | None = None,
+        hint_factory: Callable[[], Agent] | None = None,
+        specs: Sequence[str | None] | None = None,
+        resumed: bool = False,
+    ) -> None:
         self.state = state
         self.seat = seat
         self.agents = list(agents)
@@ -117,8 +128,10 @@ class TerminalGame:
         st = self.state
         n = st.game.num_players
         nm = self.names()
-        self.say(f"{st.game.title}: you are {self._me_label(nm)}, one of {n} players."
-                 + (" Resuming a saved game." if self.resumed else ""))
+        self.say(
+            f"{st.game.title}: you are {self._me_label(nm)}, one of {n} players."
+            + (" Resuming a saved game." if self.resumed else "")
+        )
         by_what: dict[str, list[int]] = {}
         for p in range(n):
             if p == self.seat:
@@ -159,8 +172,11 @@ class TerminalGame:
                 action = self.think(agent, p)
                 mover = self.names()(p, cap=True)
             text = st.action_seen_by(action, self.seat)
-            if mover and not getattr(self.render, "NARRATES_MOVES", False) \
-                    and text not in getattr(self.render, "NARRATED_ACTIONS", ()):
+            if (
+                mover
+                and not getattr(self.render, "NARRATES_MOVES", False)
+                and text not in getattr(self.render, "NARRATED_ACTIONS", ())
+            ):
                 self.say(f"{mover} played {pretty(text)}.")
             st.apply_action(action)
             self.narrate()
@@ -273,8 +289,9 @@ class TerminalGame:
             try:
                 action = st.string_to_action(raw)
             except GameError as e:
-                self.say(f"Not understood: {player_message(str(e), self.seat)}. Type 'help' for "
-                         f"the notation.")
+                self.say(
+                    f"Not understood: {player_message(str(e), self.seat)}. Type 'help' for the notation."
+                )
                 continue
             if action not in legal:
                 try:

@@ -23,9 +23,32 @@ from typing import TextIO
 from gamester.core.cards import SUIT_SYMBOLS, SUITS
 
 _CODE = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])([CDHS])(?![A-Za-z0-9])")
-_ASCII = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S",
-          "…": "...", "→": "->", "←": "<-", "×": "x", "–": "-", "—": "--", "≥": ">=", "≤": "<=",
-          "±": "+/-", "·": ".", "‘": "'", "’": "'", "“": '"', "”": '"', "é": "e", "⁠": ""}
+_ASCII = {
+    "♣": "C",
+    "♦": "D",
+    "♥": "H",
+    "♠": "S",
+    "♧": "C",
+    "♢": "D",
+    "♡": "H",
+    "♤": "S",
+    "…": "...",
+    "→": "->",
+    "←": "<-",
+    "×": "x",
+    "–": "-",
+    "—": "--",
+    "≥": ">=",
+    "≤": "<=",
+    "±": "+/-",
+    "·": ".",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "é": "e",
+    "⁠": "",
+}
 _ASCII_TABLE = str.maketrans(_ASCII)
 _SAMPLE = "♣♦♥♠…→"
 
@@ -41,8 +64,7 @@ def cards(codes: Sequence[str], empty: str = "-") -> str:
 
 def pretty(notation: str) -> str:
     """Every card code inside a piece of notation written with its suit symbol."""
-    return _CODE.sub(lambda m: ("10" if m[1] == "T" else m[1]) + SUIT_SYMBOLS[SUITS.index(m[2])],
-                     notation)
+    return _CODE.sub(lambda m: ("10" if m[1] == "T" else m[1]) + SUIT_SYMBOLS[SUITS.index(m[2])], notation)
 
 
 def to_ascii(text: str) -> str:
@@ -77,7 +99,8 @@ class LetterStream(io.TextIOBase):
             text.encode(enc)
         except (UnicodeEncodeError, LookupError):
             text = text.encode(enc if _known(enc) else "ascii", "replace").decode(
-                enc if _known(enc) else "ascii")
+                enc if _known(enc) else "ascii"
+            )
         self.inner.write(text)
         return len(s)
 

@@ -55,8 +55,9 @@ def random_playouts(game: Game, seconds: float, seed: int = 0) -> Tally:
     return Tally(actions, games, clock() - start)
 
 
-def interleave(runners: dict[str, Callable[[float], Tally]], rounds: int = 6,
-               seconds: float = 0.5) -> dict[str, Tally]:
+def interleave(
+    runners: dict[str, Callable[[float], Tally]], rounds: int = 6, seconds: float = 0.5
+) -> dict[str, Tally]:
     """Run each runner for ``seconds``, in turn, ``rounds`` times, so machine noise hits all alike."""
     totals = {name: Tally() for name in runners}
     for _ in range(rounds):
@@ -65,8 +66,9 @@ def interleave(runners: dict[str, Callable[[float], Tally]], rounds: int = 6,
     return totals
 
 
-def search_speed(game: Game, agent_spec: str = "ismcts", seconds: float = 3.0,
-                 seed: int = 0) -> dict[str, float | int | str]:
+def search_speed(
+    game: Game, agent_spec: str = "ismcts", seconds: float = 3.0, seed: int = 0
+) -> dict[str, float | int | str]:
     """Search iterations per second of a searching agent (``ismcts``), from a few positions of a
     seeded random game; prints nothing. Returns ``{"agent", "iterations", "seconds",
     "iterations_per_second", "positions"}``."""
@@ -88,8 +90,9 @@ def search_speed(game: Game, agent_spec: str = "ismcts", seconds: float = 3.0,
     if not positions:
         positions.append(game.new_initial_state(seed=seed))
     per = seconds / len(positions)
-    spec = "ismcts:" + ",".join([f"{k}={v}" for k, v in params.items() if k not in ("iterations", "seconds")]
-                                + [f"seconds={per}"])
+    spec = "ismcts:" + ",".join(
+        [f"{k}={v}" for k, v in params.items() if k not in ("iterations", "seconds")] + [f"seconds={per}"]
+    )
     agent = make_agent(spec, game=game, seed=seed)
     iterations = 0
     clock = time.perf_counter
@@ -98,9 +101,13 @@ def search_speed(game: Game, agent_spec: str = "ismcts", seconds: float = 3.0,
         agent.evaluate(View(pos, pos.current_player()))
         iterations += int(getattr(agent, "last_iterations", 0))
     elapsed = clock() - start
-    return {"agent": "ismcts", "iterations": iterations, "seconds": elapsed,
-            "iterations_per_second": iterations / elapsed if elapsed else 0.0,
-            "positions": len(positions)}
+    return {
+        "agent": "ismcts",
+        "iterations": iterations,
+        "seconds": elapsed,
+        "iterations_per_second": iterations / elapsed if elapsed else 0.0,
+        "positions": len(positions),
+    }
 
 
 # The OpenSpiel game each of ours is measured against (benchmarks/, `gamester bench --compare`).
@@ -136,22 +143,29 @@ def openspiel_playouts(game: Any, seconds: float, seed: int = 0) -> Tally:
     return Tally(actions, games, clock() - start)
 
 
-def compare_with_openspiel(game: Game, peer: str | None = None, rounds: int = 6,
-                           seconds: float = 0.5) -> dict[str, Tally]:
+def compare_with_openspiel(
+    game: Game, peer: str | None = None, rounds: int = 6, seconds: float = 0.5
+) -> dict[str, Tally]:
     """Interleaved random playouts of ``game`` and its OpenSpiel peer (needs the ``bench`` extra)."""
     import pyspiel  # type: ignore[import-not-found, unused-ignore]  # the optional `bench` extra
 
     peer = peer or OPENSPIEL_PEERS[game.name]
     theirs = pyspiel.load_game(peer)
-    return interleave({
-        game.spec(): lambda s: random_playouts(game, s),
-        f"openspiel {peer}": lambda s: openspiel_playouts(theirs, s),
-    }, rounds=rounds, seconds=seconds)
+    return interleave(
+        {
+            game.spec(): lambda s: random_playouts(game, s),
+            f"openspiel {peer}": lambda s: openspiel_playouts(theirs, s),
+        },
+        rounds=rounds,
+        seconds=seconds,
+    )
 
 
 def format_comparison(totals: dict[str, Tally]) -> str:
-    lines = [f"{name:50s} {t.actions_per_second:>11,.0f} player actions/s  ({t.games:,} games)"
-             for name, t in totals.items()]
+    lines = [
+        f"{name:50s} {t.actions_per_second:>11,.0f} player actions/s  ({t.games:,} games)"
+        for name, t in totals.items()
+    ]
     ours, theirs = (t.actions_per_second for t in totals.values())
     lines.append(f"ratio gamester / OpenSpiel per player action: {ours / theirs:.2f}x")
     return "\n".join(lines)

@@ -23,8 +23,7 @@ class PlainBar:
         self.n += k
         if self.n == self.total or self.n % max(1, self.total // 50) == 0:
             rate = self.n / max(1e-9, time.monotonic() - self.start)
-            print(f"\r{self.desc}: {self.n}/{self.total} ({rate:.1f}/s)", end="", file=sys.stderr,
-                  flush=True)
+            print(f"\r{self.desc}: {self.n}/{self.total} ({rate:.1f}/s)", end="", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         print(file=sys.stderr)

@@ -61,8 +61,9 @@ def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random
             for a in sorted(legal, key=lambda a: (a >> 3 != SPADE, -PTS[a])):
                 if a >> 3 == SPADE and not unseen_spades:
                     continue
-                if _beats_all(a, a >> 3, unseen) and (a >> 3 == SPADE or not unseen_spades
-                                                      or rng.random() < 0.5):
+                if _beats_all(a, a >> 3, unseen) and (
+                    a >> 3 == SPADE or not unseen_spades or rng.random() < 0.5
+                ):
                     return a
             side = [a for a in legal if a >> 3 != SPADE] or legal
             length = {s: sum(1 for a in hand if a >> 3 == s) for s in range(4)}

@@ -98,8 +98,20 @@ class Solver:
                 v = leaf_cache[k] = race(s0, s1, target)
             return v
 
-        def trick(h0: int, h1: int, pos: int, led: int, c: int, follower: int, t0: int, t1: int,
-                  s0: int, s1: int, alpha: float, beta: float) -> float:
+        def trick(
+            h0: int,
+            h1: int,
+            pos: int,
+            led: int,
+            c: int,
+            follower: int,
+            t0: int,
+            t1: int,
+            s0: int,
+            s1: int,
+            alpha: float,
+            beta: float,
+        ) -> float:
             # rules/penneech.md, Tricks: highest trump, else highest of the led suit.
             trump = pack[pos - 1] // 13
             ls = led // 13
@@ -147,8 +159,19 @@ class Solver:
                     return win1
             return leaf(s0, s1)
 
-        def search(h0: int, h1: int, pos: int, led: int, cur: int, t0: int, t1: int, s0: int,
-                   s1: int, alpha: float, beta: float) -> float:
+        def search(
+            h0: int,
+            h1: int,
+            pos: int,
+            led: int,
+            cur: int,
+            t0: int,
+            t1: int,
+            s0: int,
+            s1: int,
+            alpha: float,
+            beta: float,
+        ) -> float:
             self.nodes += 1
             key = (h0, h1, pos, led, cur, t0, s0, s1)
             e = tt.get(key)
@@ -280,8 +303,9 @@ def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
         return min(legal, key=lambda c: (row[c], c // 13 == trump, POWER[c]))
     ls = led // 13
     row = state._points[trump]
-    winners = [c for c in legal if (c // 13 == ls and POWER[c] > POWER[led]) or
-               (c // 13 != ls and c // 13 == trump)]
+    winners = [
+        c for c in legal if (c // 13 == ls and POWER[c] > POWER[led]) or (c // 13 != ls and c // 13 == trump)
+    ]
     if winners and (row[led] or rng.random() < 0.6):
         return min(winners, key=lambda c: (row[c] == 0, POWER[c]))
     return min(legal, key=lambda c: (row[c], POWER[c]))

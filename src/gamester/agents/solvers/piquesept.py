@@ -72,7 +72,7 @@ def solve_actions(world: Any, me: int) -> dict[int, float]:
             points = solver.outcome_points(w)
         else:
             # The deal ended with this card (its last trick): the points are counted.
-            points = (w._past[-1][6] if w._deal_no != world._deal_no else w._taken[w._soloist])
+            points = w._past[-1][6] if w._deal_no != world._deal_no else w._taken[w._soloist]
         out[a] = deal_return(points, is_solo, n)
     return out
 
@@ -96,8 +96,9 @@ class Solver:
             want = need - taken
             if want <= 0:
                 return need
-            v = self.search(list(w._hands), tuple(w._trick), w._leader, w._cur, w._led, w._best,
-                            w._bseat, want - 1, want)
+            v = self.search(
+                list(w._hands), tuple(w._trick), w._leader, w._cur, w._led, w._best, w._bseat, want - 1, want
+            )
             if v >= want:
                 return need
         return taken
@@ -105,11 +106,22 @@ class Solver:
     def future(self, w: PiqueseptState) -> int:
         """The soloist's points still to come from ``w`` (phase PLAY), both sides playing perfectly."""
         assert w._phase not in (FIRST, GIVE)
-        return self.search(list(w._hands), tuple(w._trick), w._leader, w._cur, w._led, w._best,
-                           w._bseat, -INF, INF)
+        return self.search(
+            list(w._hands), tuple(w._trick), w._leader, w._cur, w._led, w._best, w._bseat, -INF, INF
+        )
 
-    def search(self, hands: list[int], trick: tuple[int, ...], leader: int, cur: int, led: int,
-               best: int, bseat: int, alpha: int, beta: int) -> int:
+    def search(
+        self,
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        cur: int,
+        led: int,
+        best: int,
+        bseat: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
         self.nodes += 1
         if not any(hands) and not trick:
             return 0
@@ -160,8 +172,17 @@ class Solver:
                 t2 = trick + (c,)
                 if len(t2) == n:
                     pts = sum(map(PTS.__getitem__, t2))
-                    rest = self.search(hands, (), ns, ns, -1, -1, ns, alpha - (pts if ns == solo else 0),
-                                       beta - (pts if ns == solo else 0))
+                    rest = self.search(
+                        hands,
+                        (),
+                        ns,
+                        ns,
+                        -1,
+                        -1,
+                        ns,
+                        alpha - (pts if ns == solo else 0),
+                        beta - (pts if ns == solo else 0),
+                    )
                     v = rest + (pts if ns == solo else 0)
                 else:
                     v = self.search(hands, t2, leader, nxt, led, nb, ns, alpha, beta)

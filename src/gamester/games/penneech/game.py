@@ -223,10 +223,17 @@ class PenneechGame(Game):
         follow_suit = o.follow == "suit"
         key = (o.trick_honours, follow_suit)
         outcomes = _OUTCOMES.get(key) or _OUTCOMES.setdefault(
-            key, _trick_outcomes(TRICK_POINTS[o.trick_honours], follow_suit))
-        self.consts = (follow_suit, TRICK_POINTS[o.trick_honours], outcomes, REDEAL_BLOCKERS[o.redeal],
-                       o.target, o.objective == "deal",
-                       -1 if o.first_dealer == "draw" else int(o.first_dealer))
+            key, _trick_outcomes(TRICK_POINTS[o.trick_honours], follow_suit)
+        )
+        self.consts = (
+            follow_suit,
+            TRICK_POINTS[o.trick_honours],
+            outcomes,
+            REDEAL_BLOCKERS[o.redeal],
+            o.target,
+            o.objective == "deal",
+            -1 if o.first_dealer == "draw" else int(o.first_dealer),
+        )
 
     @property
     def num_players(self) -> int:
@@ -263,10 +270,36 @@ OBS_SIZE = _O_SCALARS + 8
 class PenneechState(State):
     game: PenneechGame
     __slots__ = (
-        "game", "seed", "chance", "_follow_suit", "_points", "_outcomes", "_blockers", "_target",
-        "_deal_only", "_scores", "_dealer", "_hands", "_pack", "_pos", "_trump", "_phase",
-        "_cur", "_leader", "_led", "_tricks", "_dealt", "_voids", "_deal_no", "_eligible",
-        "_history", "_winner", "_events", "_shown", "_last_trick", "_hl",
+        "game",
+        "seed",
+        "chance",
+        "_follow_suit",
+        "_points",
+        "_outcomes",
+        "_blockers",
+        "_target",
+        "_deal_only",
+        "_scores",
+        "_dealer",
+        "_hands",
+        "_pack",
+        "_pos",
+        "_trump",
+        "_phase",
+        "_cur",
+        "_leader",
+        "_led",
+        "_tricks",
+        "_dealt",
+        "_voids",
+        "_deal_no",
+        "_eligible",
+        "_history",
+        "_winner",
+        "_events",
+        "_shown",
+        "_last_trick",
+        "_hl",
     )
 
     def __init__(self, game: PenneechGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
@@ -275,8 +308,15 @@ class PenneechState(State):
         self.chance = chance
         if _blank:
             return
-        (self._follow_suit, self._points, self._outcomes, self._blockers, self._target,
-         self._deal_only, first) = game.consts
+        (
+            self._follow_suit,
+            self._points,
+            self._outcomes,
+            self._blockers,
+            self._target,
+            self._deal_only,
+            first,
+        ) = game.consts
         self._scores = [0, 0]
         self._history: list[int] = []
         self._winner = -1
@@ -421,7 +461,7 @@ class PenneechState(State):
 
     def _turned(self) -> list[int]:
         """This deal's turn-ups so far, in order (they are the stock's top cards)."""
-        return self._pack[14:self._pos]
+        return self._pack[14 : self._pos]
 
     def _played(self, seat: int) -> int:
         """The cards ``seat`` has played in this deal."""
@@ -582,12 +622,16 @@ class PenneechState(State):
         if self._phase == OVER:
             return f"{self._str(action)} is not legal: the game is over ({where})"
         if self._phase == REDEAL_PHASE:
-            return (f"{self._str(action)} is not legal: seat {self._cur} must first answer 'keep' or "
-                    f"'redeal' (rules/penneech.md, Redeal; {where})")
+            return (
+                f"{self._str(action)} is not legal: seat {self._cur} must first answer 'keep' or "
+                f"'redeal' (rules/penneech.md, Redeal; {where})"
+            )
         if action in (KEEP, REDEAL):
-            return (f"{self._str(action)} is not legal: a redeal may be asked only before the first "
-                    f"turn-up, by a seat holding no card that blocks it (rules/penneech.md, Redeal; "
-                    f"{where})")
+            return (
+                f"{self._str(action)} is not legal: a redeal may be asked only before the first "
+                f"turn-up, by a seat holding no card that blocks it (rules/penneech.md, Redeal; "
+                f"{where})"
+            )
         if type(action) is not int or not 0 <= action < 52:
             return f"{quote(action)} is not a Penneech action (0-53) ({where})"
         seat = self._cur
@@ -595,12 +639,17 @@ class PenneechState(State):
         if not self._hands[seat] >> action & 1:
             return f"{card_code(action)} is not in seat {seat}'s hand; legal: {legal} ({where})"
         led = self._led
-        rule = ("must follow suit" if self._follow_suit else
-                f"holding {SUIT_NAMES[led // 13]} must play {SUIT_NAMES[led // 13]} or a trump "
-                f"({SUIT_NAMES[self._trump]})")
-        return (f"{card_code(action)} is not legal: seat {seat} {rule} to the led {card_code(led)} "
-                f"(rules/penneech.md, Tricks, follow={self.game.options.follow}); legal: {legal} "
-                f"({where})")
+        rule = (
+            "must follow suit"
+            if self._follow_suit
+            else f"holding {SUIT_NAMES[led // 13]} must play {SUIT_NAMES[led // 13]} or a trump "
+            f"({SUIT_NAMES[self._trump]})"
+        )
+        return (
+            f"{card_code(action)} is not legal: seat {seat} {rule} to the led {card_code(led)} "
+            f"(rules/penneech.md, Tricks, follow={self.game.options.follow}); legal: {legal} "
+            f"({where})"
+        )
 
     def _str(self, action: object) -> str:
         if type(action) is int and 0 <= action < NUM_ACTIONS:
@@ -612,8 +661,10 @@ class PenneechState(State):
             return f"scores {self._scores[0]}-{self._scores[1]}"
         trick = self._tricks[0] + self._tricks[1] + 1
         t = "no trump yet" if self._trump < 0 else f"trump {SUITS[self._trump]}"
-        return (f"deal {self._deal_no + 1}, dealer seat {self._dealer}, trick {trick}, {t}, "
-                f"scores {self._scores[0]}-{self._scores[1]}, seat {self._cur} to act")
+        return (
+            f"deal {self._deal_no + 1}, dealer seat {self._dealer}, trick {trick}, {t}, "
+            f"scores {self._scores[0]}-{self._scores[1]}, seat {self._cur} to act"
+        )
 
     def returns(self) -> list[float]:
         if self._phase != OVER:
@@ -665,8 +716,9 @@ class PenneechState(State):
             return "redeal"
         if type(action) is int and 0 <= action < 52:
             return card_code(action)
-        raise InvalidActionError(f"{quote(action)} is not a Penneech action: 0-51 are cards, 52 keep, "
-                                 f"53 redeal")
+        raise InvalidActionError(
+            f"{quote(action)} is not a Penneech action: 0-51 are cards, 52 keep, 53 redeal"
+        )
 
     def string_to_action(self, text: str) -> int:
         t = text.strip().lower() if isinstance(text, str) else text
@@ -679,7 +731,8 @@ class PenneechState(State):
         except InvalidActionError:
             raise InvalidActionError(
                 f"{quote(text)} is not a Penneech action: write a card ('7D', '10S', 'Q♥'), 'keep' or "
-                f"'redeal'") from None
+                f"'redeal'"
+            ) from None
 
     def history_strings(self) -> list[str]:
         return [self.action_to_string(a) for a in self._history]
@@ -717,9 +770,14 @@ class PenneechState(State):
             "stock_size": 52 - self._pos,
             "leader": self._leader,
             "trick": trick,
-            "last_trick": None if lt is None else {
-                "leader": lt[0], "cards": [card_code(lt[1]), card_code(lt[2])], "winner": lt[3],
-                "points": lt[4]},
+            "last_trick": None
+            if lt is None
+            else {
+                "leader": lt[0],
+                "cards": [card_code(lt[1]), card_code(lt[2])],
+                "winner": lt[3],
+                "points": lt[4],
+            },
             "tricks_won": list(self._tricks),
             "played": [_codes(self._played(0)), _codes(self._played(1))],
             "known_voids": [[SUITS[s] for s in range(4) if self._voids[p] >> s & 1] for p in (0, 1)],
@@ -817,8 +875,8 @@ class PenneechState(State):
         pack = [0] * 52
         for seat, start in ((1 - d, 0), (d, 1)):
             pack[start:14:2] = cards_of(dealt[seat])
-        pack[14:self._pos] = self._pack[14:self._pos]
-        pack[self._pos:] = rest
+        pack[14 : self._pos] = self._pack[14 : self._pos]
+        pack[self._pos :] = rest
         s._pack = pack
         s._dealt = dealt
         log[-1] = pack
@@ -901,21 +959,42 @@ class PenneechState(State):
         events = self._events
         if events and events[0][0] == "trick_turnup":  # _TRICK_TURNUP (or a copy of it)
             leader, led, c, winner, pts = cast(tuple[int, int, int, int, int], self._last_trick)
-            events = [("trick", winner, leader, led, c, pts),
-                      ("turnup", winner, self._pack[self._pos - 1], 0)]
+            events = [
+                ("trick", winner, leader, led, c, pts),
+                ("turnup", winner, self._pack[self._pos - 1], 0),
+            ]
         for e in events:
             kind = e[0]
             if kind == "draw":
-                out.append({"type": "draw", "cards": [card_code(e[1]), card_code(e[2])],
-                            "dealer": None if e[3] < 0 else e[3]})
+                out.append(
+                    {
+                        "type": "draw",
+                        "cards": [card_code(e[1]), card_code(e[2])],
+                        "dealer": None if e[3] < 0 else e[3],
+                    }
+                )
             elif kind == "deal":
                 out.append({"type": "deal", "dealer": e[1], "deal": e[2]})
             elif kind == "turnup":
-                out.append({"type": "turn_up", "seat": e[1], "card": card_code(e[2]),
-                            "trump": SUITS[e[2] // 13], "points": e[3]})
+                out.append(
+                    {
+                        "type": "turn_up",
+                        "seat": e[1],
+                        "card": card_code(e[2]),
+                        "trump": SUITS[e[2] // 13],
+                        "points": e[3],
+                    }
+                )
             elif kind == "trick":
-                out.append({"type": "trick", "winner": e[1], "leader": e[2],
-                            "cards": [card_code(e[3]), card_code(e[4])], "points": e[5]})
+                out.append(
+                    {
+                        "type": "trick",
+                        "winner": e[1],
+                        "leader": e[2],
+                        "cards": [card_code(e[3]), card_code(e[4])],
+                        "points": e[5],
+                    }
+                )
             elif kind == "bonus":
                 out.append({"type": "card_bonus", "seat": e[1], "points": e[2]})
             elif kind == "redeal":
@@ -923,8 +1002,9 @@ class PenneechState(State):
             elif kind == "keep":
                 out.append({"type": "keep", "seat": e[1]})
             elif kind == "over":
-                out.append({"type": "game_over", "winner": None if e[1] < 0 else e[1],
-                            "scores": list(self._scores)})
+                out.append(
+                    {"type": "game_over", "winner": None if e[1] < 0 else e[1], "scores": list(self._scores)}
+                )
         return out
 
     def summary_extra(self) -> dict[str, Any]:
@@ -937,5 +1017,7 @@ class PenneechState(State):
         }
 
     def __repr__(self) -> str:
-        return (f"<PenneechState {self.game.spec()} seed={self.seed} {self._where()} "
-                f"hands {' '.join(_codes(self._hands[0]))} | {' '.join(_codes(self._hands[1]))}>")
+        return (
+            f"<PenneechState {self.game.spec()} seed={self.seed} {self._where()} "
+            f"hands {' '.join(_codes(self._hands[0]))} | {' '.join(_codes(self._hands[1]))}>"
+        )

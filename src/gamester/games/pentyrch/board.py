@@ -32,8 +32,7 @@ COORDS: tuple[tuple[int, int], ...] = tuple((ord(n[0]) - ord("a"), int(n[1])) fo
 _AT: dict[tuple[int, int], int] = {xy: i for i, xy in enumerate(COORDS)}
 
 # Compass directions, numbered for the dense action encoding (north = toward rank 7).
-DIRS: tuple[tuple[int, int], ...] = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0),
-                                     (-1, 1))
+DIRS: tuple[tuple[int, int], ...] = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 DIR_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 ENTER_SLOT = 8  # direction slot of entering from off the board
 OFF_SLOT = 9  # direction slot of bearing off
@@ -50,8 +49,8 @@ FORWARD: tuple[tuple[int, int], ...] = ((1, 0), (0, -1), (-1, 0), (0, 1))
 # rules/pentyrch.md, Directions: a home cell holds only its owner's court cards and those of the seat
 # whose goal it is. HOME_OK[seat][cell] is False for the home cells that seat may never stand on.
 HOME_OK: tuple[tuple[bool, ...], ...] = tuple(
-    tuple(not (c in HOME and c != HOME[s] and c != GOAL[s]) for c in range(NUM_CELLS))
-    for s in range(4))
+    tuple(not (c in HOME and c != HOME[s] and c != GOAL[s]) for c in range(NUM_CELLS)) for s in range(4)
+)
 
 
 def neighbour(cell: int, d: int) -> int:
@@ -64,7 +63,8 @@ def neighbour(cell: int, d: int) -> int:
 # NEIGH[cell][d]: the neighbour in direction d, or -1.
 NEIGH: tuple[tuple[int, ...], ...] = tuple(tuple(neighbour(c, d) for d in range(8)) for c in range(25))
 NEIGHBOURS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
-    tuple((d, neighbour(c, d)) for d in range(8) if neighbour(c, d) >= 0) for c in range(NUM_CELLS))
+    tuple((d, neighbour(c, d)) for d in range(8) if neighbour(c, d) >= 0) for c in range(NUM_CELLS)
+)
 
 
 def is_forward_or_side(seat: int, d: int) -> bool:
@@ -78,12 +78,14 @@ def is_forward_or_side(seat: int, d: int) -> bool:
 # forward_ok says whether the step is allowed without the cover_any_direction option.
 STEPS: tuple[tuple[tuple[tuple[int, int, bool], ...], ...], ...] = tuple(
     tuple(tuple((d, t, is_forward_or_side(s, d)) for d, t in NEIGHBOURS[c]) for c in range(NUM_CELLS))
-    for s in range(4))
+    for s in range(4)
+)
 
 # DIR_BETWEEN[a][b]: the direction from cell a to the adjacent cell b, or -1.
 DIR_BETWEEN: tuple[tuple[int, ...], ...] = tuple(
     tuple(next((d for d, t in NEIGHBOURS[a] if t == b), -1) for b in range(NUM_CELLS))
-    for a in range(NUM_CELLS))
+    for a in range(NUM_CELLS)
+)
 
 
 def layout_cell(i: int) -> int:

@@ -83,8 +83,7 @@ EQ = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] == v) for v in range(12))
 _SINGLES: dict[int, tuple[int, ...]] = {}
 # SIG[chunk]: the value counts of one suit's 13 rank bits, four bits per value; adding the four suits'
 # entries gives a hand's value signature, which is all a combination count depends on.
-SIG = tuple(sum(1 << (4 * VALUE[r]) for r in range(13) if m >> r & 1 and VALUE[r])
-            for m in range(1 << 13))
+SIG = tuple(sum(1 << (4 * VALUE[r]) for r in range(13) if m >> r & 1 and VALUE[r]) for m in range(1 << 13))
 
 
 def _codes_of(mask: int) -> tuple[int, ...]:
@@ -101,6 +100,7 @@ def _codes_of(mask: int) -> tuple[int, ...]:
             _SINGLES.clear()
         hit = _SINGLES[mask] = tuple(out)
     return hit
+
 
 SAFE = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered
 
@@ -134,13 +134,16 @@ def cards_of_mask(mask: int) -> list[int]:
     return out
 
 
-def _rehide(passcons: list[tuple[int, int, int, int]], hidden: list[int],
-            new: list[int]) -> list[tuple[int, int, int, int]]:
+def _rehide(
+    passcons: list[tuple[int, int, int, int]], hidden: list[int], new: list[int]
+) -> list[tuple[int, int, int, int]]:
     """A world's record of unseen passes: each passing hand as it would have been with the world's
     hidden cards ``new`` in place of the real ones ``hidden`` (the cards hidden then and seen
     since stay; the inference, a bound on the hand's sum, is unchanged)."""
-    return [(q, low, (hand & ~hidden[q]) | new[q], (then & ~hidden[q]) | new[q])
-            for q, low, hand, then in passcons]
+    return [
+        (q, low, (hand & ~hidden[q]) | new[q], (then & ~hidden[q]) | new[q])
+        for q, low, hand, then in passcons
+    ]
 
 
 def _canon_cards(mask: int) -> list[int]:
@@ -170,6 +173,7 @@ def _canon_tuple(mask: int) -> tuple[int, ...]:
 # How often determinize found no redraw meeting what play revealed and used an unconstrained draw
 # (watched by the tests; the real deal always qualifies, so this should stay 0).
 FALLBACKS = [0]
+
 
 def mask_value(mask: int) -> int:
     """The total value of the cards in a hand mask (Ace 1 … Ten 10)."""
@@ -209,6 +213,7 @@ def _combo_positions(values: tuple[int, ...], v: int, overpay: bool) -> tuple[tu
 
         every(0, [], 0)
     else:
+
         def minimal(start: int, chosen: list[int], total: int) -> None:
             for j in range(start, n):
                 t = total + values[j]
@@ -230,8 +235,9 @@ def _combo_positions(values: tuple[int, ...], v: int, overpay: bool) -> tuple[tu
     return tuple((top, sum(1 << i for i in rest)) for top, rest in out)
 
 
-def _payments(hand: int, v: int, always: bool, overpay: bool
-              ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+def _payments(
+    hand: int, v: int, always: bool, overpay: bool
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
     """rules/pentyrch.md, Exchange: every payment ``hand`` may lay on a pile whose top is worth ``v``.
 
     Returns (single cards, cards that may be shown, combinations as (top card, rest mask)); a
@@ -244,8 +250,10 @@ def _payments(hand: int, v: int, always: bool, overpay: bool
     # combine=always. A minimal combination never holds a card worth v on its own.
     if always or not singles:
         cards = _canon_cards(hand if overpay else hand & ~GE[v])
-        combos = tuple((cards[t], sum(BIT[cards[i]] for i in range(len(cards)) if r >> i & 1))
-                       for t, r in _combo_positions(tuple(VALUE[c] for c in cards), v, overpay))
+        combos = tuple(
+            (cards[t], sum(BIT[cards[i]] for i in range(len(cards)) if r >> i & 1))
+            for t, r in _combo_positions(tuple(VALUE[c] for c in cards), v, overpay)
+        )
     return singles, shows, combos
 
 
@@ -358,8 +366,10 @@ class PentyrchGame(Game):
         names = [card_code(c) for c in _canon_cards(m)]
         if self._overpay:
             return self._overpay_payments(hand, v).walk(names)
-        return ["+".join([names[t]] + [names[i] for i in range(len(names)) if r >> i & 1])
-                for t, r in self._combo_table(hand, v)[1]]
+        return [
+            "+".join([names[t]] + [names[i] for i in range(len(names)) if r >> i & 1])
+            for t, r in self._combo_table(hand, v)[1]
+        ]
 
     def _new_state(self, seed: int, chance: Chance) -> PentyrchState:
         return PentyrchState(self, seed, chance)
@@ -392,12 +402,46 @@ _PILE_SLOT = {c: i for i, c in enumerate(PILE_CELLS)}
 class PentyrchState(State):
     game: PentyrchGame
     __slots__ = (
-        "game", "seed", "chance", "_n", "_always", "_overpay", "_show", "_reveal", "_cover_any",
-        "_max_rounds", "_games", "_partners",
-        "_g", "_owner", "_dealer", "_unit", "_unit_seats", "_piles", "_stacks", "_cpos", "_hands",
-        "_hidden", "_dealt", "_setaside", "_seat", "_round", "_moved", "_finished", "_over",
-        "_game_over", "_hist", "_events", "_legal", "_combos", "_total_scores", "_total_returns",
-        "_caps", "_passcons", "_results", "_past_games",
+        "game",
+        "seed",
+        "chance",
+        "_n",
+        "_always",
+        "_overpay",
+        "_show",
+        "_reveal",
+        "_cover_any",
+        "_max_rounds",
+        "_games",
+        "_partners",
+        "_g",
+        "_owner",
+        "_dealer",
+        "_unit",
+        "_unit_seats",
+        "_piles",
+        "_stacks",
+        "_cpos",
+        "_hands",
+        "_hidden",
+        "_dealt",
+        "_setaside",
+        "_seat",
+        "_round",
+        "_moved",
+        "_finished",
+        "_over",
+        "_game_over",
+        "_hist",
+        "_events",
+        "_legal",
+        "_combos",
+        "_total_scores",
+        "_total_returns",
+        "_caps",
+        "_passcons",
+        "_results",
+        "_past_games",
     )
 
     def __init__(self, game: PentyrchGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
@@ -828,12 +872,27 @@ class PentyrchState(State):
         for p in range(n):
             self._total_scores[p] += pts[p]
             self._total_returns[p] += rets[p]
-        self._results.append({"game": self._g, "reason": reason, "winners": winners if w < n else [],
-                              "returns": rets, "scores": pts})
+        self._results.append(
+            {
+                "game": self._g,
+                "reason": reason,
+                "winners": winners if w < n else [],
+                "returns": rets,
+                "scores": pts,
+            }
+        )
         self._events.append(("game_over", self._g, reason, winners if w < n else [], rets))
         if self._g + 1 < self._games:
-            self._past_games += ((self._owner, self._dealt[:], self._hidden[:], self._caps[:],
-                                  self._passcons[:], self._setaside),)
+            self._past_games += (
+                (
+                    self._owner,
+                    self._dealt[:],
+                    self._hidden[:],
+                    self._caps[:],
+                    self._passcons[:],
+                    self._setaside,
+                ),
+            )
             # rules/pentyrch.md, End (games): the next game of the match, seats rotated.
             self._g += 1
             self._start_game()
@@ -957,8 +1016,9 @@ class PentyrchState(State):
 
     def action_to_string(self, action: int) -> str:
         if action.__class__ is not int or not 0 <= action < self.game.num_distinct_actions:
-            raise InvalidActionError(f"{quote(action)} is not a Pentyrch action (0-"
-                                     f"{self.game.num_distinct_actions - 1})")
+            raise InvalidActionError(
+                f"{quote(action)} is not a Pentyrch action (0-{self.game.num_distinct_actions - 1})"
+            )
         if action == PASS:
             return "pass"
         if self._is_legal(action):
@@ -968,8 +1028,15 @@ class PentyrchState(State):
         slot, code = divmod(action - 1, PAYS)
         k, d = divmod(slot, SLOTS)
         court = card_code(COURT_IDS[k])
-        pay = "" if code == 0 else (f" {card_code(NONCOURT[code - 1])}" if code < SHOW_CODE
-                                    else f" ={card_code(NONCOURT[code - SHOW_CODE])}")
+        pay = (
+            ""
+            if code == 0
+            else (
+                f" {card_code(NONCOURT[code - 1])}"
+                if code < SHOW_CODE
+                else f" ={card_code(NONCOURT[code - SHOW_CODE])}"
+            )
+        )
         if d == OFF_SLOT:
             return f"{court} off{pay}"
         if d == ENTER_SLOT:
@@ -981,8 +1048,10 @@ class PentyrchState(State):
 
     def string_to_action(self, text: str) -> int:
         if not isinstance(text, str):
-            raise InvalidActionError(f"{quote(text)} is not a Pentyrch action: write e.g. 'JH a4-b4 9C', "
-                                     f"'QH @a4', 'JH off' or 'pass'")
+            raise InvalidActionError(
+                f"{quote(text)} is not a Pentyrch action: write e.g. 'JH a4-b4 9C', "
+                f"'QH @a4', 'JH off' or 'pass'"
+            )
         parts = text.split()
         if len(parts) == 1 and parts[0].lower() == "pass":
             return PASS
@@ -990,12 +1059,15 @@ class PentyrchState(State):
             raise InvalidActionError(
                 f"{quote(text)} is not a Pentyrch action: write a court card, where it goes and the "
                 f"payment, e.g. 'JH a4-b4 9C', 'JH a4-b4 3S+5D', 'QH @a4 =6C', 'JH c4-d4', 'JH off' "
-                f"or 'pass' (rules/pentyrch.md, Action notation)")
+                f"or 'pass' (rules/pentyrch.md, Action notation)"
+            )
         card = parse_card(parts[0])
         k = COURT_OF_CARD.get(card, -1)
         if k < 0 or (self._n == 3 and k >= 9):
-            raise InvalidActionError(f"{quote(text)}: {quote(parts[0])} is not a court card in this game "
-                                     f"(J, Q or K of a playing seat's suit)")
+            raise InvalidActionError(
+                f"{quote(text)}: {quote(parts[0])} is not a court card in this game "
+                f"(J, Q or K of a playing seat's suit)"
+            )
         where = parts[1].lower()
         pay = parts[2] if len(parts) == 3 else ""
         seat = k // 3
@@ -1010,27 +1082,30 @@ class PentyrchState(State):
             if to != HOME[seat]:
                 raise IllegalActionError(
                     f"{quote(text)} is not legal: {parts[0]} enters only on {SEAT_NAMES[seat]}'s home cell "
-                    f"{CELL_NAMES[HOME[seat]]} (rules/pentyrch.md, A turn (2); {self._where()})")
+                    f"{CELL_NAMES[HOME[seat]]} (rules/pentyrch.md, A turn (2); {self._where()})"
+                )
             frm, d = -1, ENTER_SLOT
         else:
             a, sep, b = where.partition("-")
             frm, to = parse_cell(a), parse_cell(b)
             if not sep or frm < 0 or to < 0:
-                raise InvalidActionError(f"{quote(text)}: {quote(where)} is not a step: write from-to cells, "
-                                         f"e.g. a4-b4")
+                raise InvalidActionError(
+                    f"{quote(text)}: {quote(where)} is not a step: write from-to cells, e.g. a4-b4"
+                )
             d = DIR_BETWEEN[frm][to]
             if d < 0:
                 raise IllegalActionError(
                     f"{quote(text)} is not legal: {CELL_NAMES[frm]} and {CELL_NAMES[to]} are not adjacent; a "
-                    f"step goes to a neighbouring cell (rules/pentyrch.md, Directions; {self._where()})")
+                    f"step goes to a neighbouring cell (rules/pentyrch.md, Directions; {self._where()})"
+                )
         pos = self._cpos[k]
         if frm != pos and not self._over:
-            now = ("off the board" if pos == -1 else "in safety" if pos == SAFE
-                   else f"on {CELL_NAMES[pos]}")
+            now = "off the board" if pos == -1 else "in safety" if pos == SAFE else f"on {CELL_NAMES[pos]}"
             raise IllegalActionError(
                 f"{quote(text)} is not legal: {parts[0]} is {now}, not "
                 f"{'off the board' if frm < 0 else 'on ' + CELL_NAMES[frm]} "
-                f"(rules/pentyrch.md, A turn; {self._where()})")
+                f"(rules/pentyrch.md, A turn; {self._where()})"
+            )
         base = 1 + (k * SLOTS + d) * PAYS
         if not pay:
             return base
@@ -1076,30 +1151,39 @@ class PentyrchState(State):
         courts = []
         for k in range(seat * 3, seat * 3 + 3):
             p = self._cpos[k]
-            courts.append(card_code(COURT_IDS[k]) + ":" + ("off" if p == -1 else "safe" if p == SAFE
-                                                            else CELL_NAMES[p]))
+            courts.append(
+                card_code(COURT_IDS[k]) + ":" + ("off" if p == -1 else "safe" if p == SAFE else CELL_NAMES[p])
+            )
         # The hand's size only: messages reach whoever typed the move, not always its owner.
         size = self._hands[self._owner[seat]].bit_count()
         g = f"game {self._g + 1} of {self._games}, " if self._games > 1 else ""
-        return (f"{g}round {self._round + 1}, {SEAT_NAMES[seat]} (player {self._owner[seat]}) to move, "
-                f"{' '.join(courts)}, {size} cards in hand")
+        return (
+            f"{g}round {self._round + 1}, {SEAT_NAMES[seat]} (player {self._owner[seat]}) to move, "
+            f"{' '.join(courts)}, {size} cards in hand"
+        )
 
     def _why_illegal(self, action: object) -> str:
         if self._over:
             return f"{quote(action)} is not legal: the game is over ({self._where()})"
         if not isinstance(action, int) or not 0 <= action < self.game.num_distinct_actions:
-            return (f"{quote(action)} is not a Pentyrch action (0-{self.game.num_distinct_actions - 1}) "
-                    f"({self._where()})")
+            return (
+                f"{quote(action)} is not a Pentyrch action (0-{self.game.num_distinct_actions - 1}) "
+                f"({self._where()})"
+            )
         a = action
         text = self.action_to_string(a)
         legal = self.legal_actions()
         if a == PASS:
-            return (f"'pass' is not legal: {SEAT_NAMES[self._seat]} has {len(legal)} legal move(s) and "
-                    f"must move (rules/pentyrch.md, A turn: you must move if any move is legal; "
-                    f"{self._where()})")
+            return (
+                f"'pass' is not legal: {SEAT_NAMES[self._seat]} has {len(legal)} legal move(s) and "
+                f"must move (rules/pentyrch.md, A turn: you must move if any move is legal; "
+                f"{self._where()})"
+            )
         if a >= COMBO_BASE:
-            return (f"{text}: there are only {sum(1 for x in legal if x >= COMBO_BASE)} combination "
-                    f"payments here (rules/pentyrch.md, Exchange; {self._where()})")
+            return (
+                f"{text}: there are only {sum(1 for x in legal if x >= COMBO_BASE)} combination "
+                f"payments here (rules/pentyrch.md, Exchange; {self._where()})"
+            )
         slot, code = divmod(a - 1, PAYS)
         k, d = divmod(slot, SLOTS)
         pos = self._cpos[k]
@@ -1114,8 +1198,7 @@ class PentyrchState(State):
         top = -1 if code == 0 else NONCOURT[(code - 1) % 40]
         return self._why_illegal_parts(text, k, frm, to, mode, top, 0)
 
-    def _why_illegal_parts(self, text: str, k: int, frm: int, to: int, mode: int, top: int,
-                           rest: int) -> str:
+    def _why_illegal_parts(self, text: str, k: int, frm: int, to: int, mode: int, top: int, rest: int) -> str:
         """The rule a move breaks, in words: the action, the rule and the position."""
         rule, why = self._reason(k, frm, to, mode, top, rest)
         return f"{quote(text)} is not legal: {why} (rules/pentyrch.md, {rule}; {self._where()})"
@@ -1141,8 +1224,10 @@ class PentyrchState(State):
         if frm >= 0 and self._stacks[frm][-1] != k:
             return "Stacks", f"{court} is covered on {CELL_NAMES[frm]}; only the top card may move"
         if not HOME_OK[seat][to]:
-            return "Directions", (f"{CELL_NAMES[to]} is a home cell that only its owner and the seat "
-                                  f"whose goal it is may stand on")
+            return "Directions", (
+                f"{CELL_NAMES[to]} is a home cell that only its owner and the seat "
+                f"whose goal it is may stand on"
+            )
         fwd = frm < 0 or any(t == to and f for _d, t, f in STEPS[seat][frm])
         st = self._stacks[to]
         if st:
@@ -1153,8 +1238,11 @@ class PentyrchState(State):
             if len(st) >= 3:
                 return "Stacks", f"the stack on {CELL_NAMES[to]} already holds three court cards"
             under = COURT_RANK_NAMES[st[-1] % 3]
-            order = "on the free space a Jack covers a Queen or King and a Queen a King" if to == FREE \
+            order = (
+                "on the free space a Jack covers a Queen or King and a Queen a King"
+                if to == FREE
                 else "a King covers a Queen or Jack and a Queen a Jack"
+            )
             return "Stacks", f"a {COURT_RANK_NAMES[k % 3]} may not cover a {under}: {order}"
         if not fwd:
             return "Directions", "a step goes forward, diagonally forward or sideways, never backward"
@@ -1173,8 +1261,11 @@ class PentyrchState(State):
             if not self._show:
                 return "Exchange (show)", "showing is not allowed (show=false)"
             if len(pile) != 1:
-                return "Exchange (show)", f"the pile on {CELL_NAMES[to]} has {len(pile)} cards; only a " \
-                                          f"single card may be matched by showing"
+                return (
+                    "Exchange (show)",
+                    f"the pile on {CELL_NAMES[to]} has {len(pile)} cards; only a "
+                    f"single card may be matched by showing",
+                )
             return "Exchange (show)", f"the shown card must equal the pile's value {v}"
         if not rest:
             return "Exchange", f"a single card must be worth at least the pile's top value {v}"
@@ -1203,17 +1294,26 @@ class PentyrchState(State):
     def _view(self, player: int | None) -> dict[str, Any]:
         """The one view function: the public part, then (for a player) that player's own hand."""
         n = self._n
-        board = {CELL_NAMES[c]: {"pile": _codes(self._piles[c]),
-                                 "stack": [card_code(COURT_IDS[k]) for k in self._stacks[c]]}
-                 for c in range(NUM_CELLS)}
+        board = {
+            CELL_NAMES[c]: {
+                "pile": _codes(self._piles[c]),
+                "stack": [card_code(COURT_IDS[k]) for k in self._stacks[c]],
+            }
+            for c in range(NUM_CELLS)
+        }
         hands = []
         for q in range(n):
             if q == player:
                 hands.append({"player": q, "known": _codes(_canon_cards(self._hands[q])), "unknown": 0})
             else:
                 hidden = self._hidden[q]
-                hands.append({"player": q, "known": _codes(_canon_cards(self._hands[q] & ~hidden)),
-                              "unknown": hidden.bit_count()})
+                hands.append(
+                    {
+                        "player": q,
+                        "known": _codes(_canon_cards(self._hands[q] & ~hidden)),
+                        "unknown": hidden.bit_count(),
+                    }
+                )
         seats = [s for s in range(4) if self._owner[s] >= 0]
         view: dict[str, Any] = {
             "game": "pentyrch",
@@ -1229,10 +1329,18 @@ class PentyrchState(State):
             "seat_to_move": None if self._over else self._seat,
             "current_player": None if self._over else self._owner[self._seat],
             "board": board,
-            "off_board": {SEAT_NAMES[s]: [card_code(COURT_IDS[k]) for k in range(s * 3, s * 3 + 3)
-                                          if self._cpos[k] == -1] for s in seats},
-            "safe": {SEAT_NAMES[s]: [card_code(COURT_IDS[k]) for k in range(s * 3, s * 3 + 3)
-                                     if self._cpos[k] == SAFE] for s in seats},
+            "off_board": {
+                SEAT_NAMES[s]: [
+                    card_code(COURT_IDS[k]) for k in range(s * 3, s * 3 + 3) if self._cpos[k] == -1
+                ]
+                for s in seats
+            },
+            "safe": {
+                SEAT_NAMES[s]: [
+                    card_code(COURT_IDS[k]) for k in range(s * 3, s * 3 + 3) if self._cpos[k] == SAFE
+                ]
+                for s in seats
+            },
             "hands": hands,
             "set_aside": 1 if self._setaside >= 0 else 0,
             "moved_this_round": self._moved,
@@ -1334,8 +1442,7 @@ class PentyrchState(State):
             log[2 * g + 1] = self._hand_pack(owner, dealt, aside)
             past.append((owner, dealt, new, caps, _rehide(passcons, hidden, new), aside))
         s._past_games = tuple(past)
-        new, aside = self._draw_hidden(player, self._hidden, self._caps, self._passcons,
-                                       self._setaside, rng)
+        new, aside = self._draw_hidden(player, self._hidden, self._caps, self._passcons, self._setaside, rng)
         s._passcons = _rehide(self._passcons, self._hidden, new)
         for q in range(self._n):
             old = self._hidden[q]
@@ -1348,9 +1455,15 @@ class PentyrchState(State):
         s._combos = None
         return s
 
-    def _draw_hidden(self, player: int, hidden: list[int], caps: list[int],
-                     passcons: list[tuple[int, int, int, int]], setaside: int,
-                     rng: random.Random) -> tuple[list[int], int]:
+    def _draw_hidden(
+        self,
+        player: int,
+        hidden: list[int],
+        caps: list[int],
+        passcons: list[tuple[int, int, int, int]],
+        setaside: int,
+        rng: random.Random,
+    ) -> tuple[list[int], int]:
         """New hidden cards for every hand but ``player``'s (and a new set-aside card) drawn from the
         cards ``player`` has not seen, under the inferences of ``caps`` and ``passcons``."""
         n = self._n
@@ -1381,7 +1494,7 @@ class PentyrchState(State):
             for j, size in enumerate(sizes):
                 m = 0
                 top = 0
-                for c in deck[i:i + size]:
+                for c in deck[i : i + size]:
                     m |= BIT[c]
                     if VALUE[c] > top:
                         top = VALUE[c]
@@ -1397,7 +1510,7 @@ class PentyrchState(State):
             FALLBACKS[0] += 1
             parts, i = [], 0
             for size in sizes:
-                parts.append(sum(BIT[c] for c in deck[i:i + size]))
+                parts.append(sum(BIT[c] for c in deck[i : i + size]))
                 i += size
         new = hidden[:]
         for q, m in zip(others, parts, strict=True):
@@ -1422,52 +1535,103 @@ class PentyrchState(State):
         for e in self._events:
             kind = e[0]
             if kind == "new_game":
-                out.append({"type": "new_game", "game": e[1],
-                            "owners": [None if o < 0 else o for o in self._owner]})
+                out.append(
+                    {"type": "new_game", "game": e[1], "owners": [None if o < 0 else o for o in self._owner]}
+                )
             elif kind == "step":
                 _, seat, k, frm, to, under = e
-                out.append({"type": "enter" if frm < 0 else "move", "seat": seat,
-                            "card": card_code(COURT_IDS[k]),
-                            "from": None if frm < 0 else CELL_NAMES[frm], "to": CELL_NAMES[to],
-                            "how": "cover" if under else "free"})
+                out.append(
+                    {
+                        "type": "enter" if frm < 0 else "move",
+                        "seat": seat,
+                        "card": card_code(COURT_IDS[k]),
+                        "from": None if frm < 0 else CELL_NAMES[frm],
+                        "to": CELL_NAMES[to],
+                        "how": "cover" if under else "free",
+                    }
+                )
             elif kind == "exchange":
                 _, seat, k, frm, to, pile, top, rest = e
-                out.append({"type": "enter" if frm < 0 else "move", "seat": seat,
-                            "card": card_code(COURT_IDS[k]),
-                            "from": None if frm < 0 else CELL_NAMES[frm], "to": CELL_NAMES[to],
-                            "how": "exchange"})
-                out.append({"type": "exchange", "seat": seat, "cell": CELL_NAMES[to],
-                            "taken": _codes(pile),
-                            "laid": [card_code(top)] + _codes(_canon_cards(rest))})
+                out.append(
+                    {
+                        "type": "enter" if frm < 0 else "move",
+                        "seat": seat,
+                        "card": card_code(COURT_IDS[k]),
+                        "from": None if frm < 0 else CELL_NAMES[frm],
+                        "to": CELL_NAMES[to],
+                        "how": "exchange",
+                    }
+                )
+                out.append(
+                    {
+                        "type": "exchange",
+                        "seat": seat,
+                        "cell": CELL_NAMES[to],
+                        "taken": _codes(pile),
+                        "laid": [card_code(top)] + _codes(_canon_cards(rest)),
+                    }
+                )
             elif kind == "show":
                 _, seat, k, frm, to, top = e
-                out.append({"type": "enter" if frm < 0 else "move", "seat": seat,
-                            "card": card_code(COURT_IDS[k]),
-                            "from": None if frm < 0 else CELL_NAMES[frm], "to": CELL_NAMES[to],
-                            "how": "show"})
+                out.append(
+                    {
+                        "type": "enter" if frm < 0 else "move",
+                        "seat": seat,
+                        "card": card_code(COURT_IDS[k]),
+                        "from": None if frm < 0 else CELL_NAMES[frm],
+                        "to": CELL_NAMES[to],
+                        "how": "show",
+                    }
+                )
                 out.append({"type": "show", "seat": seat, "cell": CELL_NAMES[to], "card": card_code(top)})
             elif kind == "bear_off":
-                out.append({"type": "bear_off", "seat": e[1], "card": card_code(COURT_IDS[e[2]]),
-                            "from": CELL_NAMES[e[3]]})
+                out.append(
+                    {
+                        "type": "bear_off",
+                        "seat": e[1],
+                        "card": card_code(COURT_IDS[e[2]]),
+                        "from": CELL_NAMES[e[3]],
+                    }
+                )
             elif kind == "pass":
-                out.append({"type": "pass", "seat": e[1], "all_safe": e[3],
-                            "hand": None if e[2] is None else _codes(_canon_cards(e[2]))})
+                out.append(
+                    {
+                        "type": "pass",
+                        "seat": e[1],
+                        "all_safe": e[3],
+                        "hand": None if e[2] is None else _codes(_canon_cards(e[2])),
+                    }
+                )
             elif kind == "finished":
-                out.append({"type": "finished", "finished_seats": list(self._unit_seats[e[1]]),
-                            "players": self._unit_players(e[1])})
+                out.append(
+                    {
+                        "type": "finished",
+                        "finished_seats": list(self._unit_seats[e[1]]),
+                        "players": self._unit_players(e[1]),
+                    }
+                )
             elif kind == "game_over":
-                out.append({"type": "game_over", "game": e[1], "reason": e[2], "winners": e[3],
-                            "returns": e[4]})
+                out.append(
+                    {"type": "game_over", "game": e[1], "reason": e[2], "winners": e[3], "returns": e[4]}
+                )
         return out
 
     def summary_extra(self) -> dict[str, Any]:
         seats = [s for s in range(4) if self._owner[s] >= 0]
         return {
-            "board": {CELL_NAMES[c]: {"pile": _codes(self._piles[c]),
-                                      "stack": [card_code(COURT_IDS[k]) for k in self._stacks[c]]}
-                      for c in range(NUM_CELLS)},
-            "safe": {SEAT_NAMES[s]: [card_code(COURT_IDS[k]) for k in range(s * 3, s * 3 + 3)
-                                     if self._cpos[k] == SAFE] for s in seats},
+            "board": {
+                CELL_NAMES[c]: {
+                    "pile": _codes(self._piles[c]),
+                    "stack": [card_code(COURT_IDS[k]) for k in self._stacks[c]],
+                }
+                for c in range(NUM_CELLS)
+            },
+            "safe": {
+                SEAT_NAMES[s]: [
+                    card_code(COURT_IDS[k]) for k in range(s * 3, s * 3 + 3) if self._cpos[k] == SAFE
+                ]
+                for s in seats
+            },
             "seat_to_move": None if self._over else SEAT_NAMES[self._seat],
             "round": self._round,
             "match_game": self._g,
@@ -1492,4 +1656,3 @@ class PentyrchState(State):
 
     def __repr__(self) -> str:
         return f"<PentyrchState {self.game.spec()} seed={self.seed} {self._where()}>"
-

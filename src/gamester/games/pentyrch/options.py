@@ -16,43 +16,66 @@ SOURCE = "Mal Jones, Pentyrch (2003), seed text shared/seeds/pentyrch.txt, read 
 @dataclass(frozen=True)
 class PentyrchOptions:
     players: int = option(
-        4, choices=(2, 3, 4),
+        4,
+        choices=(2, 3, 4),
         doc="number of players: 4 (one seat each), 3 (West, North, East; one hand card set aside) or "
-            "2 (player A plays West and East, player B North and South, one hand each)")
+        "2 (player A plays West and East, player B North and South, one hand each)",
+    )
     partners: bool = option(
-        False, doc="four players only: West and East play together against North and South")
-    cover_any_direction: bool = option(
-        False, doc="covering steps (onto court cards) may also go backward")
+        False, doc="four players only: West and East play together against North and South"
+    )
+    cover_any_direction: bool = option(False, doc="covering steps (onto court cards) may also go backward")
     combine: str = option(
-        "when_needed", choices=("when_needed", "always"),
+        "when_needed",
+        choices=("when_needed", "always"),
         doc="when several hand cards may pay for one exchange: 'when_needed' (only if no single card "
-            "is high enough) or 'always'")
+        "is high enough) or 'always'",
+    )
     overpay: bool = option(
-        False, doc="a combination may hold cards that could be left out (default: it may not)")
+        False, doc="a combination may hold cards that could be left out (default: it may not)"
+    )
     show: bool = option(
-        True, doc="on a one-card pile, showing a hand card of equal value may replace the exchange")
+        True, doc="on a one-card pile, showing a hand card of equal value may replace the exchange"
+    )
     reveal_on_pass: bool = option(
-        True, doc="a seat that cannot move shows its hand to everyone when it passes")
+        True, doc="a seat that cannot move shows its hand to everyone when it passes"
+    )
     max_rounds: int = option(
-        200, minimum=1, maximum=100_000,
-        doc="the game ends after this many rounds (West to the dealer); the usual end decides")
+        200,
+        minimum=1,
+        maximum=100_000,
+        doc="the game ends after this many rounds (West to the dealer); the usual end decides",
+    )
     games: int = option(
-        1, minimum=1, maximum=1000,
-        doc="games in a match; seats rotate each game and scores and returns are summed")
+        1,
+        minimum=1,
+        maximum=1000,
+        doc="games in a match; seats rotate each game and scores and returns are summed",
+    )
 
     def validate(self) -> None:
         # rules/pentyrch.md, Seats: partnerships are West+East against North+South, four players only.
         if self.partners and self.players != 4:
-            raise ValueError(f"partners=true needs players=4 (got players={self.players}): "
-                             "partnerships are West+East against North+South")
+            raise ValueError(
+                f"partners=true needs players=4 (got players={self.players}): "
+                "partnerships are West+East against North+South"
+            )
 
 
 RULESETS: dict[str, RuleSet] = {
-    "standard": RuleSet("standard", {}, source=SOURCE,
-                        reading="four players, each for himself; every option at its default"),
-    "partnership": RuleSet("partnership", {"partners": True}, source=SOURCE,
-                           reading="players sitting opposite partner each other (the text's "
-                                   "partnership game)"),
-    "two_player": RuleSet("two_player", {"players": 2}, source=SOURCE,
-                          reading="two players, each with two sets of court cards of one colour"),
+    "standard": RuleSet(
+        "standard", {}, source=SOURCE, reading="four players, each for himself; every option at its default"
+    ),
+    "partnership": RuleSet(
+        "partnership",
+        {"partners": True},
+        source=SOURCE,
+        reading="players sitting opposite partner each other (the text's partnership game)",
+    ),
+    "two_player": RuleSet(
+        "two_player",
+        {"players": 2},
+        source=SOURCE,
+        reading="two players, each with two sets of court cards of one colour",
+    ),
 }

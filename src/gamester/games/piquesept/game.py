@@ -34,8 +34,7 @@ WIN_POINTS = 66
 
 # Dense action <-> core card id (suit * 13 + rank, rank 5 = seven … 12 = ace).
 A2ID: tuple[int, ...] = tuple((a >> 3) * 13 + (a & 7) + 5 for a in range(NUM_ACTIONS))
-ID2A: tuple[int, ...] = tuple(
-    (c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 for c in range(52))
+ID2A: tuple[int, ...] = tuple((c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 for c in range(52))
 # Bit of each core card id in a dense hand mask (so ``sum(map(IDBIT.__getitem__, cards))`` is a hand).
 IDBIT: tuple[int, ...] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
 CODE: tuple[str, ...] = tuple(CODES[c] for c in A2ID)
@@ -49,9 +48,12 @@ assert sum(PTS) == TOTAL_POINTS
 # the highest of the led suit (A K Q J T 9 8 7) wins. VAL[led suit][action] orders a trick's cards.
 _SPADE_POWER = tuple(8 if r == 0 else r for r in range(8))
 VAL: tuple[tuple[int, ...], ...] = tuple(
-    tuple(16 + _SPADE_POWER[a & 7] if a >> 3 == SPADE else (a & 7 if a >> 3 == ls else -1)
-          for a in range(NUM_ACTIONS))
-    for ls in range(4))
+    tuple(
+        16 + _SPADE_POWER[a & 7] if a >> 3 == SPADE else (a & 7 if a >> 3 == ls else -1)
+        for a in range(NUM_ACTIONS)
+    )
+    for ls in range(4)
+)
 
 # rules/piquesept.md, The soloist and the first trick: "highest card" orders for a defender with no
 # spade, as r values from high to low. 'points': by card points, then rank.
@@ -61,8 +63,10 @@ FIRST_ORDER = {
 }
 RANK_MASK = tuple(sum(1 << (s * 8 + r) for s in range(4)) for r in range(8))
 # For each order and each set of ranks held (8 bits), the highest rank held in that order.
-TOP_RANK = {name: tuple(next((r for r in order if m >> r & 1), -1) for m in range(256))
-            for name, order in FIRST_ORDER.items()}
+TOP_RANK = {
+    name: tuple(next((r for r in order if m >> r & 1), -1) for m in range(256))
+    for name, order in FIRST_ORDER.items()
+}
 
 # The events of a trick ending mid-deal, made only when asked for (last_events).
 _LAST_TRICK: list[tuple[Any, ...]] = []
@@ -147,8 +151,14 @@ class PiqueseptGame(Game):
         self.deal_to = tuple(tuple((j, (d + 1 + j) % n) for j in range(n)) for d in range(n))
         self.next_seat = tuple((s + 1) % n for s in range(n))
         # What every new state copies (PiqueseptState.__init__).
-        self.consts = (n, self.next_seat, self.hand_size, options.deals, options.trade_visible,
-                       options.first_dealer)
+        self.consts = (
+            n,
+            self.next_seat,
+            self.hand_size,
+            options.deals,
+            options.trade_visible,
+            options.first_dealer,
+        )
         self._obs_size = _obs_layout(n)[-1]
 
     @property
@@ -193,10 +203,37 @@ class PiqueseptState(State):
     game: PiqueseptGame
 
     __slots__ = (
-        "game", "seed", "chance", "_n", "_next", "_tricks_per_deal", "_deals", "_visible",
-        "_dealer", "_deal_no", "_hands", "_dealt", "_forced", "_soloist", "_drawer", "_phase", "_cur",
-        "_lm", "_leader", "_trick", "_led", "_best", "_bseat", "_ntricks", "_base", "_ret",
-        "_x", "_y", "_done", "_past", "_events",
+        "game",
+        "seed",
+        "chance",
+        "_n",
+        "_next",
+        "_tricks_per_deal",
+        "_deals",
+        "_visible",
+        "_dealer",
+        "_deal_no",
+        "_hands",
+        "_dealt",
+        "_forced",
+        "_soloist",
+        "_drawer",
+        "_phase",
+        "_cur",
+        "_lm",
+        "_leader",
+        "_trick",
+        "_led",
+        "_best",
+        "_bseat",
+        "_ntricks",
+        "_base",
+        "_ret",
+        "_x",
+        "_y",
+        "_done",
+        "_past",
+        "_events",
     )
 
     def __init__(self, game: PiqueseptGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
@@ -235,8 +272,7 @@ class PiqueseptState(State):
         else:
             for j, seat in g.deal_to[d]:
                 c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 = pack[j::3]
-                hands[seat] = (b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6] + b[c7] + b[c8]
-                               + b[c9])
+                hands[seat] = b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6] + b[c7] + b[c8] + b[c9]
         self._hands = hands
         self._dealt = tuple(hands)
         # rules/piquesept.md, The soloist and the first trick: the holder of 7S is the soloist.
@@ -429,8 +465,9 @@ class PiqueseptState(State):
         delta[s] = sign * (n - 1)
         self._ret = [r + d for r, d in zip(self._ret, delta, strict=True)]
         self._base = [b + t for b, t in zip(self._base, taken, strict=True)]
-        self._past.append((self._dealer, s, self._dealt, self._x, self._y, tuple(self._done), sp,
-                           tuple(delta)))
+        self._past.append(
+            (self._dealer, s, self._dealt, self._x, self._y, tuple(self._done), sp, tuple(delta))
+        )
         self._events.append(("deal_over", s, sp, tuple(delta)))
         self._deal_no += 1
         if self._deal_no < self._deals:
@@ -449,8 +486,9 @@ class PiqueseptState(State):
         if self._phase == OVER:
             return f"{_str(action)} is not legal: the game is over ({where})"
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
-            return (f"{quote(action)} is not a Piquesept action (0-31, one per card of the piquet pack) "
-                    f"({where})")
+            return (
+                f"{quote(action)} is not a Piquesept action (0-31, one per card of the piquet pack) ({where})"
+            )
         seat = self._cur
         code = CODE[action]
         legal = " ".join(codes(self._legal_mask()))
@@ -460,23 +498,31 @@ class PiqueseptState(State):
             return f"{code} cannot be given ({where})"
         if self._phase == FIRST:
             if seat == self._soloist:
-                return (f"{code} is not legal: the soloist (seat {seat}) must lead the 7S to the first "
-                        f"trick (rules/piquesept.md, The soloist and the first trick; {where})")
+                return (
+                    f"{code} is not legal: the soloist (seat {seat}) must lead the 7S to the first "
+                    f"trick (rules/piquesept.md, The soloist and the first trick; {where})"
+                )
             if self._hands[seat] & SPADES:
                 rule = "must play his highest spade"
             else:
-                rule = (f"holding no spade must play his highest card by "
-                        f"{self.game.options.first_trick_highest} (first_trick_highest="
-                        f"{self.game.options.first_trick_highest})")
-            return (f"{code} is not legal: in the first trick defender seat {seat} {rule} "
-                    f"(rules/piquesept.md, The soloist and the first trick); legal: {legal} ({where})")
+                rule = (
+                    f"holding no spade must play his highest card by "
+                    f"{self.game.options.first_trick_highest} (first_trick_highest="
+                    f"{self.game.options.first_trick_highest})"
+                )
+            return (
+                f"{code} is not legal: in the first trick defender seat {seat} {rule} "
+                f"(rules/piquesept.md, The soloist and the first trick); legal: {legal} ({where})"
+            )
         led = SUIT_NAMES[self._led]
         if self._hands[seat] & SUIT_MASK[self._led]:
             rule = f"holding {led} must follow suit"
         else:
             rule = f"void in {led} must play a spade"
-        return (f"{code} is not legal: defender seat {seat} {rule} (rules/piquesept.md, Later tricks); "
-                f"legal: {legal} ({where})")
+        return (
+            f"{code} is not legal: defender seat {seat} {rule} (rules/piquesept.md, Later tricks); "
+            f"legal: {legal} ({where})"
+        )
 
     def _where(self) -> str:
         s = self._soloist
@@ -486,8 +532,10 @@ class PiqueseptState(State):
         if self._phase == OVER:
             return f"after {self._deals} deal(s), returns {self._ret}"
         step = "the trade" if self._phase == GIVE else f"trick {self._ntricks + 1}"
-        return (f"deal {self._deal_no + 1} of {self._deals}, dealer seat {self._dealer}, soloist seat {s}, "
-                f"{step}, {side}, seat {self._cur} to act")
+        return (
+            f"deal {self._deal_no + 1} of {self._deals}, dealer seat {self._dealer}, soloist seat {s}, "
+            f"{step}, {side}, seat {self._cur} to act"
+        )
 
     # -- results -----------------------------------------------------------------------------
     def returns(self) -> list[float]:
@@ -554,7 +602,8 @@ class PiqueseptState(State):
         if a < 0:
             raise InvalidActionError(
                 f"{quote(text)} is not a Piquesept action: write a card of the piquet pack (ranks 7 8 9 T J "
-                f"Q K A, suits C D H S), e.g. '7S' or 'TH'")
+                f"Q K A, suits C D H S), e.g. '7S' or 'TH'"
+            )
         return a
 
     def history_strings(self) -> list[str]:
@@ -594,8 +643,7 @@ class PiqueseptState(State):
     def knows_trade(self, player: int | None) -> bool:
         """rules/piquesept.md, The draw and trade: the drawer and the soloist see the trade cards; the
         others (and spectators, ``None``) only with trade_visible."""
-        return self._visible or (player is not None and (player == self._soloist
-                                                          or player == self._drawer))
+        return self._visible or (player is not None and (player == self._soloist or player == self._drawer))
 
     def observation(self, player: int) -> dict[str, Any]:
         """rules/piquesept.md, What each seat knows: own hand, every card played (by whom), the
@@ -634,8 +682,10 @@ class PiqueseptState(State):
             "trick_number": min(self._ntricks + 1, self._tricks_per_deal),
             "leader": self._leader,
             "trick": [CODE[a] for a in self._trick],
-            "tricks": [{"leader": t[0], "cards": [CODE[a] for a in t[1]], "winner": t[2], "points": t[3]}
-                       for t in self._done],
+            "tricks": [
+                {"leader": t[0], "cards": [CODE[a] for a in t[1]], "winner": t[2], "points": t[3]}
+                for t in self._done
+            ],
             "trade_visible": self._visible,
             "trade": {
                 "stage": ("pending", "drawn", "given")[self.trade_stage()],
@@ -725,8 +775,15 @@ class PiqueseptState(State):
                 out.append({"type": "soloist", "seat": e[3]})
             elif kind == "trick":
                 leader, cards, winner, pts = e[1]
-                out.append({"type": "trick", "winner": winner, "leader": leader,
-                            "cards": [CODE[a] for a in cards], "points": pts})
+                out.append(
+                    {
+                        "type": "trick",
+                        "winner": winner,
+                        "leader": leader,
+                        "cards": [CODE[a] for a in cards],
+                        "points": pts,
+                    }
+                )
             elif kind in ("draw", "give"):
                 r, s, card = e[1], e[2], e[3]
                 ev = {"type": kind, "drawer": r, "soloist": s, "card": CODE[card]}
@@ -738,11 +795,23 @@ class PiqueseptState(State):
                 else:
                     out.append(ev)
             elif kind == "deal_over":
-                out.append({"type": "deal_over", "soloist": e[1],
-                            "card_points": [e[2], TOTAL_POINTS - e[2]], "returns": list(e[3])})
+                out.append(
+                    {
+                        "type": "deal_over",
+                        "soloist": e[1],
+                        "card_points": [e[2], TOTAL_POINTS - e[2]],
+                        "returns": list(e[3]),
+                    }
+                )
             elif kind == "game_over":
-                out.append({"type": "game_over", "returns": self.returns(), "scores": self.scores(),
-                             "deals": self._deal_results()})
+                out.append(
+                    {
+                        "type": "game_over",
+                        "returns": self.returns(),
+                        "scores": self.scores(),
+                        "deals": self._deal_results(),
+                    }
+                )
         return out
 
     def last_events_seen_by(self, viewer: int | None) -> list[dict[str, Any]]:
@@ -757,8 +826,15 @@ class PiqueseptState(State):
 
     def _deal_results(self) -> list[dict[str, Any]]:
         """Each finished deal: dealer, soloist, card points (soloist's side, defenders'), returns."""
-        return [{"dealer": p[0], "soloist": p[1], "card_points": [p[6], TOTAL_POINTS - p[6]],
-                 "returns": list(p[7])} for p in self._past]
+        return [
+            {
+                "dealer": p[0],
+                "soloist": p[1],
+                "card_points": [p[6], TOTAL_POINTS - p[6]],
+                "returns": list(p[7]),
+            }
+            for p in self._past
+        ]
 
     def summary_extra(self) -> dict[str, Any]:
         if self._phase == OVER:

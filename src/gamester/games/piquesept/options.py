@@ -53,37 +53,60 @@ def parse_removed_eights(value: Any) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class PiqueseptOptions:
     players: int = option(
-        4, choices=(4, 3),
+        4,
+        choices=(4, 3),
         doc="4 (one soloist against three defenders) or 3 (the 1798 book's three-hand game: two Eights "
-            "are taken out, ten cards each)")
-    first_dealer: int = option(0, minimum=0, maximum=3,
-                               doc="the seat that deals first; the deal passes clockwise after each deal")
+        "are taken out, ten cards each)",
+    )
+    first_dealer: int = option(
+        0, minimum=0, maximum=3, doc="the seat that deals first; the deal passes clockwise after each deal"
+    )
     removed_eights: tuple[str, ...] = option(
-        ("8H", "8D"), parse=parse_removed_eights, describe=_EIGHTS_DOC,
-        doc="with players=3, the two non-spade Eights taken out of the pack (ignored with 4 players)")
+        ("8H", "8D"),
+        parse=parse_removed_eights,
+        describe=_EIGHTS_DOC,
+        doc="with players=3, the two non-spade Eights taken out of the pack (ignored with 4 players)",
+    )
     first_trick_highest: str = option(
-        "rank", choices=("rank", "points"),
+        "rank",
+        choices=("rank", "points"),
         doc="in the first trick a defender without spades plays his highest card: 'rank' (A K Q J T 9 8 7) "
-            "or 'points' (by card points, then rank: A T K Q J 9 8 7)")
+        "or 'points' (by card points, then rank: A T K Q J 9 8 7)",
+    )
     trade_visible: bool = option(
-        False, doc="false: only the drawer and the soloist know the drawn and the given card; true: both "
-                   "are shown to everyone")
-    deals: int = option(1, minimum=1, maximum=1000,
-                        doc="deals in a match; scores and returns are summed over them")
+        False,
+        doc="false: only the drawer and the soloist know the drawn and the given card; true: both "
+        "are shown to everyone",
+    )
+    deals: int = option(
+        1, minimum=1, maximum=1000, doc="deals in a match; scores and returns are summed over them"
+    )
 
     def validate(self) -> None:
         if self.first_dealer >= self.players:
-            raise ValueError(f"first_dealer={self.first_dealer} is not a seat of a {self.players}-player "
-                             f"game: first_dealer must be from 0 to {self.players - 1}")
+            raise ValueError(
+                f"first_dealer={self.first_dealer} is not a seat of a {self.players}-player "
+                f"game: first_dealer must be from 0 to {self.players - 1}"
+            )
 
 
-_SOURCE = ("the 1798 rule book as summarized in the seed text penneech-piquesept.txt (CatsAtCards.com, "
-           "2015); readings from shared/rules/piquesept.md")
+_SOURCE = (
+    "the 1798 rule book as summarized in the seed text penneech-piquesept.txt (CatsAtCards.com, "
+    "2015); readings from shared/rules/piquesept.md"
+)
 
 RULESETS: dict[str, RuleSet] = {
-    "standard": RuleSet("standard", {}, source=_SOURCE,
-                        reading="four players, one deal, highest card by rank, the trade seen only by the "
-                                "two players making it"),
-    "three_hand": RuleSet("three_hand", {"players": 3}, source=_SOURCE,
-                          reading="the 1798 book's three-hand game: 8H and 8D removed, ten cards each"),
+    "standard": RuleSet(
+        "standard",
+        {},
+        source=_SOURCE,
+        reading="four players, one deal, highest card by rank, the trade seen only by the "
+        "two players making it",
+    ),
+    "three_hand": RuleSet(
+        "three_hand",
+        {"players": 3},
+        source=_SOURCE,
+        reading="the 1798 book's three-hand game: 8H and 8D removed, ten cards each",
+    ),
 }

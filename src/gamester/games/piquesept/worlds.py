@@ -100,10 +100,19 @@ def _deal_hidden(free: int, allowed: list[int], caps: list[int], rng: random.Ran
     return out
 
 
-def _world_deal(st: PiqueseptState, p: int, dealer: int, soloist: int,
-                tricks: list[tuple[int, list[int]]],
-                sizes: list[int], own: int, x_true: int, y_true: int, knows: bool,
-                rng: random.Random) -> tuple[list[int], int, int] | None:
+def _world_deal(
+    st: PiqueseptState,
+    p: int,
+    dealer: int,
+    soloist: int,
+    tricks: list[tuple[int, list[int]]],
+    sizes: list[int],
+    own: int,
+    x_true: int,
+    y_true: int,
+    knows: bool,
+    rng: random.Random,
+) -> tuple[list[int], int, int] | None:
     """New dealt hands for one deal as seen by ``p``: the pack (card ids), the drawn card (an id, or -1)
     and the given card (an action, or -1)."""
     game = st.game
@@ -230,8 +239,17 @@ def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptStat
     for dealer, soloist, _dealt, x, y, done, _sp, _delta in st._past:
         deals.append((dealer, soloist, _deal_tricks(done, 0, []), [0] * n, 0, x, y))
     if not st.is_terminal():
-        deals.append((st._dealer, st._soloist, _deal_tricks(st._done, st._leader, st._trick),
-                      [h.bit_count() for h in st._hands], st._hands[p], st._x, st._y))
+        deals.append(
+            (
+                st._dealer,
+                st._soloist,
+                _deal_tricks(st._done, st._leader, st._trick),
+                [h.bit_count() for h in st._hands],
+                st._hands[p],
+                st._x,
+                st._y,
+            )
+        )
     # A deal's actions: the first trick, the give, the other tricks; the give is hidden like the trade.
     per_deal = n * game.hand_size + 1
     for _attempt in range(3):
@@ -264,5 +282,7 @@ def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptStat
     # Unreachable while the inferences above are right. Handing out the real deals instead would
     # show every hidden card to a search, so this is an error (and counted for the tests).
     FALLBACKS[0] += 1
-    raise RuntimeError(f"piquesept determinize found no world for seat {p} after {st!s}: a bug in "
-                       f"the inferences of gamester.games.piquesept.worlds")
+    raise RuntimeError(
+        f"piquesept determinize found no world for seat {p} after {st!s}: a bug in "
+        f"the inferences of gamester.games.piquesept.worlds"
+    )
