@@ -90,7 +90,7 @@ def _frame(state: State, before: State | None, action: int | None, n: int) -> di
     out: dict[int, tuple[str, str, str]] = {}
     cp = state.current_player()
     terminal = state.is_terminal()
-    legal = [] if terminal else sorted(state.action_to_string(a) for a in state.legal_actions())
+    legal = [] if terminal else sorted(state.legal_action_strings())  # one pass (Pentyrch overpay)
     legal_json = _json(legal)
     for v in _viewers(n):
         who = None if v == SPECTATOR else v
@@ -471,7 +471,7 @@ class TableService:
             except Exception:  # noqa: BLE001 - any parse failure is bad input
                 raise ServiceError("illegal_action", f"{_short(text)} is not an action") from None
             if a not in state.legal_actions():
-                legal = sorted(state.action_to_string(x) for x in state.legal_actions())
+                legal = sorted(state.legal_action_strings())
                 raise ServiceError("illegal_action", f"{text!r} is not legal now; legal: " + " ".join(legal))
             canonical = state.action_to_string(a)
             new = state.clone()

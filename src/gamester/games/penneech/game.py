@@ -1017,7 +1017,5 @@ class PenneechState(State):
         }
 
     def __repr__(self) -> str:
-        return (
-            f"<PenneechState {self.game.spec()} seed={self.seed} {self._where()} "
-            f"hands {' '.join(_codes(self._hands[0]))} | {' '.join(_codes(self._hands[1]))}>"
-        )
+        # Neither the hands nor the seed (which rebuilds them): a repr ends up in logs and tracebacks.
+        return f"<PenneechState {self.game.spec()} {self._where()}>"

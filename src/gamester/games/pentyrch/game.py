@@ -1655,4 +1655,5 @@ class PentyrchState(State):
         return "off" if p == -1 else "safe" if p == SAFE else "out" if p == -2 else CELL_NAMES[p]
 
     def __repr__(self) -> str:
-        return f"<PentyrchState {self.game.spec()} seed={self.seed} {self._where()}>"
+        # Not the seed: it rebuilds every hidden card, and a repr ends up in logs and tracebacks.
+        return f"<PentyrchState {self.game.spec()} {self._where()}>"

@@ -856,8 +856,8 @@ class PiqueseptState(State):
         }
 
     def __repr__(self) -> str:
-        hands = " | ".join(" ".join(codes(h)) for h in self._hands)
-        return f"<PiqueseptState {self.game.spec()} seed={self.seed} {self._where()} hands {hands}>"
+        # Neither the hands nor the seed (which rebuilds them): a repr ends up in logs and tracebacks.
+        return f"<PiqueseptState {self.game.spec()} {self._where()}>"
 
 
 def _str(action: object) -> str:
