@@ -35,7 +35,7 @@ from gamester.core.registry import game_class, load_game
 from gamester.sim import metrics as M
 from gamester.sim.backend import check_backend, run_jobs
 from gamester.sim.estimate import Estimator
-from gamester.sim.tournament import agent_seed
+from gamester.sim.tournament import agent_seed, check_out_dir
 
 MAX_ACTIONS = 20_000
 """A game still running after this many actions is stopped and counted as a timeout."""
@@ -321,14 +321,6 @@ def run_analysis(a: Analysis, out_dir: str | None = None) -> dict[str, Any]:
     if out_dir:
         write_analysis(out_dir, a, summary, details, wall)
     return summary
-
-
-def check_out_dir(out_dir: str) -> None:
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise GameError(f"--out {out_dir} is a file, not a folder")
-    parent = os.path.dirname(os.path.abspath(out_dir))
-    if not os.path.isdir(parent):
-        raise GameError(f"--out {out_dir}: the folder {parent} does not exist")
 
 
 def write_analysis(
