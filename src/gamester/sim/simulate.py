@@ -80,7 +80,9 @@ def simulate(
 
 
 def check_out_file(out: str) -> None:
-    """``--out FILE``: refuse a missing folder or a folder, in one line (a file is overwritten)."""
+    """``--out FILE``: refuse a missing folder or a folder, in one line. An existing file is replaced
+    only once every game is written (records go to ``FILE.partial`` until then), so an interrupted
+    run never loses the old file; the partial one keeps the games finished so far."""
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise AgentError(f"--out {out}: the folder {folder} does not exist")
@@ -114,7 +116,8 @@ def run_simulation(
     totals = [0.0] * n
     wins = [0] * n
     with contextlib.ExitStack() as stack:
-        sink = stack.enter_context(open(out, "w", encoding="utf-8")) if out else None
+        partial = f"{out}.partial" if out else None
+        sink = stack.enter_context(open(partial, "w", encoding="utf-8")) if partial else None
         for rec, returns, won in simulate(
             game_spec,
             options,
@@ -133,6 +136,8 @@ def run_simulation(
                 totals[p] += returns[p]
             for w in won:
                 wins[w] += 1
+    if out and partial:
+        os.replace(partial, out)
     print(f"{games} games of {game.spec()}" + (f", records in {out}" if out else ""))
     for p in range(n):
         print(f"  player {p} ({specs[p]}): mean return {totals[p] / games:+.3f}, wins {wins[p]}")
