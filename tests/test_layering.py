@@ -1,0 +1,171 @@
+"""Imports go one way: core <- games <- agents <- the rest (play, web, sim, store, interop).
+
+Every module under ``src/gamester`` is parsed with :mod:`ast`; each import anywhere in it counts (top
+level, inside a function, under ``TYPE_CHECKING``, and ``importlib.import_module`` with a literal
+``gamester...`` name or an f-string starting with one). Nothing is imported, so a module that is broken
+or slow to import is still checked.
+
+The upper layers may import each other only along the edges that exist today (``ALLOWED`` below); a
+new edge between them is a decision to write down here, not an accident.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "gamester"
+
+BASE = {"core", "games", "agents"}
+
+# Layer -> the other layers it may import. "gamester" is the package's own __init__ (a facade over
+# core, with the version); "__main__" is ``python -m gamester``.
+ALLOWED: dict[str, set[str]] = {
+    "core": set(),
+    "gamester": {"core"},
+    "games": {"core"},
+    "agents": {"core", "games"},
+    # The rest may use everything below them; between them, only what exists today:
+    # play's CLI starts the web server and the simulations; the web app reuses play's words and the store.
+    "play": BASE | {"gamester", "sim", "web"},
+    "web": BASE | {"gamester", "play", "store"},
+    "sim": BASE | {"gamester"},
+    "store": BASE | {"gamester"},
+    "interop": BASE | {"gamester"},
+    "__main__": BASE | {"gamester", "play"},
+}
+
+
+def module_name(path: Path, src: Path = SRC) -> str:
+    """``src/gamester/games/penneech/game.py`` -> ``gamester.games.penneech.game``."""
+    parts = list(path.relative_to(src.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> str:
+    """The layer a ``gamester...`` module belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "gamester"
+
+
+def imported_names(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """Every ``gamester...`` module ``source`` imports, with its line number."""
+    tree = ast.parse(source)
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                if node.module:
+                    names = [".".join([*base, node.module])]
+                else:
+                    names = [".".join([*base, alias.name]) for alias in node.names]
+            elif node.module:
+                names = [node.module]
+        elif isinstance(node, ast.Call) and _is_import_module(node.func) and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                names = [arg.value]
+            elif isinstance(arg, ast.JoinedStr) and arg.values:
+                head = arg.values[0]
+                if isinstance(head, ast.Constant) and isinstance(head.value, str):
+                    # f"gamester.agents.heuristics.{name}": the fixed part decides the layer.
+                    names = [head.value.rstrip(".")]
+        found.extend(
+            (node.lineno, name) for name in names if name == "gamester" or name.startswith("gamester.")
+        )
+    return found
+
+
+def _is_import_module(func: ast.expr) -> bool:
+    if isinstance(func, ast.Attribute):
+        return func.attr == "import_module" or func.attr == "__import__"
+    return isinstance(func, ast.Name) and func.id in ("import_module", "__import__")
+
+
+def violations(source: str, module: str, is_package: bool = False) -> list[str]:
+    """One line per import of ``source`` (the module ``module``) that goes against the layering."""
+    layer = layer_of(module)
+    if layer not in ALLOWED:
+        return [f"{module}: layer {layer!r} is not in tests/test_layering.py's ALLOWED table; add it there"]
+    out: list[str] = []
+    for line, name in imported_names(source, module, is_package):
+        target = layer_of(name)
+        if target == layer:
+            if layer == "games" and not _same_game(module, name):
+                out.append(f"{module}:{line} imports {name}: a game imports only core and its own package")
+            continue
+        if target not in ALLOWED[layer]:
+            allowed = ", ".join(sorted(ALLOWED[layer])) or "nothing else of gamester"
+            out.append(f"{module}:{line} imports {name}: {layer} may import only {allowed}")
+    return out
+
+
+def _same_game(module: str, name: str) -> bool:
+    mine = module.split(".")[:3]
+    theirs = name.split(".")[:3]
+    # gamester.games itself holds no code; a game module importing another game is the error.
+    return len(theirs) < 3 or mine == theirs
+
+
+def all_modules() -> list[Path]:
+    return sorted(SRC.rglob("*.py"))
+
+
+def test_the_tree_has_modules_in_every_layer() -> None:
+    """The scan sees the real tree (a wrong path would make the layering test pass on nothing)."""
+    layers = {layer_of(module_name(p)) for p in all_modules()}
+    assert {"core", "games", "agents", "play", "web", "sim", "store", "interop"} <= layers
+
+
+def test_imports_go_one_way() -> None:
+    problems: list[str] = []
+    for path in all_modules():
+        module = module_name(path)
+        problems += violations(path.read_text(encoding="utf-8"), module, path.name == "__init__.py")
+    assert not problems, "imports against the layering:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("gamester.core.cards", "from gamester.games.penneech import game"),
+        ("gamester.core.cards", "import gamester"),
+        ("gamester.games.penneech.game", "def f():\n    from gamester.agents import make_agent\n"),
+        ("gamester.games.penneech.game", "from gamester.games.piquesept.game import PiqueseptState"),
+        ("gamester.games.penneech.game", "import importlib\nimportlib.import_module('gamester.play.words')"),
+        ("gamester.agents.pimc", "from ..interop import openspiel"),
+        ("gamester.agents.pimc", "from gamester.sim import simulate"),
+        ("gamester.agents.pimc", "import importlib\nm = importlib.import_module(f'gamester.web.{x}')"),
+        ("gamester.sim.simulate", "from gamester.web import app"),
+        ("gamester.store.schema", "from gamester.play import cli"),
+        ("gamester.interop.openspiel", "from gamester.sim import simulate"),
+    ],
+)
+def test_a_backward_import_is_caught(module: str, source: str) -> None:
+    """The checker itself: each of these goes against the layering and must be reported."""
+    assert violations(source, module), f"{module}: {source!r} was not reported"
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "is_package"),
+    [
+        ("gamester.core.record", "from gamester.core.errors import GameError", False),
+        ("gamester.games.piquesept.game", "from .options import RULESETS", False),
+        ("gamester.games.pentyrch", "from . import game", True),
+        ("gamester.games.pentyrch", "from gamester.games.pentyrch.game import PentyrchGame", True),
+        ("gamester.agents.pimc", "from gamester.games.penneech.game import PenneechState", False),
+        ("gamester.web.app", "from gamester.store import repository", False),
+        ("gamester.play.cli", "def f():\n    from gamester.web import server\n", False),
+    ],
+)
+def test_a_forward_import_is_accepted(module: str, source: str, is_package: bool) -> None:
+    assert violations(source, module, is_package) == []
