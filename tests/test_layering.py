@@ -79,9 +79,8 @@ def imported_names(source: str, module: str, is_package: bool) -> list[tuple[int
                 if isinstance(head, ast.Constant) and isinstance(head.value, str):
                     # f"gamester.agents.heuristics.{name}": the fixed part decides the layer.
                     names = [head.value.rstrip(".")]
-        found.extend(
-            (node.lineno, name) for name in names if name == "gamester" or name.startswith("gamester.")
-        )
+        ours = [name for name in names if name == "gamester" or name.startswith("gamester.")]
+        found.extend((getattr(node, "lineno", 0), name) for name in ours)
     return found
 
 
