@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import random
 from collections.abc import Callable
 from importlib.metadata import entry_points
@@ -135,7 +136,19 @@ def test_random_games_obey_protocol(spec: str, seed: int) -> None:
         state.apply_action(legal[rng.randrange(len(legal))])
         steps += 1
         assert steps < 20_000
-    assert any(r != 0 for r in state.returns()) or gamester.summary(state)["winners"] == []
+    # The end has a result (SPEC, replay --json): one finite return per player, and the winners are
+    # exactly the players with the highest return, none when every return is equal (a draw).
+    # (This was `any(r != 0) or winners == []`, which held whatever the game did: all-zero returns
+    # are all equal, so their winners are always empty.)
+    returns = state.returns()
+    assert len(returns) == game.num_players
+    assert all(math.isfinite(r) for r in returns)
+    summary = gamester.summary(state)
+    assert summary["is_terminal"] is True and summary["current_player"] is None
+    assert summary["returns"] == returns
+    best = max(returns)
+    expected = [] if min(returns) == best else [p for p, r in enumerate(returns) if r == best]
+    assert summary["winners"] == expected
 
 
 @pytest.mark.parametrize("spec", SPECS)
