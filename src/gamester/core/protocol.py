@@ -105,6 +105,10 @@ def _spec_value(v: Any) -> str:
 class State(ABC):
     """One position. Subclasses keep their own fields; this base holds the bookkeeping."""
 
+    # Slots all the way down (abc.ABC declares empty ones): a state has no __dict__, so assigning a
+    # mistyped field raises AttributeError. Subclasses list only their own fields.
+    __slots__ = ("game", "seed", "chance")
+
     game: Game
     seed: int
     chance: Chance

@@ -270,9 +270,6 @@ OBS_SIZE = _O_SCALARS + 8
 class PenneechState(State):
     game: PenneechGame
     __slots__ = (
-        "game",
-        "seed",
-        "chance",
         "_follow_suit",
         "_points",
         "_outcomes",

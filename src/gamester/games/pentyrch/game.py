@@ -402,9 +402,6 @@ _PILE_SLOT = {c: i for i, c in enumerate(PILE_CELLS)}
 class PentyrchState(State):
     game: PentyrchGame
     __slots__ = (
-        "game",
-        "seed",
-        "chance",
         "_n",
         "_always",
         "_overpay",

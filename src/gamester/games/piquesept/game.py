@@ -203,9 +203,6 @@ class PiqueseptState(State):
     game: PiqueseptGame
 
     __slots__ = (
-        "game",
-        "seed",
-        "chance",
         "_n",
         "_next",
         "_tricks_per_deal",
