@@ -88,7 +88,7 @@ class RolloutAgent(EvaluatingAgent):
         policy = importlib.import_module(f"gamester.agents.heuristics.{name}").choose
         me = view.player
         if name == "penneech" and _REDEAL in legal:
-            # rules/penneech.md, Redeal: the heuristic always throws an eligible hand in. A fresh deal
+            # docs/rules/penneech.md, Dealing: the heuristic always throws an eligible hand in. A fresh deal
             # is worth about nothing, so the estimate is the race from the present scores.
             return {
                 "action": _REDEAL,

@@ -1,8 +1,8 @@
 """Records (the one interchange format), replay and summaries.
 
 A record is ``{"format": "gamester-record", "version": 1, "game", "options", "seed", "chance",
-"actions"}`` (SPEC.md); we add ``rules_version`` so a reader can tell which rules produced it.
-``replay`` checks every field and names the first bad one in a :class:`RecordError`.
+"actions"}`` (README.md, The Python API); we add ``rules_version`` so a reader can tell which rules produced
+it. ``replay`` checks every field and names the first bad one in a :class:`RecordError`.
 """
 
 from __future__ import annotations
@@ -203,8 +203,8 @@ def _replay(record: Any) -> State:
 
 
 def _check_unused_chance(game: Game, chance: list[Any], used: int) -> None:
-    """SPEC.md, Records: entries left unused at the end are allowed, but only well-formed ones: a
-    card code, or a pack (a list of codes, or one string of them) holding no card twice."""
+    """docs/records.md, What is checked: entries left unused at the end are allowed, but only well-formed
+    ones: a card code, or a pack (a list of codes, or one string of them) holding no card twice."""
     for i in range(used, len(chance)):
         entry = chance[i]
         if isinstance(entry, str) and len(entry) <= 4 * 104:

@@ -1,4 +1,4 @@
-"""The ``gamester`` command line (SPEC.md, Command line). Stable: tests and scripts rely on it.
+"""The ``gamester`` command line (README.md, The command line). Stable: tests and scripts rely on it.
 
 Imports are done inside each command, so ``gamester --help`` starts fast and loads no heavy library.
 """
@@ -19,7 +19,8 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with SPEC's failure path: one line naming what was wrong, exit status 2."""
+    """argparse with the documented failure path (README.md, The command line): one line naming what was
+    wrong, exit status 2."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
@@ -219,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGINT, _on_interrupt)
     try:
         return _main(argv)
-    except KeyboardInterrupt:  # SPEC: Ctrl-C anywhere leaves quietly
+    except KeyboardInterrupt:  # README.md, The command line: Ctrl-C anywhere leaves quietly
         _quiet_exit()
         return 130
 

@@ -1,8 +1,8 @@
 """Pentyrch in text: the cross for one player's observation, the moves grouped, one sentence per event.
 
 Everything here is built from ``PentyrchState.observation(player)``, ``last_events()`` and the
-canonical notation; nothing re-implements a rule (rules/pentyrch.md lives in
-``gamester.games.pentyrch``). The board is one line per rank, 73 columns wide, so the board, the
+canonical notation; nothing re-implements a rule (the rules, docs/rules/pentyrch.md,
+live in ``gamester.games.pentyrch``). The board is one line per rank, 73 columns wide, so the board, the
 hands and a turn's moves fit an 80 x 24 terminal.
 """
 
@@ -16,8 +16,8 @@ from gamester.core.cards import SUIT_NAMES, SUITS
 from gamester.games.pentyrch.board import CELL_NAMES, GOAL, HOME, ROWS, SEAT_NAMES, SEAT_SUIT
 from gamester.play.words import Names, card, cards, third_person
 
-# The board's geometry and the seats come from the rules module (rules/pentyrch.md, The playing
-# surface and Seats); only their drawing lives here.
+# The board's geometry and the seats come from the rules module (docs/rules/pentyrch.md, The board
+# and Seats, court cards and hands); only their drawing lives here.
 SEAT_SUITS = tuple(SUITS[i] for i in SEAT_SUIT)  # the suit letter of each seat's court cards
 _SUIT_WORDS = dict(zip(SUITS, SUIT_NAMES, strict=True))
 _FILES = "abcdefg"

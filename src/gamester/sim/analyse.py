@@ -1,4 +1,4 @@
-"""``gamester analyse``: what each rule set does to the game, measured (SPEC.md, Analysis).
+"""``gamester analyse``: what each rule set does to the game, measured (docs/analysis.md).
 
 For every rule set asked for, ``games`` games are played with the analysis agents (default: the best
 agent of the game in every seat). Game ``i`` uses the chance of seed ``seed + i``, as in ``simulate``.
@@ -11,7 +11,7 @@ At every decision each seat's chance of winning is estimated from that seat's ow
   worlds are copies of the true state; analysis only, never a player) against the same game with the
   same agent seeing only its seat, on the same deal and seeds.
 
-Outputs in ``DIR``: ``summary.json`` (the format of SPEC.md), ``NAME/records.jsonl`` (every analysed
+Outputs in ``DIR``: ``summary.json`` (its format in docs/analysis.md), ``NAME/records.jsonl`` (every analysed
 game's complete record, in the order played), one plot per metric comparing the rule sets
 (``METRIC.png``, with matplotlib) and ``report.md``. Definitions and sources: ``docs/analysis.md``.
 """

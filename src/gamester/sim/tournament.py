@@ -1,6 +1,6 @@
 """Tournaments on duplicate deals: every agent in every seat, the luck of the cards cancelled.
 
-Deal ``i`` is the chance of seed ``seed + i`` (SPEC.md: the same seed gives game i the same chance
+Deal ``i`` is the chance of seed ``seed + i`` (docs/tournaments.md: the same seed gives game i the same chance
 whatever the agents). Each deal is replayed under every *seating*:
 
 * as many agents as seats: every permutation for 2 and 3 players, the rotations for 4;

@@ -90,7 +90,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
 
 class _QuietServer(uvicorn.Server):
     """uvicorn re-raises the signal it caught once it has stopped, which shows a traceback from
-    inside asyncio; here a signal only asks the server to stop (SPEC: Ctrl-C leaves quietly)."""
+    inside asyncio; here a signal only asks the server to stop (README.md, The command line: Ctrl-C leaves
+    quietly)."""
 
     interrupted = False
 

@@ -31,7 +31,7 @@ KEEP, REDEAL = 52, 53
 
 
 def trick_points(card: int, trump: int, trump_only: bool) -> int:
-    """rules/penneech.md, Tricks: what ``card`` scores its trick's winner."""
+    """docs/rules/penneech.md, Tricks: what ``card`` scores its trick's winner."""
     if card == SEVEN_D:
         return 7 if trump == 1 else 0
     if trump_only and card // 13 != trump:

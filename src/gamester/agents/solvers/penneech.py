@@ -3,8 +3,8 @@
 The world is a determinized state (both hands and the stock order known), read through its fields
 without changing it. Alpha-beta over the remaining cards, with a transposition table of value bounds
 keyed by both hands, the stock position, the card led, the player to move, the tricks and the scores.
-Rules follow ``games/penneech/game.py`` (rules/penneech.md, Tricks, Turn-ups, End of deal, Winning);
-``tests/test_agents.py`` checks this solver against a brute-force search over the real engine.
+Rules follow ``games/penneech/game.py`` (docs/rules/penneech.md, Tricks, Turn-ups and trumps, End of the deal,
+Winning); ``tests/test_agents.py`` checks this solver against a brute-force search over the real engine.
 
 Values are seat 0's: a win inside the deal is 1 and a loss 0; a deal that ends without a winner is
 scored by :func:`race`, the chance that seat 0 wins the race to the target from those scores. With
@@ -112,7 +112,7 @@ class Solver:
             alpha: float,
             beta: float,
         ) -> float:
-            # rules/penneech.md, Tricks: highest trump, else highest of the led suit.
+            # docs/rules/penneech.md, Tricks: highest trump, else highest of the led suit.
             trump = pack[pos - 1] // 13
             ls = led // 13
             cs = c // 13
@@ -124,7 +124,7 @@ class Solver:
                 win = 1 - follower
             row = table[trump]
             pts = row[led] + row[c]
-            # rules/penneech.md, Winning: the target wins at once, even mid-deal.
+            # docs/rules/penneech.md, Winning: the target wins at once, even mid-deal.
             if win == 0:
                 t0 += 1
                 s0 += pts
@@ -135,7 +135,7 @@ class Solver:
                 s1 += pts
                 if target_on and s1 >= target:
                     return win1
-            # rules/penneech.md, Turn-ups: the winner turns the next card (after trick 7 too).
+            # docs/rules/penneech.md, Turn-ups and trumps: the winner turns the next card (after trick 7 too).
             tp = TURNUP_POINTS[pack[pos]]
             if tp:
                 if win == 0:
@@ -148,7 +148,7 @@ class Solver:
                         return win1
             if t0 + t1 < TRICKS:
                 return search(h0, h1, pos + 1, -1, win, t0, t1, s0, s1, alpha, beta)
-            # rules/penneech.md, End of deal: 4+ tricks score 2 x tricks - 7.
+            # docs/rules/penneech.md, End of the deal: 4+ tricks score 2 x tricks - 7.
             if t0 >= 4:
                 s0 += 2 * t0 - 7
                 if target_on and s0 >= target:
@@ -191,7 +191,7 @@ class Solver:
             a0, b0 = alpha, beta
             hand = h0 if cur == 0 else h1
             if led >= 0:
-                # rules/penneech.md, Tricks (follow).
+                # docs/rules/penneech.md, Tricks (follow).
                 follow = hand & SUIT_MASKS[led // 13]
                 if follow:
                     trump = pack[pos - 1] // 13
@@ -273,7 +273,7 @@ def _rollout_stop(state: Any, deal_no: int, steps: int) -> bool:
 
 
 def _rollout_value(state: Any) -> list[float]:
-    """rules/penneech.md, Winning: +1/-1 returns, estimated from the race to the target."""
+    """docs/rules/penneech.md, Winning: +1/-1 returns, estimated from the race to the target."""
     if state._deal_only:
         d = float(state._scores[0] - state._scores[1])
         return [d, -d]

@@ -4,7 +4,7 @@ The soloist plays against the defenders as one side, so the deal is a two-sided 
 points: the soloist maximises the points his tricks will still take, the defenders minimise them.
 Alpha-beta with a transposition table keyed by every hand, the trick so far and the seat to play;
 values are the points still to come, so the table does not depend on the points already taken. Rules
-follow ``games/piquesept/game.py`` (rules/piquesept.md, Later tricks; Scoring and winning).
+follow ``games/piquesept/game.py`` (docs/rules/piquesept.md, The remaining tricks; Scoring).
 
 A world's value for a seat is its return for the deal — ``+-(players - 1)`` for the soloist, ``-+1``
 for a defender, 0 for 65-65 — plus a hundredth of its side's card points as a tie-breaker; since
@@ -52,7 +52,7 @@ def as_probability(value: float, view: View) -> float | None:
 
 
 def deal_return(points: int, is_soloist: bool, n: int) -> float:
-    """rules/piquesept.md, Scoring and winning."""
+    """docs/rules/piquesept.md, Scoring."""
     sign = 1 if points >= WIN_POINTS else 0 if 2 * points == TOTAL_POINTS else -1
     side = points if is_soloist else TOTAL_POINTS - points
     return (sign * (n - 1) if is_soloist else -sign) + side / 100.0
@@ -142,7 +142,8 @@ class Solver:
         a0, b0 = alpha, beta
         solo = self.solo
         hand = hands[cur]
-        # rules/piquesept.md, Later tricks: a defender follows suit, else trumps, else plays anything.
+        # docs/rules/piquesept.md, The remaining tricks: a defender follows suit, else trumps, else plays
+        # anything.
         legal = (hand & SUIT_MASK[led] or hand & SPADES or hand) if trick and cur != solo else hand
         moves = []
         m = legal

@@ -1,4 +1,4 @@
-"""Penneech options and rule sets (``rules/penneech.md``: every reading a source allows otherwise)."""
+"""Penneech options and rule sets (``docs/rules/penneech.md``: every reading a source allows otherwise)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ RULESETS: dict[str, RuleSet] = {
     "standard": RuleSet(
         "standard",
         {},
-        source="modern summary (seed text, shared/seeds/penneech-piquesept.txt)",
+        source="modern summary: Penneech and Piquesept, CatsAtCards.com (2015)",
         reading="all defaults: the modern summary of the game",
     ),
     "cotton": RuleSet(

@@ -1,7 +1,7 @@
 """Pentyrch (Mal Jones, 2003): up to four players race their court cards across a cross of Ace-6 cards,
 paying with 7-10 hand cards, trapping and protecting.
 
-Rules: ``docs/rules/pentyrch.md`` (the project's words) after ``shared/rules/pentyrch.md`` (rulings).
+Rules: ``docs/rules/pentyrch.md`` (the project's words, and the rulings it follows).
 """
 
 from gamester.games.pentyrch.game import PentyrchGame, PentyrchState

@@ -1,6 +1,6 @@
 """The Pentyrch board: 25 cells of a cross, named like chess squares, and their geometry.
 
-``rules/pentyrch.md``, The playing surface: a five-by-five square without its corners, plus a home
+``docs/rules/pentyrch.md``, The board: a five-by-five square without its corners, plus a home
 cell beyond the middle of each side; d4 is the free space. Cells are numbered 0-24 in laying-out order
 (row by row from the top, left to right), d4 included, so layout card ``i`` lies on cell ``i`` for
 ``i < 12`` and on cell ``i + 1`` after the free space.
@@ -43,10 +43,10 @@ SEAT_NAMES = ("West", "North", "East", "South")
 SEAT_SUIT = (2, 0, 1, 3)
 HOME: tuple[int, ...] = (CELL_INDEX["a4"], CELL_INDEX["d7"], CELL_INDEX["g4"], CELL_INDEX["d1"])
 GOAL: tuple[int, ...] = (CELL_INDEX["g4"], CELL_INDEX["d1"], CELL_INDEX["a4"], CELL_INDEX["d7"])
-# rules/pentyrch.md, Directions: each seat's forward, from its home toward its goal.
+# docs/rules/pentyrch.md, Moving: each seat's forward, from its home toward its goal.
 FORWARD: tuple[tuple[int, int], ...] = ((1, 0), (0, -1), (-1, 0), (0, 1))
 
-# rules/pentyrch.md, Directions: a home cell holds only its owner's court cards and those of the seat
+# docs/rules/pentyrch.md, Moving: a home cell holds only its owner's court cards and those of the seat
 # whose goal it is. HOME_OK[seat][cell] is False for the home cells that seat may never stand on.
 HOME_OK: tuple[tuple[bool, ...], ...] = tuple(
     tuple(not (c in HOME and c != HOME[s] and c != GOAL[s]) for c in range(NUM_CELLS)) for s in range(4)
@@ -68,7 +68,7 @@ NEIGHBOURS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
 
 
 def is_forward_or_side(seat: int, d: int) -> bool:
-    """rules/pentyrch.md, Directions: forward, diagonally forward or sideways; never any backward."""
+    """docs/rules/pentyrch.md, Moving: forward, diagonally forward or sideways; never any backward."""
     fx, fy = FORWARD[seat]
     dx, dy = DIRS[d]
     return dx * fx + dy * fy >= 0
@@ -89,7 +89,7 @@ DIR_BETWEEN: tuple[tuple[int, ...], ...] = tuple(
 
 
 def layout_cell(i: int) -> int:
-    """rules/pentyrch.md, Laying out: pack[i] lies on this cell (row by row, skipping d4)."""
+    """docs/rules/pentyrch.md, The board: pack[i] lies on this cell (row by row, skipping d4)."""
     return i if i < FREE else i + 1
 
 

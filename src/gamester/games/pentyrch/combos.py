@@ -1,8 +1,8 @@
 """Pentyrch combination payments with ``overpay=true``, counted, ranked and unranked without listing them.
 
-rules/pentyrch.md, Exchange (overpay): any two or more hand cards adding up to at least the pile's top
-value pay for it, one of them chosen to lie on top. A hand of sixteen low cards has half a million such
-payments for one exchange, so the game never lists them: the dense action of a combination is its rank
+docs/rules/pentyrch.md, Moving, Exchange (overpay): any two or more hand cards adding up to at least the
+pile's top value pay for it, one of them chosen to lie on top. A hand of sixteen low cards has half a million
+such payments for one exchange, so the game never lists them: the dense action of a combination is its rank
 in canonical order, and this module turns ranks into payments and back by counting.
 
 Cards are *positions* ``0 … n-1`` of the hand's usable cards in canonical order (value high to low);

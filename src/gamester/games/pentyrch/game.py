@@ -1,6 +1,6 @@
 """Pentyrch: the rules engine.
 
-Every rule cites its ruling in ``shared/rules/pentyrch.md`` (section names in the comments). Cards keep
+Every rule cites the section of ``docs/rules/pentyrch.md`` (section names in the comments). Cards keep
 the core's 52 ids; the 40 non-court cards are the piles' and hands' cards, the twelve court cards are
 indexed ``k = seat * 3 + (0 Jack, 1 Queen, 2 King)``. Hands are 52-bit masks, one per player.
 
@@ -58,7 +58,8 @@ from gamester.games.pentyrch.combos import OverpayPayments
 from gamester.games.pentyrch.options import RULESETS, PentyrchOptions
 
 # -- cards ---------------------------------------------------------------------------------------
-# rules/pentyrch.md, Hands: values Ace 1, 2-10 at face value; suits only name cards.
+# docs/rules/pentyrch.md, Seats, court cards and hands: values Ace 1, 2-10 at face value; suits only name
+# cards.
 VALUE = [0] * 52
 for _c in range(52):
     _r = _c % 13
@@ -69,12 +70,12 @@ for _i, _c in enumerate(NONCOURT):
     IDX40[_c] = _i
 LAYOUT_CARDS: tuple[int, ...] = tuple(c for c in NONCOURT if VALUE[c] <= 6)  # Ace-6: 24 cards
 HAND_CARDS: tuple[int, ...] = tuple(c for c in NONCOURT if VALUE[c] >= 7)  # 7-10: 16 cards
-# rules/pentyrch.md, Action notation: canonical order is value high to low, then suit C D H S.
+# docs/rules/pentyrch.md, Notation: canonical order is value high to low, then suit C D H S.
 CANON = [(10 - VALUE[c]) * 4 + c // 13 for c in range(52)]
 COURT_IDS: tuple[int, ...] = tuple(SEAT_SUIT[k // 3] * 13 + 9 + k % 3 for k in range(12))
 COURT_OF_CARD = {c: k for k, c in enumerate(COURT_IDS)}
 COURT_RANK_NAMES = ("Jack", "Queen", "King")
-# rules/pentyrch.md, End: Jack 3, Queen 2, King 1.
+# docs/rules/pentyrch.md, The end: Jack 3, Queen 2, King 1.
 POINTS = (3, 2, 1)
 BIT = tuple(1 << c for c in range(52))
 # GE[v] / EQ[v]: the non-court cards worth at least / exactly v (v = 0 … 11).
@@ -186,8 +187,8 @@ def mask_value(mask: int) -> int:
 
 
 def _combo_positions(values: tuple[int, ...], v: int, overpay: bool) -> tuple[tuple[int, int], ...]:
-    """rules/pentyrch.md, Exchange: the combinations of cards worth ``values`` (high to low) that pay
-    for a pile worth ``v``, as (top position, mask of the other positions), in canonical order.
+    """docs/rules/pentyrch.md, Moving, Exchange: the combinations of cards worth ``values`` (high to low) that
+    pay for a pile worth ``v``, as (top position, mask of the other positions), in canonical order.
 
     Minimal (overpay=false): taking cards high to low, the last (lowest) card is the one that reaches
     v, so no card could be left out; nothing is added once v is reached. With overpay, any two or
@@ -238,7 +239,8 @@ def _combo_positions(values: tuple[int, ...], v: int, overpay: bool) -> tuple[tu
 def _payments(
     hand: int, v: int, always: bool, overpay: bool
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
-    """rules/pentyrch.md, Exchange: every payment ``hand`` may lay on a pile whose top is worth ``v``.
+    """docs/rules/pentyrch.md, Moving, Exchange: every payment ``hand`` may lay on a pile whose top is worth
+    ``v``.
 
     Returns (single cards, cards that may be shown, combinations as (top card, rest mask)); a
     reference for tests and tools (play uses the cached tables of :class:`PentyrchGame`).
@@ -246,8 +248,8 @@ def _payments(
     singles = tuple(c for c in _canon_cards(hand) if VALUE[c] >= v)
     shows = tuple(c for c in singles if VALUE[c] == v)
     combos: tuple[tuple[int, int], ...] = ()
-    # rules/pentyrch.md, Exchange (combine): several cards only when no single card will do, unless
-    # combine=always. A minimal combination never holds a card worth v on its own.
+    # docs/rules/pentyrch.md, Moving, Exchange (combine): several cards only when no single card will do,
+    # unless combine=always. A minimal combination never holds a card worth v on its own.
     if always or not singles:
         cards = _canon_cards(hand if overpay else hand & ~GE[v])
         combos = tuple(
@@ -472,18 +474,19 @@ class PentyrchState(State):
     def _start_game(self) -> None:
         n = self._n
         g = self._g
-        # rules/pentyrch.md, Seats and End (games): in game g player p sits at seat (p - g) mod n;
-        # with two players the colours swap each game.
+        # docs/rules/pentyrch.md, Seats, court cards and hands; The end (games): in game g player p sits at
+        # seat (p - g) mod n; with two players the colours swap each game.
         if n == 2:
             self._owner = [(s % 2 + g) % 2 for s in range(4)]
         elif n == 3:
             self._owner = [(s + g) % 3 for s in range(3)] + [-1]
         else:
             self._owner = [(s + g) % 4 for s in range(4)]
-        # rules/pentyrch.md, Seats: South deals (East with three players); a round runs from West to
-        # the dealer.
+        # docs/rules/pentyrch.md, Seats, court cards and hands: South deals (East with three players); a round
+        # runs from West to the dealer.
         self._dealer = 2 if n == 3 else 3
-        # rules/pentyrch.md, End: what finishes is a seat, a two-player player's two seats, or a team.
+        # docs/rules/pentyrch.md, The end: what finishes is a seat, a two-player player's two seats, or a
+        # team.
         self._unit_seats: list[tuple[int, ...]]
         if n == 2 or self._partners:
             self._unit = [0, 1, 0, 1]
@@ -495,10 +498,10 @@ class PentyrchState(State):
             self._unit = [0, 1, 2, 3]
             self._unit_seats = [(0,), (1,), (2,), (3,)]
         parse = self.game.parse_chance
-        # SPEC.md, Records: the layout pack (24), then the hand pack (16).
+        # Chance in the order used (docs/records.md): the layout pack (24), then the hand pack (16).
         layout = self.chance.pack(LAYOUT_CARDS, parse)
         deal = self.chance.pack(HAND_CARDS, parse)
-        # rules/pentyrch.md, Laying out: top first, row by row from d7, skipping d4.
+        # docs/rules/pentyrch.md, The board: top first, row by row from d7, skipping d4.
         piles: list[list[int]] = [[] for _ in range(NUM_CELLS)]
         for i, c in enumerate(layout):
             piles[layout_cell(i)].append(c)
@@ -508,8 +511,8 @@ class PentyrchState(State):
         if n == 3:  # South's court cards never play
             for k in (9, 10, 11):
                 self._cpos[k] = -2
-        # rules/pentyrch.md, Hands: one at a time from the dealer's left; with three the last card is
-        # set aside face down.
+        # docs/rules/pentyrch.md, Seats, court cards and hands: one at a time from the dealer's left; with
+        # three the last card is set aside face down.
         hands = [0] * n
         self._setaside = -1
         owner = self._owner
@@ -544,7 +547,7 @@ class PentyrchState(State):
         return self._over
 
     def _generate(self) -> None:
-        """rules/pentyrch.md, A turn: every legal move of the seat to move, as sorted dense actions.
+        """docs/rules/pentyrch.md, Moving: every legal move of the seat to move, as sorted dense actions.
 
         Moves paid with nothing, one card or a shown card are decoded from their action arithmetically
         (:meth:`_decode`); for combination moves ``_combos`` keeps each exchange's count, in rank
@@ -575,7 +578,7 @@ class PentyrchState(State):
             rk = k - k0
             base = 1 + k * (SLOTS * PAYS)
             if p < 0:
-                # rules/pentyrch.md, A turn (2): enter on the home cell, by exchange or by covering.
+                # docs/rules/pentyrch.md, Moving (2): enter on the home cell, by exchange or by covering.
                 h = HOME[seat]
                 st = stacks[h]
                 a = base + ENTER_SLOT * PAYS
@@ -597,12 +600,12 @@ class PentyrchState(State):
                             ncombos += n
                 continue
             if stacks[p][-1] != k:
-                continue  # rules/pentyrch.md, Stacks: only the top card may move
+                continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
             for d, t, fwd in steps[p]:
                 st = stacks[t]
                 if st:
-                    # rules/pentyrch.md, Stacks: at most three; K over Q or J, Q over J; reversed on
-                    # the free space. Covering may go backward with cover_any_direction.
+                    # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J; reversed
+                    # on the free space. Covering may go backward with cover_any_direction.
                     if len(st) < 3 and (fwd or cover_any) and home_ok[t]:
                         top_rank = st[-1] % 3
                         if (rk < top_rank) if t == FREE else (rk > top_rank):
@@ -628,12 +631,12 @@ class PentyrchState(State):
                             combos.append((k, p, t, hand, v, n))
                             ncombos += n
             if p == GOAL[seat]:
-                # rules/pentyrch.md, A turn (1): bear off from the goal cell.
+                # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
                 add(base + OFF_SLOT * PAYS)
         if combos:
             acts.extend(range(COMBO_BASE, COMBO_BASE + ncombos))
         elif not acts:
-            # rules/pentyrch.md, A turn: no legal move, so pass.
+            # docs/rules/pentyrch.md, Moving: no legal move, so pass.
             acts = _PASS_LIST
         self._legal = acts
         self._combos = combos
@@ -704,14 +707,14 @@ class PentyrchState(State):
         if frm >= 0:
             stacks[frm].pop()
         if to == OFF:
-            # rules/pentyrch.md, A turn (1): the court card goes to safety.
+            # docs/rules/pentyrch.md, Moving (1): the court card goes to safety.
             self._cpos[k] = SAFE
             self._events.append(("bear_off", seat, k, frm))
             self._check_finished(seat)
             return
         if mode == 1:
-            # rules/pentyrch.md, Exchange: the whole pile goes to the hand; the payment comes from the
-            # hand as it was before, the chosen card on top.
+            # docs/rules/pentyrch.md, Moving, Exchange: the whole pile goes to the hand; the payment comes
+            # from the hand as it was before, the chosen card on top.
             p = self._owner[seat]
             pile = self._piles[to]
             taken = 0
@@ -734,7 +737,7 @@ class PentyrchState(State):
                 if v < self._caps[p]:
                     self._caps[p] = v
         elif mode == 2:
-            # rules/pentyrch.md, Exchange (show): no card changes hands; the shown card is public.
+            # docs/rules/pentyrch.md, Moving, Showing: no card changes hands; the shown card is public.
             p = self._owner[seat]
             self._hidden[p] &= ~BIT[top]
             self._events.append(("show", seat, k, frm, to, top))
@@ -749,11 +752,11 @@ class PentyrchState(State):
         k0 = seat * 3
         all_safe = cpos[k0] == SAFE and cpos[k0 + 1] == SAFE and cpos[k0 + 2] == SAFE
         if all_safe:
-            # rules/pentyrch.md, A turn: a seat with all its cards in safety simply passes.
+            # docs/rules/pentyrch.md, Moving: a seat with all its cards in safety simply passes.
             self._events.append(("pass", seat, None, True))
             return
         if self._reveal:
-            # rules/pentyrch.md, A turn (reveal_on_pass): the hand is shown to all.
+            # docs/rules/pentyrch.md, Moving (reveal_on_pass): the hand is shown to all.
             self._hidden[p] = 0
             self._events.append(("pass", seat, self._hands[p], False))
             return
@@ -792,7 +795,7 @@ class PentyrchState(State):
         return True
 
     def _check_finished(self, seat: int) -> None:
-        # rules/pentyrch.md, End: all the unit's court cards in safety: finished, no more turns.
+        # docs/rules/pentyrch.md, The end: all the unit's court cards in safety: finished, no more turns.
         u = self._unit[seat]
         if u not in self._finished and self._unit_done(u):
             self._finished.append(u)
@@ -815,7 +818,7 @@ class PentyrchState(State):
                 return
 
     def _end_of_round(self) -> bool:
-        """rules/pentyrch.md, End: what happens after the dealer's turn. True if a game ended."""
+        """docs/rules/pentyrch.md, The end: what happens after the dealer's turn. True if a game ended."""
         self._round += 1
         if self._finished:
             self._end_game("finished")
@@ -833,7 +836,7 @@ class PentyrchState(State):
         return sorted({self._owner[s] for s in self._unit_seats[u]})
 
     def _game_points(self) -> list[int]:
-        """rules/pentyrch.md, End: Jack 3, Queen 2, King 1 per card in safety, per player."""
+        """docs/rules/pentyrch.md, The end: Jack 3, Queen 2, King 1 per card in safety, per player."""
         pts = [0] * self._n
         owner = self._owner
         for k in range(12):
@@ -862,7 +865,7 @@ class PentyrchState(State):
             win_units = [u for u in units if merit(u) == best]
         winners = sorted({p for u in win_units for p in self._unit_players(u)})
         w = len(winners)
-        # rules/pentyrch.md, End: w winners +1 each, the others -w/(n-w); all tied gives 0.
+        # docs/rules/pentyrch.md, The end: w winners +1 each, the others -w/(n-w); all tied gives 0.
         tied = w == 0 or w == n
         rets = [0.0 if tied else 1.0 if p in winners else -w / (n - w) for p in range(n)]
         pts = self._game_points()
@@ -890,7 +893,7 @@ class PentyrchState(State):
                     self._setaside,
                 ),
             )
-            # rules/pentyrch.md, End (games): the next game of the match, seats rotated.
+            # docs/rules/pentyrch.md, The end (games): the next game of the match, seats rotated.
             self._g += 1
             self._start_game()
         else:
@@ -952,7 +955,7 @@ class PentyrchState(State):
     # -- notation ------------------------------------------------------------------------------
     @staticmethod
     def format_move(m: Move) -> str:
-        """rules/pentyrch.md, Action notation, canonical form."""
+        """docs/rules/pentyrch.md, Notation, canonical form."""
         k, frm, to, mode, top, rest = m
         if k < 0:
             return "pass"
@@ -1126,7 +1129,7 @@ class PentyrchState(State):
         raise IllegalActionError(self._why_illegal_parts(text, k, frm, to, 1, top, rest))
 
     def action_seen_by(self, action: int, viewer: int | None) -> str:
-        """rules/pentyrch.md, What each seat knows: a move's notation is public once it is made (the
+        """docs/rules/pentyrch.md, What each player knows: a move's notation is public once it is made (the
         cards it lays go on the pile), so a legal move reads the same to everyone; what an action
         id would name in a position where it is not legal is told to the mover alone, since a
         combination id is decoded against the mover's hand."""
@@ -1278,7 +1281,7 @@ class PentyrchState(State):
         return [s for s in range(4) if self._owner[s] == p]
 
     def observation(self, player: int) -> dict[str, Any]:
-        """rules/pentyrch.md, What each seat knows: the board, every pile, cards that changed hands at
+        """docs/rules/pentyrch.md, What each player knows: the board, every pile, cards that changed hands at
         exchanges, shown hands and cards; never the unplayed dealt cards of others or the set-aside."""
         self.check_player(player)
         return self._view(player)
@@ -1516,7 +1519,7 @@ class PentyrchState(State):
 
     def _hand_pack(self, owner: list[int], dealt: list[int], setaside: int) -> list[int]:
         """The hand pack that deals ``dealt`` (and ``setaside``): each player's cards in card order at
-        that player's places in the deal (rules/pentyrch.md, Hands)."""
+        that player's places in the deal (docs/rules/pentyrch.md, Seats, court cards and hands)."""
         n = self._n
         mine = [cards_of_mask(m) for m in dealt]
         pack = []

@@ -1,7 +1,7 @@
-"""Pentyrch options and rule sets (``rules/pentyrch.md``: every reading the source allows otherwise).
+"""Pentyrch options and rule sets (``docs/rules/pentyrch.md``: every reading the source allows otherwise).
 
-Source: Mal Jones, *Pentyrch* (2003), seed text ``shared/seeds/pentyrch.txt``; the rulings in
-``shared/rules/pentyrch.md`` are the project's reconstruction and decide every doubtful point.
+Source: Mal Jones, *Pentyrch* (contributed rules, 2003); the readings in ``docs/rules/pentyrch.md``
+are the project's reconstruction and decide every doubtful point.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from gamester.core.options import RuleSet, option
 
-SOURCE = "Mal Jones, Pentyrch (2003), seed text shared/seeds/pentyrch.txt, read by rules/pentyrch.md"
+SOURCE = "Mal Jones, Pentyrch (contributed rules, 2003), read by docs/rules/pentyrch.md"
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,8 @@ class PentyrchOptions:
     )
 
     def validate(self) -> None:
-        # rules/pentyrch.md, Seats: partnerships are West+East against North+South, four players only.
+        # docs/rules/pentyrch.md, Seats, court cards and hands: partnerships are West+East against
+        # North+South, four players only.
         if self.partners and self.players != 4:
             raise ValueError(
                 f"partners=true needs players=4 (got players={self.players}): "

@@ -1,4 +1,4 @@
-"""Piquesept options and rule sets (``rules/piquesept.md``: every reading a source allows otherwise)."""
+"""Piquesept options and rule sets (``docs/rules/piquesept.md``: every reading a source allows otherwise)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ _EIGHTS_DOC = "two different Eights of clubs, diamonds or hearts, e.g. '8H,8D', 
 def parse_removed_eights(value: Any) -> tuple[str, ...]:
     """Two distinct non-spade Eights, in canonical order (hearts, diamonds, clubs).
 
-    rules/piquesept.md, Seats, dealing: written as two codes separated by a comma or a space, or as a
+    docs/rules/piquesept.md, Seats and dealing: written as two codes separated by a comma or a space, or as a
     JSON list. Raises ``ValueError`` saying what is valid.
     """
     # Checked shape first: a record may hold anything here (a list nested thousands deep, a string
@@ -91,8 +91,8 @@ class PiqueseptOptions:
 
 
 _SOURCE = (
-    "the 1798 rule book as summarized in the seed text penneech-piquesept.txt (CatsAtCards.com, "
-    "2015); readings from shared/rules/piquesept.md"
+    "the 1798 rule book as summarized in Penneech and Piquesept (CatsAtCards.com, 2015); readings "
+    "from docs/rules/piquesept.md"
 )
 
 RULESETS: dict[str, RuleSet] = {

@@ -1,6 +1,6 @@
 """Piquesept determinization: whole deals a seat cannot tell apart from the real one.
 
-What a seat can infer (rules/piquesept.md, What each seat knows, and the play rules):
+What a seat can infer (docs/rules/piquesept.md, What each player knows, and the play rules):
 
 - Later tricks: a defender who did not follow the led suit holds none of it from then on; one who
   neither followed nor played a spade holds no spade either (hands only shrink after the trade).

@@ -212,7 +212,7 @@ function seatBox(ctx, v, seat, selectable, moves) {
 }
 
 function scoreOfSeat(v, seat) {
-  // Jack 3, Queen 2, King 1 for each court card of this seat in safety (rules/pentyrch.md, End).
+  // Jack 3, Queen 2, King 1 for each court card of this seat in safety (docs/rules/pentyrch.md, The end).
   return (v.safe[SEAT[seat]] || []).reduce((s, c) => s + ({ J: 3, Q: 2, K: 1 })[c[0]], 0);
 }
 
