@@ -93,21 +93,6 @@ def layout_cell(i: int) -> int:
     return i if i < FREE else i + 1
 
 
-def cell_name(cell: int) -> str:
-    return CELL_NAMES[cell]
-
-
 def parse_cell(text: str) -> int:
     """The index of a cell name (``a4``), or -1."""
     return CELL_INDEX.get(text.strip().lower(), -1)
-
-
-PICTURE = """\
-7           d7
-6        c6 d6 e6
-5     b5 c5 d5 e5 f5
-4  a4 b4 c4 d4 e4 f4 g4
-3     b3 c3 d3 e3 f3
-2        c2 d2 e2
-1           d1
-   a  b  c  d  e  f  g"""
