@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -270,3 +271,21 @@ def test_clone_of_clone_is_independent_of_both(name: str) -> None:
         if not c2.is_terminal():
             c2.apply_action(rng.choice(c2.legal_actions()))
             assert views(c1) == views(state)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_slotted_states_pickle_and_copy(name: str) -> None:
+    """Worker processes pickle states: with no __dict__, pickle and deepcopy must still carry every
+    slot, and the copy must play on exactly as the original."""
+    game = gamester.load_game(name)
+    for state, rng in random_positions(game, 11, count=4):
+        twins = [pickle.loads(pickle.dumps(state)), copy.deepcopy(state)]
+        for twin in twins:
+            assert type(twin) is type(state)
+            for (cls, slot, a), (_, _, b) in zip(fields(state), fields(twin), strict=True):
+                assert not differences(a, b, f"{cls}.{slot}"), f"{cls}.{slot} lost in the copy"
+        if not state.is_terminal():
+            a = rng.choice(state.legal_actions())
+            for s in [state, *twins]:
+                s.apply_action(a)
+            assert views(twins[0]) == views(state) == views(twins[1])
