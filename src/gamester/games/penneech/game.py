@@ -1,6 +1,6 @@
 """Penneech: the rules engine.
 
-Every rule cites its ruling in ``shared/rules/penneech.md`` (section names in the comments). Hands are
+Every rule cites the section of ``docs/rules/penneech.md`` (section names in the comments). Hands are
 52-bit masks of card ids (``gamester.core.cards``); actions are the card ids 0–51, then ``keep`` (52)
 and ``redeal`` (53). Dealing, turn-ups and trick resolution happen inside ``apply_action``: chance is
 never an action, it is drawn through ``self.chance`` (one pack per deal, redeals included; with
@@ -56,11 +56,11 @@ LAST_TURN_UP = 2 * HAND_SIZE + TRICKS
 REDEAL_PHASE, PLAY, OVER = 0, 1, 2
 _PHASE_NAMES = ("redeal", "play", "over")
 
-# rules/penneech.md, Cards: rank order; the 7D tops diamonds whether or not they are trump.
+# docs/rules/penneech.md, The cards: rank order; the 7D tops diamonds whether or not they are trump.
 POWER = [c % 13 for c in range(52)]
 POWER[SEVEN_D] = 13
 
-# rules/penneech.md, Cards: honours. Turned up: 7D 14, A 5, K 4, Q 3, J 2.
+# docs/rules/penneech.md, The cards: honours. Turned up: 7D 14, A 5, K 4, Q 3, J 2.
 _HONOUR_BY_RANK = {ACE: 5, KING: 4, QUEEN: 3, JACK: 2}
 TURNUP_POINTS = [_HONOUR_BY_RANK.get(c % 13, 0) for c in range(52)]
 TURNUP_POINTS[SEVEN_D] = 14
@@ -70,7 +70,7 @@ HIGH_MASK = mask_of(c for c in range(52) if c % 13 in _HONOUR_BY_RANK)
 def _trick_tables(trump_only: bool) -> tuple[tuple[int, ...], ...]:
     """Points each card scores when won in a trick, per trump suit.
 
-    rules/penneech.md, Tricks (trick_honours): 'any' scores every A/K/Q/J, 'trump' only those of the
+    docs/rules/penneech.md, Tricks (trick_honours): 'any' scores every A/K/Q/J, 'trump' only those of the
     trick's trump; the 7D scores 7 only when diamonds are trump.
     """
     tables = []
@@ -95,7 +95,7 @@ def _trick_outcomes(points: tuple[tuple[int, ...], ...], follow_suit: bool) -> t
     answer wins the trick, bit 1 when the answer is legal only for a follower void in the led suit,
     and the trick's points above those two bits. One lookup replaces the play's rule checks.
 
-    rules/penneech.md, Tricks: the highest trump wins, else the highest card of the led suit (the 7D
+    docs/rules/penneech.md, Tricks: the highest trump wins, else the highest card of the led suit (the 7D
     tops diamonds); the follow rule says which answers need a void; ``points`` per trick honours.
     """
     tables = []
@@ -114,7 +114,7 @@ def _trick_outcomes(points: tuple[tuple[int, ...], ...], follow_suit: bool) -> t
 
 _OUTCOMES: dict[tuple[str, bool], tuple[tuple[int, ...], ...]] = {}
 
-# rules/penneech.md, Redeal: which cards make a hand ineligible.
+# docs/rules/penneech.md, Dealing: which cards make a hand ineligible.
 REDEAL_BLOCKERS = {"above_ten": HIGH_MASK | (1 << SEVEN_D), "no_ace_or_face": HIGH_MASK, "off": 0}
 
 _NO_EVENTS: list[tuple[Any, ...]] = []  # shared and never appended to: a lead causes no event
@@ -137,7 +137,7 @@ _build_chunks()
 # The same lists as _CHUNK, per suit, indexed by the suit's 13 bits (``hand >> SHIFT[s] & 8191``).
 SHIFT = (0, 13, 26, 39)
 
-# rules/penneech.md, Seats, dealing: the draw's rank of each card (draw_rank, tabulated).
+# docs/rules/penneech.md, Dealing: the draw's rank of each card (draw_rank, tabulated).
 DRAW_RANK: tuple[int, ...] = ()
 
 # The events of a trick that ended mid-deal with a plain (pointless) turn-up, as one marker that
@@ -321,13 +321,13 @@ class PenneechState(State):
         self._deal_no = 0
         self._events: list[tuple[Any, ...]] = []
         self._last_trick: tuple[int, int, int, int, int] | None = None
-        # rules/penneech.md, Seats, dealing: first dealer by draw (lower card deals) or fixed.
+        # docs/rules/penneech.md, Dealing: first dealer by draw (lower card deals) or fixed.
         self._dealer = self._draw_for_deal() if first < 0 else first
         self._start_deal()
 
     # -- chance ------------------------------------------------------------------------------
     def _draw_for_deal(self) -> int:
-        """rules/penneech.md, Seats, dealing: seat 0 takes pack[0], seat 1 pack[1]; ties go on to the
+        """docs/rules/penneech.md, Dealing: seat 0 takes pack[0], seat 1 pack[1]; ties go on to the
         next pair. (Should a whole pack tie pair by pair, the draw goes on with a fresh pack.)"""
         parse = self.game.parse_chance
         chance = self.chance
@@ -352,7 +352,7 @@ class PenneechState(State):
                 events.append(("draw", pack[i], pack[i + 1], -1))
 
     def _start_deal(self) -> None:
-        """rules/penneech.md, Seats, dealing: one card at a time, non-dealer first; the rest is stock."""
+        """docs/rules/penneech.md, Dealing: one card at a time, non-dealer first; the rest is stock."""
         # A deal reads the 14 dealt cards and at most 8 turn-ups.
         pack = self.chance.pack(FULL_PACK, self.game.parse_chance, used=DEAL_READS)
         d = self._dealer
@@ -383,7 +383,7 @@ class PenneechState(State):
         self._leader = nd
         events = self._events
         events.append(("deal", d, self._deal_no))
-        # rules/penneech.md, Redeal: each eligible seat, non-dealer first, chooses.
+        # docs/rules/penneech.md, Dealing: each eligible seat, non-dealer first, chooses.
         blockers = self._blockers
         if blockers:
             if not hn & blockers:
@@ -402,7 +402,7 @@ class PenneechState(State):
             self._eligible = [False, False]
         else:
             self._eligible = [None, None]
-        # _begin_play, inlined. rules/penneech.md, Turn-ups: the dealer turns the first.
+        # _begin_play, inlined. docs/rules/penneech.md, Turn-ups and trumps: the dealer turns the first.
         c = pack[14]
         self._pos = 15
         self._trump = c // 13
@@ -419,7 +419,7 @@ class PenneechState(State):
             for seat in (0, 1):
                 if self._eligible[seat] is None:
                     self._eligible[seat] = False
-        # rules/penneech.md, Turn-ups: the dealer turns the first.
+        # docs/rules/penneech.md, Turn-ups and trumps: the dealer turns the first.
         if self._turn_up(self._dealer):
             return
         self._phase = PLAY
@@ -435,7 +435,7 @@ class PenneechState(State):
         return bool(pts) and self._award(seat, pts)
 
     def _award(self, seat: int, pts: int) -> bool:
-        """rules/penneech.md, Winning: points are pegged as they arise; reaching the target wins."""
+        """docs/rules/penneech.md, Winning: points are pegged as they arise; reaching the target wins."""
         s = self._scores[seat] + pts
         self._scores[seat] = s
         if s >= self._target and not self._deal_only:
@@ -472,7 +472,7 @@ class PenneechState(State):
         follow = hand & SUIT_MASKS[led // 13]
         if not follow:
             return hand
-        # rules/penneech.md, Tricks (follow): 'suit' obliges the led suit; 'suit_or_trump' allows a
+        # docs/rules/penneech.md, Tricks (follow): 'suit' obliges the led suit; 'suit_or_trump' allows a
         # trump instead.
         if self._follow_suit:
             return follow
@@ -483,7 +483,7 @@ class PenneechState(State):
             cur = self._cur
             led = self._led
             if led >= 0:
-                # rules/penneech.md, Tricks (follow), as in _legal_mask: holding the led suit, play it
+                # docs/rules/penneech.md, Tricks (follow), as in _legal_mask: holding the led suit, play it
                 # (or, under 'suit_or_trump', a trump); void in it, play any card.
                 hand = self._hands[cur]
                 ls = led // 13
@@ -506,7 +506,7 @@ class PenneechState(State):
 
     def apply_action(self, action: int) -> None:
         if self._phase == PLAY:
-            # The hot path of every playout: legality inlined (rules/penneech.md, Tricks, follow).
+            # The hot path of every playout: legality inlined (docs/rules/penneech.md, Tricks, follow).
             seat = self._cur
             hands = self._hands
             hand = hands[seat]
@@ -522,7 +522,7 @@ class PenneechState(State):
                 self._cur = 1 - seat
                 self._events = _NO_EVENTS
                 return
-            # rules/penneech.md, Tricks: the follow rule and who wins, in one lookup (_trick_outcomes).
+            # docs/rules/penneech.md, Tricks: the follow rule and who wins, in one lookup (_trick_outcomes).
             trump = self._trump
             v = self._outcomes[trump][led * 52 + action]
             if v & 2:
@@ -542,7 +542,7 @@ class PenneechState(State):
             self._last_trick = (leader, led, action, winner, pts)
             self._led = -1
             if pts:
-                # _award, inlined. rules/penneech.md, Winning: reaching the target wins at once.
+                # _award, inlined. docs/rules/penneech.md, Winning: reaching the target wins at once.
                 scores = self._scores
                 total = scores[winner] + pts
                 scores[winner] = total
@@ -552,7 +552,7 @@ class PenneechState(State):
                     return
             pos = self._pos
             if pos < LAST_TURN_UP:
-                # rules/penneech.md, Turn-ups: the winner turns the next trump, then leads.
+                # docs/rules/penneech.md, Turn-ups and trumps: the winner turns the next trump, then leads.
                 nxt = self._pack[pos]
                 if TURNUP_POINTS[nxt]:
                     self._events = [("trick", winner, leader, led, action, pts)]
@@ -579,10 +579,10 @@ class PenneechState(State):
 
     def _end_deal(self, winner: int) -> None:
         """After trick 7 (its events logged): the last turn-up, the card bonus, the next deal."""
-        # rules/penneech.md, Turn-ups: after trick 7 its winner turns one more card.
+        # docs/rules/penneech.md, Turn-ups and trumps: after trick 7 its winner turns one more card.
         if self._turn_up(winner):
             return
-        # rules/penneech.md, End of deal: 4+ tricks score 2 x tricks - 7.
+        # docs/rules/penneech.md, End of the deal: 4+ tricks score 2 x tricks - 7.
         tricks = self._tricks
         best = 0 if tricks[0] >= 4 else 1
         bonus = 2 * tricks[best] - 7
@@ -600,7 +600,7 @@ class PenneechState(State):
     def _decide_redeal(self, redeal: bool) -> None:
         seat = self._cur
         if redeal:
-            # rules/penneech.md, Redeal: the hand is shown, the same dealer deals a new pack.
+            # docs/rules/penneech.md, Dealing: the hand is shown, the same dealer deals a new pack.
             self._shown.append((seat, self._hands[seat]))
             self._events.append(("redeal", seat, self._hands[seat]))
             self._deal_no += 1
@@ -739,7 +739,7 @@ class PenneechState(State):
 
     # -- information -------------------------------------------------------------------------
     def observation(self, player: int) -> dict[str, Any]:
-        """rules/penneech.md, What each seat knows: own hand, all cards played or turned up or shown,
+        """docs/rules/penneech.md, What each player knows: own hand, all cards played or turned up or shown,
         scores, trump, dealer and leader; never the other hand or the stock order."""
         self.check_player(player)
         return self._view(player)
@@ -892,7 +892,7 @@ class PenneechState(State):
         out: list[Any] = []
         i = 0
         dealer = self.game.consts[6]
-        if dealer < 0:  # rules/penneech.md, Seats, dealing: the draw, pack after pack while all tie
+        if dealer < 0:  # docs/rules/penneech.md, Dealing: the draw, pack after pack while all tie
             while True:
                 pack = _cards(log[i])
                 i += 1
@@ -915,7 +915,7 @@ class PenneechState(State):
             hn, hd = mask_of(pack[0:14:2]), mask_of(pack[1:14:2])
             hand = [0, 0]
             hand[nd], hand[dealer] = hn, hd
-            # rules/penneech.md, Redeal: who was asked, in order (the non-dealer first).
+            # docs/rules/penneech.md, Dealing: who was asked, in order (the non-dealer first).
             asked = [s for s in (nd, dealer) if blockers and not hand[s] & blockers]
             knew: list[bool | None] = [None, None]
             if blockers:

@@ -1,6 +1,6 @@
 """Piquesept: the rules engine.
 
-Every rule cites its ruling in ``shared/rules/piquesept.md`` (section names in the comments). The 32
+Every rule cites the section of ``docs/rules/piquesept.md`` (section names in the comments). The 32
 piquet cards have dense actions ``0 … 31``: ``suit * 8 + r`` with suits ``C D H S`` and ``r`` 0–7 for the
 ranks ``7 8 9 T J Q K A``; records and chance use the core's 52-card ids (``A2ID``/``ID2A`` map between
 them). Hands are 32-bit masks of actions. Dealing, the random draw of the trade and trick resolution
@@ -39,13 +39,13 @@ ID2A: tuple[int, ...] = tuple((c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 
 IDBIT: tuple[int, ...] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
 CODE: tuple[str, ...] = tuple(CODES[c] for c in A2ID)
 
-# rules/piquesept.md, Cards: Ace 11, 7S 10, Ten 10, King 4, Queen 3, Jack 2, others 0 (130 in all).
+# docs/rules/piquesept.md, The cards: Ace 11, 7S 10, Ten 10, King 4, Queen 3, Jack 2, others 0 (130 in all).
 _POINTS_BY_R = (0, 0, 0, 10, 2, 3, 4, 11)
 PTS: tuple[int, ...] = tuple(10 if a == SEVEN_S else _POINTS_BY_R[a & 7] for a in range(NUM_ACTIONS))
 assert sum(PTS) == TOTAL_POINTS
 
-# rules/piquesept.md, Cards / Later tricks: spades (order 7 A K Q J T 9 8) beat every other card; else
-# the highest of the led suit (A K Q J T 9 8 7) wins. VAL[led suit][action] orders a trick's cards.
+# docs/rules/piquesept.md, The cards / The remaining tricks: spades (order 7 A K Q J T 9 8) beat every other
+# card; else the highest of the led suit (A K Q J T 9 8 7) wins. VAL[led suit][action] orders a trick's cards.
 _SPADE_POWER = tuple(8 if r == 0 else r for r in range(8))
 VAL: tuple[tuple[int, ...], ...] = tuple(
     tuple(
@@ -55,7 +55,7 @@ VAL: tuple[tuple[int, ...], ...] = tuple(
     for ls in range(4)
 )
 
-# rules/piquesept.md, The soloist and the first trick: "highest card" orders for a defender with no
+# docs/rules/piquesept.md, The soloist and the opening trick: "highest card" orders for a defender with no
 # spade, as r values from high to low. 'points': by card points, then rank.
 FIRST_ORDER = {
     "rank": (7, 6, 5, 4, 3, 2, 1, 0),
@@ -90,7 +90,7 @@ def codes(mask: int) -> list[str]:
 
 
 def forced_first_mask(hand: int, top: tuple[int, ...]) -> int:
-    """rules/piquesept.md, The soloist and the first trick: a defender's legal cards in trick 1.
+    """docs/rules/piquesept.md, The soloist and the opening trick: a defender's legal cards in trick 1.
 
     His highest spade (spade order 7 A K Q J T 9 8); with no spade, every card of the highest rank in
     the order of ``top`` (a ``TOP_RANK`` table); equally high cards of different suits are a real choice.
@@ -120,7 +120,7 @@ def first_trick_allowed(card: int, order: tuple[int, ...]) -> int:
 
 
 def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
-    """rules/piquesept.md, Seats, dealing: the 32-card pack, less two Eights with three players."""
+    """docs/rules/piquesept.md, Seats and dealing: the 32-card pack, less two Eights with three players."""
     out = [A2ID[a] for a in range(NUM_ACTIONS)]
     if players == 3:
         gone = {parse_card(c) for c in removed}
@@ -253,7 +253,7 @@ class PiqueseptState(State):
 
     # -- the deal ----------------------------------------------------------------------------
     def _start_deal(self) -> None:
-        """rules/piquesept.md, Seats, dealing: pack[i] goes to seat (dealer + 1 + i) mod n."""
+        """docs/rules/piquesept.md, Seats and dealing: pack[i] goes to seat (dealer + 1 + i) mod n."""
         g = self.game
         pack = self.chance.pack(g.pack_ids, g.parse_chance)
         n = self._n
@@ -272,7 +272,7 @@ class PiqueseptState(State):
                 hands[seat] = b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6] + b[c7] + b[c8] + b[c9]
         self._hands = hands
         self._dealt = tuple(hands)
-        # rules/piquesept.md, The soloist and the first trick: the holder of 7S is the soloist.
+        # docs/rules/piquesept.md, The soloist and the opening trick: the holder of 7S is the soloist.
         soloist = g.seat_of[d][pack.index(g.seven_id)]
         self._soloist = soloist
         self._drawer = self._next[soloist]
@@ -317,7 +317,7 @@ class PiqueseptState(State):
         if ph == FIRST:
             return self._forced[seat]
         hand = self._hands[seat]
-        # rules/piquesept.md, Later tricks: a defender follows suit, else trumps, else plays any.
+        # docs/rules/piquesept.md, The remaining tricks: a defender follows suit, else trumps, else plays any.
         if ph == PLAY and self._trick and seat != self._soloist:
             return hand & SUIT_MASK[self._led] or hand & SPADES or hand
         return hand
@@ -362,7 +362,7 @@ class PiqueseptState(State):
                     self._events = _LAST_TRICK
                     self._trick = []
                     self._ntricks = n
-                    # rules/piquesept.md, Later tricks: the winner of each trick leads the next.
+                    # docs/rules/piquesept.md, The remaining tricks: the winner of each trick leads the next.
                     self._leader = self._cur = winner
                     self._lm = hands[winner]
                     return
@@ -374,12 +374,12 @@ class PiqueseptState(State):
             nxt = self._next[seat]
             self._cur = nxt
             h = hands[nxt]
-            # rules/piquesept.md, Later tricks: the soloist plays anything; a defender follows suit,
-            # else trumps, else plays any card.
+            # docs/rules/piquesept.md, The remaining tricks: the soloist plays anything; a defender follows
+            # suit, else trumps, else plays any card.
             self._lm = h if nxt == self._soloist else h & SUIT_MASK[ls] or h & SPADES or h
             return
         if self._phase == FIRST:
-            # rules/piquesept.md, The soloist and the first trick: 7S, then each defender's highest.
+            # docs/rules/piquesept.md, The soloist and the opening trick: 7S, then each defender's highest.
             seat = self._cur
             self._hands[seat] ^= 1 << action
             trick = self._trick
@@ -412,12 +412,12 @@ class PiqueseptState(State):
         if self._ntricks == self._tricks_per_deal:
             self._end_deal()
             return
-        # rules/piquesept.md, Later tricks: the winner of each trick leads the next.
+        # docs/rules/piquesept.md, The remaining tricks: the winner of each trick leads the next.
         self._leader = self._cur = winner
         self._lm = self._hands[winner]
 
     def _draw(self) -> None:
-        """rules/piquesept.md, The draw and trade: the defender on the soloist's left draws a card
+        """docs/rules/piquesept.md, The draw and the trade: the defender on the soloist's left draws a card
         uniformly at random from the soloist's hand (a chance event) and must then give one back."""
         s = self._soloist
         r = self._drawer
@@ -434,20 +434,21 @@ class PiqueseptState(State):
         self._events.append(("draw", r, s, x))
 
     def _give(self, action: int) -> None:
-        """rules/piquesept.md, The draw and trade: any card of the drawer's (checked by apply_action)."""
+        """docs/rules/piquesept.md, The draw and the trade: any card of the drawer's (checked by
+        apply_action)."""
         r = self._cur
         s = self._soloist
         self._hands[r] ^= 1 << action
         self._hands[s] |= 1 << action
         self._y = action
         self._events = [("give", r, s, action)]
-        # rules/piquesept.md, Later tricks: the soloist leads trick 2.
+        # docs/rules/piquesept.md, The remaining tricks: the soloist leads trick 2.
         self._phase = PLAY
         self._leader = self._cur = s
         self._lm = self._hands[s]
 
     def _end_deal(self) -> None:
-        """rules/piquesept.md, Scoring and winning: 66 wins, 65-65 is a draw, zero-sum returns."""
+        """docs/rules/piquesept.md, Scoring: 66 wins, 65-65 is a draw, zero-sum returns."""
         n = self._n
         s = self._soloist
         taken = self._taken
@@ -468,7 +469,7 @@ class PiqueseptState(State):
         self._events.append(("deal_over", s, sp, tuple(delta)))
         self._deal_no += 1
         if self._deal_no < self._deals:
-            # rules/piquesept.md, Scoring and winning: in a match the deal passes clockwise.
+            # docs/rules/piquesept.md, Scoring: in a match the deal passes clockwise.
             self._dealer = self._next[self._dealer]
             self._start_deal()
             return
@@ -631,19 +632,19 @@ class PiqueseptState(State):
         return 0 if self._x < 0 else (1 if self._y < 0 else 2)
 
     def action_seen_by(self, action: int, viewer: int | None) -> str:
-        """rules/piquesept.md, The draw and trade: the given card is seen by the drawer and the
+        """docs/rules/piquesept.md, The draw and the trade: the given card is seen by the drawer and the
         soloist only (unless trade_visible)."""
         if self._phase == GIVE and not self.knows_trade(viewer):
             return "a hidden card"
         return self.action_to_string(action)
 
     def knows_trade(self, player: int | None) -> bool:
-        """rules/piquesept.md, The draw and trade: the drawer and the soloist see the trade cards; the
-        others (and spectators, ``None``) only with trade_visible."""
+        """docs/rules/piquesept.md, The draw and the trade: the drawer and the soloist see the trade cards;
+        the others (and spectators, ``None``) only with trade_visible."""
         return self._visible or (player is not None and (player == self._soloist or player == self._drawer))
 
     def observation(self, player: int) -> dict[str, Any]:
-        """rules/piquesept.md, What each seat knows: own hand, every card played (by whom), the
+        """docs/rules/piquesept.md, What each player knows: own hand, every card played (by whom), the
         soloist, the trade cards as far as this seat saw them; never another hand.
 
         The soloist is public from the start of a deal: he is the seat to act first, and his only
