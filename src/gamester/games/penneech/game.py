@@ -14,7 +14,6 @@ ending (a plain turn-up) are rebuilt by ``last_events`` only when asked for (``_
 from __future__ import annotations
 
 import random
-from enum import IntEnum
 from typing import Any, cast
 
 from gamester.core.cards import (
@@ -53,20 +52,9 @@ DRAW_READS = 4
 # the end of a trick ``_pos < LAST_TURN_UP`` says that tricks remain.
 LAST_TURN_UP = 2 * HAND_SIZE + TRICKS
 
-
-class Phase(IntEnum):
-    """Where a deal stands: ``Phase(state._phase)`` names a state's phase."""
-
-    REDEAL = 0  # a player answers keep or redeal
-    PLAY = 1
-    OVER = 2
-
-
-# The engine stores and compares the plain int values: Python 3.11 specializes ``==`` only for exact
-# ints, and storing the members measured +1.1% instructions per action here (valgrind, 1,000 random
-# deals); Piquesept, which compares less, stores the members at no measurable cost.
-REDEAL_PHASE, PLAY, OVER = int(Phase.REDEAL), int(Phase.PLAY), int(Phase.OVER)
-_PHASE_NAMES = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "redeal", "play", "over"
+# Phases.
+REDEAL_PHASE, PLAY, OVER = 0, 1, 2
+_PHASE_NAMES = ("redeal", "play", "over")
 
 # docs/rules/penneech.md, The cards: rank order; the 7D tops diamonds whether or not they are trump.
 POWER = [c % 13 for c in range(52)]
@@ -156,11 +144,6 @@ DRAW_RANK: tuple[int, ...] = ()
 # last_events expands into the trick (from _last_trick) and the turn-up (the stock card just turned).
 # Shared, never appended to (an action that has events of its own starts a new list).
 _TRICK_TURNUP: list[tuple[Any, ...]] = [("trick_turnup",)]
-
-
-def mask_to_actions(m: int) -> list[int]:
-    c0, c1, c2, c3 = _CHUNK
-    return c0[m & 8191] + c1[(m >> 13) & 8191] + c2[(m >> 26) & 8191] + c3[m >> 39]
 
 
 def draw_rank(card: int) -> int:
@@ -745,9 +728,6 @@ class PenneechState(State):
 
     def history_strings(self) -> list[str]:
         return [self.action_to_string(a) for a in self._history]
-
-    def history(self) -> list[int]:
-        return list(self._history)
 
     # -- information -------------------------------------------------------------------------
     def observation(self, player: int) -> dict[str, Any]:
