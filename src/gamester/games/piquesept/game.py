@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from enum import IntEnum
 from typing import Any, ClassVar
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
@@ -70,9 +71,18 @@ TOP_RANK = {
 # The events of a trick ending mid-deal, made only when asked for (last_events).
 _LAST_TRICK: list[tuple[Any, ...]] = []
 
-# Phases.
-FIRST, PLAY, GIVE, OVER = 0, 1, 2, 3
-_PHASE_NAMES = ("first_trick", "play", "give", "over")
+
+class Phase(IntEnum):
+    """Where a deal stands (an int underneath: comparisons and indexing cost what an int's do)."""
+
+    FIRST_TRICK = 0
+    PLAY = 1
+    GIVE = 2  # the trade after the first trick
+    OVER = 3
+
+
+FIRST, PLAY, GIVE, OVER = Phase.FIRST_TRICK, Phase.PLAY, Phase.GIVE, Phase.OVER
+_PHASE_NAMES = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "first_trick", …
 
 # Mask -> sorted action list: two 16-bit halves, so legal_actions is two lookups.
 _LO: list[list[int]] = [[b for b in range(16) if m >> b & 1] for m in range(1 << 16)]
