@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import random
+import time
 from bisect import bisect_left
 from pathlib import Path
 from typing import Any
@@ -283,16 +284,19 @@ class FuturesAgent(EvaluatingAgent):
                 state.apply_action(penneech_heuristic(state, legal))
         return float(state.returns()[me])
 
-    def _sample(self, view: View, me: int, pool: list[Any], budget: list[int]) -> tuple[State, int]:
+    def _sample(
+        self, view: View, me: int, pool: list[Any], budget: list[int], deadline: float | None = None
+    ) -> tuple[State, int]:
         """A world in which the opponent, playing like ``heuristic``, would have made every play it
-        made in this deal: rejection sampling while the decision's budget of draws lasts (consistent
-        worlds go to ``pool``); after it, a pooled world with the stock shuffled afresh; with an
-        empty pool, the draw with the fewest differing plays. Returns the world and that number."""
+        made in this deal: rejection sampling while the decision's budget of draws (and, under
+        ``seconds=``, its time) lasts (consistent worlds go to ``pool``); after it, a pooled world
+        with the stock shuffled afresh; with an empty pool, the draw with the fewest differing
+        plays. Returns the world and that number."""
         if not self.infer:
             return view.determinize(self.rng), 0
         best: State | None = None
         best_miss = 1 << 30
-        while budget[0] > 0 or best is None:
+        while best is None or (budget[0] > 0 and (deadline is None or time.perf_counter() < deadline)):
             budget[0] -= 1
             world = view.determinize(self.rng)
             miss = _mismatches(world, 1 - me, best_miss)
@@ -334,9 +338,12 @@ class FuturesAgent(EvaluatingAgent):
             self._cache_key = key
         pool: list[Any] = []
         budget = [self.tries * self.worlds]
+        # Under seconds=, drawing consistent worlds counts against the time too: rejection sampling
+        # alone used to take more than a second a move at seconds=0.1.
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
 
         def sample() -> tuple[State, Finish, int]:
-            world, miss = self._sample(view, me, pool, budget)
+            world, miss = self._sample(view, me, pool, budget, deadline)
             return world, lambda w: self._finish(w, me), miss
 
         out, misses = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
