@@ -104,12 +104,15 @@ def _option_value(value: Any, game: str, option: str) -> Any:
     return value
 
 
+def _engine_params(engine: Game) -> dict[str, Any]:
+    """A game's options in force as OpenSpiel parameters."""
+    return {k: _param_value(v, engine.name, k) for k, v in engine.options_json().items()}
+
+
 def _defaults(name: str) -> dict[str, Any]:
     cls = game_class(name)
-    engine = load_game(name)
     params: dict[str, Any] = {"ruleset": "standard" if "standard" in cls.rulesets else ""}
-    for k, v in engine.options_json().items():
-        params[k] = _param_value(v, name, k)
+    params.update(_engine_params(load_game(name)))
     return params
 
 
@@ -179,7 +182,7 @@ class GamesterGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type i
         except (OptionError, ValueError) as e:
             raise ValueError(f"{PREFIX}{self.gamester_name}: {e}") from None
         # Report the options in force (a rule set's included), so the game's string reloads the same.
-        effective = {k: _param_value(v, engine.name, k) for k, v in engine.options_json().items()}
+        effective = _engine_params(engine)
         effective["ruleset"] = full["ruleset"]
         super().__init__(_game_type(self.gamester_name), game_info(engine), effective)
         self.engine = engine
@@ -331,8 +334,7 @@ def for_engine(engine: Game) -> GamesterGame:
     cls = _REGISTERED.get(engine.name)
     if cls is None:
         raise OptionError(f"{engine.name}: not a game the OpenSpiel adapter knows")
-    params = {k: _param_value(v, engine.name, k) for k, v in engine.options_json().items()}
-    game = cls(params)
+    game = cls(_engine_params(engine))
     assert isinstance(game, GamesterGame) and game.engine == engine
     return game
 
