@@ -36,26 +36,25 @@ def _options(pairs: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
-def _seed(text: str) -> int:
-    """``--seed``: a whole number, 0 or more (agents' seeds are derived from it)."""
+def _whole_number(text: str, least: int, bound: str) -> int:
+    """A whole number of at least ``least``; ``bound`` words the limit in the error message."""
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    if n < least:
+        raise argparse.ArgumentTypeError(f"must be {bound}, not {text}")
     return n
+
+
+def _seed(text: str) -> int:
+    """``--seed``: a whole number, 0 or more (agents' seeds are derived from it)."""
+    return _whole_number(text, 0, "0 or more")
 
 
 def _count(text: str) -> int:
     """``--games``: a whole number, 1 or more."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return n
+    return _whole_number(text, 1, "at least 1")
 
 
 def _seat(text: str) -> int:
