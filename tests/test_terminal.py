@@ -143,6 +143,14 @@ def play_through(t: Terminal, answer: str = "1", limit: int = 600) -> str:
     raise AssertionError("the game did not end")
 
 
+def quit_without_saving(t: Terminal) -> None:
+    """Type ``quit``, skip the save prompt, and expect a clean exit."""
+    t.send("quit")
+    t.expect("Save the game")
+    t.send("")
+    assert t.finish() == 0
+
+
 def test_penneech_table_first_then_a_full_game_and_a_save_prompt_that_asks_again(
     tmp_path: Path, term_env: dict[str, str]
 ) -> None:
@@ -285,10 +293,7 @@ def test_pentyrch_partner_is_named(term_env: dict[str, str]) -> None:
     try:
         first = t.expect(r"Your moves \(court card.*\n")
         assert "your partner is East" in first
-        t.send("quit")
-        t.expect("Save the game")
-        t.send("")
-        assert t.finish() == 0
+        quit_without_saving(t)
     finally:
         t.close()
 
@@ -327,10 +332,7 @@ def test_a_console_without_suit_symbols_gets_letters(term_env: dict[str, str]) -
         first = t.expect(r"Your moves: .*\n")
         assert re.search(r"Your hand: ((10|[2-9JQKA])[CDHS] ?){7}", first)
         assert not any(s in first for s in "♣♦♥♠")
-        t.send("quit")
-        t.expect("Save the game")
-        t.send("")
-        assert t.finish() == 0
+        quit_without_saving(t)
     finally:
         t.close()
     r = subprocess.run(
@@ -354,10 +356,7 @@ def test_resume_of_a_record_that_does_not_say_the_seat_asks(tmp_path: Path, term
         t.send("1")
         t.expect("you are player 1, one of 2 players. Resuming a saved game.")
         t.expect("> ")
-        t.send("quit")
-        t.expect("Save the game")
-        t.send("")
-        assert t.finish() == 0
+        quit_without_saving(t)
     finally:
         t.close()
     r = subprocess.run(
