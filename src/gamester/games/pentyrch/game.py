@@ -125,6 +125,18 @@ def _codes(cards: list[int]) -> list[str]:
     return [card_code(c) for c in cards]
 
 
+def _move_event(seat: int, k: int, frm: int, to: int, how: str) -> dict[str, Any]:
+    """The event of a court card entering (``frm < 0``) or moving on the board."""
+    return {
+        "type": "enter" if frm < 0 else "move",
+        "seat": seat,
+        "card": card_code(COURT_IDS[k]),
+        "from": None if frm < 0 else CELL_NAMES[frm],
+        "to": CELL_NAMES[to],
+        "how": how,
+    }
+
+
 def cards_of_mask(mask: int) -> list[int]:
     """The cards of ``mask``, highest id first (so ``pop()`` hands them out lowest first)."""
     out = []
@@ -1540,28 +1552,10 @@ class PentyrchState(State):
                 )
             elif kind == "step":
                 _, seat, k, frm, to, under = e
-                out.append(
-                    {
-                        "type": "enter" if frm < 0 else "move",
-                        "seat": seat,
-                        "card": card_code(COURT_IDS[k]),
-                        "from": None if frm < 0 else CELL_NAMES[frm],
-                        "to": CELL_NAMES[to],
-                        "how": "cover" if under else "free",
-                    }
-                )
+                out.append(_move_event(seat, k, frm, to, "cover" if under else "free"))
             elif kind == "exchange":
                 _, seat, k, frm, to, pile, top, rest = e
-                out.append(
-                    {
-                        "type": "enter" if frm < 0 else "move",
-                        "seat": seat,
-                        "card": card_code(COURT_IDS[k]),
-                        "from": None if frm < 0 else CELL_NAMES[frm],
-                        "to": CELL_NAMES[to],
-                        "how": "exchange",
-                    }
-                )
+                out.append(_move_event(seat, k, frm, to, "exchange"))
                 out.append(
                     {
                         "type": "exchange",
@@ -1573,16 +1567,7 @@ class PentyrchState(State):
                 )
             elif kind == "show":
                 _, seat, k, frm, to, top = e
-                out.append(
-                    {
-                        "type": "enter" if frm < 0 else "move",
-                        "seat": seat,
-                        "card": card_code(COURT_IDS[k]),
-                        "from": None if frm < 0 else CELL_NAMES[frm],
-                        "to": CELL_NAMES[to],
-                        "how": "show",
-                    }
-                )
+                out.append(_move_event(seat, k, frm, to, "show"))
                 out.append({"type": "show", "seat": seat, "cell": CELL_NAMES[to], "card": card_code(top)})
             elif kind == "bear_off":
                 out.append(
