@@ -94,7 +94,7 @@ class OpenSpielISMCTSAgent(Agent):
         self.uct_c = float_param("uct_c", uct_c)
         seed_value = seed_param(seed)
         self._rng = random.Random(seed_value)
-        self._np_seed = None if seed_value is None else seed_value % 2**32
+        self._seeded = seed_value is not None  # then each bot's numpy seed comes from _rng
         self.name = (
             f"openspiel-ismcts:seconds={self.seconds:g}"
             if self.seconds is not None
@@ -122,7 +122,7 @@ class OpenSpielISMCTSAgent(Agent):
             simulations=self.simulations,
             seconds=self.seconds,
             uct_c=self.uct_c,
-            seed=rng.getrandbits(32) if self._np_seed is not None else None,
+            seed=rng.getrandbits(32) if self._seeded else None,
         )
         # Every world, the root's included, is dealt from the seat's view: the bot never sees the
         # true state, and its information-state keys are those of the seat.
