@@ -125,8 +125,6 @@ class RawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has partial type infor
                 self.rewards[ag] = 0.0
         self._select()
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            pass  # rendered on demand by render()
 
     def render(self) -> str | None:
         if self.render_mode is None:
