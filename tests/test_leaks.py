@@ -191,6 +191,20 @@ def walk_pair(a: State, b: State, seat: int) -> None:
         assert seen_by(x, seat) == seen_by(y, seat)
 
 
+def check_twin(state: State, other: State, seat: int) -> tuple[bool, State]:
+    """Check that ``other``, a twin of ``state`` to ``seat``, looks the same at every step
+    (:func:`walk_pair`) and gives the same worlds (same generator); returns whether some other seat
+    sees the two differently, and the last world of ``state``."""
+    n = state.game.num_players
+    differs = any(other.observation(q) != state.observation(q) for q in range(n) if q != seat)
+    walk_pair(state, other, seat)
+    for k in range(2):
+        wa = state.determinize(seat, random.Random(k))
+        wb = other.determinize(seat, random.Random(k))
+        assert world_fingerprint(wa) == world_fingerprint(wb)
+    return differs, wa
+
+
 def pair_positions(spec: str) -> Iterator[tuple[State, int]]:
     """A few positions of a seeded random game with a seat to look from (the mover or another)."""
     game = gamester.load_game(spec)
@@ -214,14 +228,8 @@ def test_indistinguishable_states_look_the_same_and_give_the_same_worlds(spec: s
     for state, seat in pair_positions(spec):
         for salt in range(salts):
             other = twin(state, seat, salt)
-            n = state.game.num_players
-            if any(other.observation(q) != state.observation(q) for q in range(n) if q != seat):
-                differed += 1
-            walk_pair(state, other, seat)
-            for k in range(2):
-                wa = state.determinize(seat, random.Random(k))
-                wb = other.determinize(seat, random.Random(k))
-                assert world_fingerprint(wa) == world_fingerprint(wb)
+            differs, wa = check_twin(state, other, seat)
+            differed += differs
             # A world's record replays to that very world.
             r = gamester.replay(wa.record())
             fa, fr = world_fingerprint(wa), world_fingerprint(r)
@@ -439,14 +447,7 @@ def test_hand_made_twins_look_the_same_and_give_the_same_worlds(spec: str) -> No
             seat = view["soloist"] if seat % 2 else view["drawer"]
         for other in hand_made_twins(state, seat, rng):
             made += 1
-            n = state.game.num_players
-            if any(other.observation(q) != state.observation(q) for q in range(n) if q != seat):
-                differed += 1
-            walk_pair(state, other, seat)
-            for k in range(2):
-                wa = state.determinize(seat, random.Random(k))
-                wb = other.determinize(seat, random.Random(k))
-                assert world_fingerprint(wa) == world_fingerprint(wb)
+            differed += check_twin(state, other, seat)[0]
     # Two-player Pentyrch hides nothing; three-player Piquesept has one defender outside the trade.
     if game.num_players != (2 if game.name == "pentyrch" else 3):
         assert made and differed
