@@ -331,11 +331,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     for i, (p, spec) in enumerate(zip(others, specs, strict=True)):
         agents[p] = make_agent(spec, game=game, seed=None if base is None else base * 100 + i)
         per_player[p] = spec
-    hint = make_agent(default_opponent(game.name), game=game) if args.hint else None
 
     def hint_factory() -> Agent:
         return make_agent(default_opponent(game.name), game=game)
 
+    hint = hint_factory() if args.hint else None
     tg = TerminalGame(
         state,
         seat,
