@@ -144,6 +144,24 @@ def _dump(value: Any) -> str | None:
     return None if value is None else json.dumps(value, separators=(",", ":"))
 
 
+# The gm_tables columns holding JSON text; every other column maps to the TableRow field of its name.
+_JSON_COLUMNS = frozenset({"options", "chance", "clock", "returns"})
+
+
+def _table_values(t: TableRow) -> dict[str, Any]:
+    """The gm_tables row of ``t`` (its seats go to gm_seats)."""
+    out: dict[str, Any] = {}
+    for col in tables.c:
+        value = getattr(t, col.name)
+        out[col.name] = _dump(value) if col.name in _JSON_COLUMNS else value
+    return out
+
+
+def _table_row(r: sa.Row[Any]) -> TableRow:
+    """The TableRow (without seats) of a gm_tables row."""
+    return TableRow(**{k: _load(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
+
+
 class SqlTableRepository:
     """The repository on SQLAlchemy: SQLite (WAL) or PostgreSQL (psycopg 3)."""
 
@@ -166,24 +184,7 @@ class SqlTableRepository:
     # -- tables --------------------------------------------------------------------------------
     def create(self, table: TableRow) -> None:
         with self._write() as c:
-            c.execute(
-                tables.insert().values(
-                    id=table.id,
-                    game=table.game,
-                    options=_dump(table.options),
-                    seed=table.seed,
-                    chance=_dump(table.chance),
-                    clock=_dump(table.clock),
-                    status=table.status,
-                    seq=table.seq,
-                    deadline=table.deadline,
-                    returns=_dump(table.returns),
-                    forfeit=table.forfeit,
-                    created=table.created,
-                    lease_owner=table.lease_owner,
-                    lease_expiry=table.lease_expiry,
-                )
-            )
+            c.execute(tables.insert().values(_table_values(table)))
             c.execute(
                 seats.insert(),
                 [
@@ -203,22 +204,7 @@ class SqlTableRepository:
         out: list[TableRow] = []
         by_id: dict[str, TableRow] = {}
         for r in rows:
-            t = TableRow(
-                id=r.id,
-                game=r.game,
-                options=_load(r.options),
-                seed=r.seed,
-                chance=_load(r.chance),
-                clock=_load(r.clock),
-                status=r.status,
-                seq=r.seq,
-                created=r.created,
-                deadline=r.deadline,
-                returns=_load(r.returns),
-                forfeit=r.forfeit,
-                lease_owner=r.lease_owner,
-                lease_expiry=r.lease_expiry,
-            )
+            t = _table_row(r)
             out.append(t)
             by_id[t.id] = t
         if by_id:
