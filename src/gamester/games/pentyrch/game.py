@@ -28,7 +28,7 @@ import random
 from bisect import bisect_left
 from typing import Any
 
-from gamester.core.cards import card_code, parse_card
+from gamester.core.cards import card_code, cards_of, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng
@@ -160,11 +160,7 @@ def _rehide(
 
 
 def _canon_cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    out = cards_of(mask)
     out.sort(key=CANON.__getitem__)
     return out
 
