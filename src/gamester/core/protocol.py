@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from gamester.core.errors import GameError, quote
 from gamester.core.options import RuleSet, options_to_json
 from gamester.core.rng import Chance, make_rng, new_seed
 
@@ -176,8 +177,6 @@ class State(ABC):
         a negative or too large number would otherwise index some other seat's hand)."""
         n = self.game.num_players
         if type(player) is not int or not 0 <= player < n:
-            from gamester.core.errors import GameError, quote
-
             raise GameError(f"player {quote(player)} is not a player of this game (0 to {n - 1})")
         return player
 
