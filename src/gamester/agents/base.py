@@ -1,58 +1,20 @@
 """The agent interface, the view an agent gets, and the registry of agent specs.
 
-An agent must choose from what its seat knows. :class:`View` wraps a state and a player and exposes
-only the observation, the legal actions (on the player's turn), notation and ``determinize`` — so an
-agent cannot read the other hands even by accident, and two states that look the same to the seat
-lead a seeded agent to the same choice.
+An agent must choose from what its seat knows. :class:`View` (``gamester.core.kit``, where the games'
+kits use it too) wraps a state and a player and exposes only the observation, the legal actions (on
+the player's turn), notation and ``determinize`` — so an agent cannot read the other hands even by
+accident, and two states that look the same to the seat lead a seeded agent to the same choice.
 """
 
 from __future__ import annotations
 
-import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
 from gamester.core.errors import AgentError
-from gamester.core.protocol import Game, State
-
-
-class View:
-    """One player's window on a state."""
-
-    __slots__ = ("_state", "player")
-
-    def __init__(self, state: State, player: int) -> None:
-        self._state = state
-        self.player = player
-
-    @property
-    def game(self) -> Game:
-        return self._state.game
-
-    def observation(self) -> dict[str, Any]:
-        return self._state.observation(self.player)
-
-    def observation_tensor(self) -> list[float]:
-        return self._state.observation_tensor(self.player)
-
-    def is_my_turn(self) -> bool:
-        return self._state.current_player() == self.player
-
-    def legal_actions(self) -> list[int]:
-        if not self.is_my_turn():
-            return []
-        return self._state.legal_actions()
-
-    def action_to_string(self, action: int) -> str:
-        return self._state.action_to_string(action)
-
-    def string_to_action(self, text: str) -> int:
-        return self._state.string_to_action(text)
-
-    def determinize(self, rng: random.Random) -> State:
-        """A full state, drawn with ``rng``, consistent with everything this player knows."""
-        return self._state.determinize(self.player, rng)
+from gamester.core.kit import View as View  # re-exported: agents take a View
+from gamester.core.protocol import Game
 
 
 class Agent(ABC):

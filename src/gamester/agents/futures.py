@@ -1,4 +1,8 @@
-"""``futures``: Penneech rollouts to the end of the deal, scored by an exact race over simulated futures.
+"""``futures``: rollouts to the end of the deal, scored by an exact race over simulated futures.
+
+For games played as a race of deals to a target score, whose kit says so (``game.kit().race``, a
+:class:`~gamester.core.kit.DealRace`: Penneech); without a race (Penneech with ``objective=deal``) it
+plays as ``rollout``.
 
 The same one-step lookahead as ``rollout`` (sampled worlds, every legal action played in every world,
 then the heuristic in both seats, each from its own view; common random numbers; pruning), but the
@@ -33,14 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
-from gamester.agents.heuristics.penneech import choose
-from gamester.agents.rollout import Finish, RolloutAgent, _race_now, penneech_heuristic, search_actions
-from gamester.core.cards import cards_of
+from gamester.agents.heuristic import heuristic_kit
+from gamester.agents.rollout import Finish, RolloutAgent, rule_decision, search_actions
 from gamester.core.errors import AgentError
+from gamester.core.kit import DealRace, Kit
 from gamester.core.protocol import Game, State
-from gamester.core.rng import make_rng
 
-_REDEAL = 53
 _BANK_SEED = 0x5EED_F00D
 # (options, bank size) -> per next dealer, per simulated game: the running points of seat 0 and of
 # seat 1 after each scoring event (non-decreasing, so the event that reaches a total is a bisection).
@@ -50,12 +52,13 @@ _BANKS: dict[tuple[Any, ...], Bank] = {}
 
 def _simulate(game: Game, rng: random.Random) -> list[tuple[int, int]]:
     """One heuristic self-play game from a fresh deal: its scoring events (seat, points) in order."""
-    state: Any = game.new_initial_state(seed=rng.getrandbits(48))
+    kit = game.kit()
+    state = game.new_initial_state(seed=rng.getrandbits(48))
     events: list[tuple[int, int]] = []
     last = [0, 0]
 
     def record() -> None:
-        s = state._scores
+        s = state.scores()
         for seat in (0, 1):
             if s[seat] != last[seat]:
                 events.append((seat, s[seat] - last[seat]))
@@ -65,13 +68,7 @@ def _simulate(game: Game, rng: random.Random) -> list[tuple[int, int]]:
     tie = random.Random(0)
     while not state.is_terminal():
         legal = state.legal_actions()
-        if len(legal) == 1:
-            state.apply_action(legal[0])
-        elif legal[0] < 52:
-            state.apply_action(penneech_heuristic(state, legal))
-        else:
-            p = state.current_player()
-            state.apply_action(choose(View(state, p), state.observation(p), legal, tie))
+        state.apply_action(legal[0] if len(legal) == 1 else kit.playout(state, legal, tie))
         record()
     return events
 
@@ -165,49 +162,23 @@ def _bank(game: Game, size: int) -> Bank:
     return bank
 
 
-def _mismatches(world: Any, opp: int, limit: int) -> int:
+def _mismatches(kit: Kit, race: DealRace, world: State, opp: int, limit: int) -> int:
     """How many of ``opp``'s choices in this deal (more than one legal card) the heuristic would have
     made otherwise, were ``world`` the true deal; counting stops at ``limit``. The deal is replayed
-    from its first trick: the world holds the dealt hands and the turn-ups; the plays are public."""
-    hands = world._hands
-    n = 14 - hands[0].bit_count() - hands[1].bit_count()
-    if n == 0:
-        return 0
-    plays = world._history[-n:]
-    pack = world._pack
-    s: Any = world.clone()
-    s._hands = s._dealt[:]
-    s._hl = [cards_of(s._dealt[0]), cards_of(s._dealt[1])]
-    s._pos = 15
-    s._trump = pack[14] // 13
-    s._tricks = [0, 0]
-    s._voids = [0, 0]
-    s._led = -1
-    s._cur = s._leader = 1 - s._dealer
-    s._target = 1 << 40
+    from its first trick (``race.deal_replay``): the world holds the dealt hands and the turn-ups; the
+    plays are public."""
+    s, plays = race.deal_replay(world)
     miss = 0
+    tie = random.Random(0)  # card plays of the heuristic break no ties by chance
     for a in plays:
-        if s._cur == opp:
+        if s.current_player() == opp:
             legal = s.legal_actions()
-            if len(legal) > 1 and penneech_heuristic(s, legal) != a:
+            if len(legal) > 1 and kit.playout(s, legal, tie) != a:
                 miss += 1
                 if miss >= limit:
                     return miss
         s.apply_action(a)
     return miss
-
-
-def _restock(world: Any, rng: random.Random) -> Any:
-    """``world`` with the unturned stock in a fresh order and a fresh generator for later deals."""
-    s = world.clone()
-    pack = list(s._pack)
-    rest = pack[s._pos :]
-    rng.shuffle(rest)
-    pack[s._pos :] = rest
-    s._pack = pack
-    s.chance.rng = make_rng(rng.getrandbits(64))
-    s.chance.log[-1] = pack
-    return s
 
 
 class FuturesAgent(EvaluatingAgent):
@@ -236,18 +207,15 @@ class FuturesAgent(EvaluatingAgent):
         self._cache: dict[tuple[int, int, int], float] = {}
         self._cache_key: Any = None
         self._deal_agent: RolloutAgent | None = None
-        if game is not None and game.name != "penneech":
-            raise AgentError(f"agent 'futures' plays penneech, not {game.name!r}")
-        if game is not None and game.options.objective == "game":
+        if game is not None and heuristic_kit(self.name, game).race is not None:
             _bank(game, self.bank_size)  # built once per process, before the first decision
 
-    def _race(self, game: Game, s0: int, s1: int, dealer: int) -> float:
-        """Seat 0's share of the bank's futures in which it reaches the target first, from scores
+    def _race(self, game: Game, target: int, s0: int, s1: int, dealer: int) -> float:
+        """Seat 0's share of the bank's futures in which it reaches ``target`` first, from scores
         ``s0``, ``s1`` with ``dealer`` dealing the next deal."""
         key = (s0, s1, dealer)
         v = self._cache.get(key)
         if v is None:
-            target: int = game.options.target
             runs0, runs1 = _bank(game, self.bank_size)[dealer]
             need0, need1 = target - s0, target - s1
             won = 0.0
@@ -261,31 +229,29 @@ class FuturesAgent(EvaluatingAgent):
             self._cache[key] = v
         return v
 
-    def _finish(self, state: Any, me: int) -> float:
+    def _finish(self, kit: Kit, race: DealRace, state: State, me: int) -> float:
         """Play on with the heuristic in both seats to the deal's end; ``me``'s estimated return."""
-        deal = state._deal_no
+        deal = race.deal_number(state)
+        tie = random.Random(0)  # card plays of the heuristic break no ties by chance
         while not state.is_terminal():
-            if state._deal_no != deal:
-                s = list(state._scores)
-                # Take back the next deal's first turn-up: the bank's futures hold their own.
-                events = state._events
-                for i, e in enumerate(events):
-                    if e[0] == "deal":
-                        for f in events[i + 1 :]:
-                            if f[0] == "turnup":
-                                s[f[1]] -= f[3]
-                        break
-                p0 = self._race(state.game, s[0], s[1], state._dealer)
+            if race.deal_number(state) != deal:
+                # The next deal's first turn-up is taken back: the bank's futures hold their own.
+                s = race.scores_before_next_deal(state)
+                p0 = self._race(state.game, race.target, s[0], s[1], race.next_dealer(state))
                 return 2.0 * (p0 if me == 0 else 1.0 - p0) - 1.0
             legal = state.legal_actions()
-            if len(legal) == 1:
-                state.apply_action(legal[0])
-            else:
-                state.apply_action(penneech_heuristic(state, legal))
+            state.apply_action(legal[0] if len(legal) == 1 else kit.playout(state, legal, tie))
         return float(state.returns()[me])
 
     def _sample(
-        self, view: View, me: int, pool: list[Any], budget: list[int], deadline: float | None = None
+        self,
+        kit: Kit,
+        race: DealRace,
+        view: View,
+        me: int,
+        pool: list[State],
+        budget: list[int],
+        deadline: float | None = None,
     ) -> tuple[State, int]:
         """A world in which the opponent, playing like ``heuristic``, would have made every play it
         made in this deal: rejection sampling while the decision's budget of draws (and, under
@@ -299,33 +265,28 @@ class FuturesAgent(EvaluatingAgent):
         while best is None or (budget[0] > 0 and (deadline is None or time.perf_counter() < deadline)):
             budget[0] -= 1
             world = view.determinize(self.rng)
-            miss = _mismatches(world, 1 - me, best_miss)
+            miss = _mismatches(kit, race, world, 1 - me, best_miss)
             if miss == 0:
                 pool.append(world)
                 return world, 0
             if miss < best_miss:
                 best, best_miss = world, miss
         if pool:
-            return _restock(self.rng.choice(pool), self.rng), 0
+            return race.restock(self.rng.choice(pool), self.rng), 0
         return best, best_miss
 
     def evaluate(self, view: View) -> dict[str, Any]:
         game = view.game
-        if game.name != "penneech":
-            raise AgentError(f"agent 'futures' plays penneech, not {game.name!r}")
+        kit = heuristic_kit(self.name, game)
         legal = view.legal_actions()
         if not legal:
             raise AgentError("agent 'futures': it is not this seat's turn")
         me = view.player
-        if _REDEAL in legal:
-            return {
-                "action": _REDEAL,
-                "win_probability": _race_now(view),
-                "worlds": 0,
-                "values": {},
-                "player": me,
-            }
-        if game.options.objective == "deal":
+        ruled = rule_decision(kit, view, legal)
+        if ruled is not None:
+            return ruled
+        race = kit.race
+        if race is None:
             # One deal, no race: plain ``rollout`` with the same budget.
             if self._deal_agent is None:
                 self._deal_agent = RolloutAgent(
@@ -336,15 +297,15 @@ class FuturesAgent(EvaluatingAgent):
         if key != self._cache_key:
             self._cache = {}
             self._cache_key = key
-        pool: list[Any] = []
+        pool: list[State] = []
         budget = [self.tries * self.worlds]
         # Under seconds=, drawing consistent worlds counts against the time too: rejection sampling
         # alone used to take more than a second a move at seconds=0.1.
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
 
         def sample() -> tuple[State, Finish, int]:
-            world, miss = self._sample(view, me, pool, budget, deadline)
-            return world, lambda w: self._finish(w, me), miss
+            world, miss = self._sample(kit, race, view, me, pool, budget, deadline)
+            return world, lambda w: self._finish(kit, race, w, me), miss
 
         out, misses = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
         out["inconsistent_worlds"] = misses

@@ -13,7 +13,7 @@ in some worlds only), adds one node, finishes the game with a rollout, and backs
   search handles 3 and 4 players (and partnerships, whose returns already coincide): each player
   maximises his own return at his own nodes.
 * Rollouts are uniformly random to the end of the game (``rollout=random``), or follow the game's
-  rollout model (``rollout=model``, the default; ``gamester.agents.evaluators``): Penneech stops at
+  rollout model (``rollout=model``, the default; ``game.kit().rollout_model``): Penneech stops at
   the end of the current deal, scores the race to the target and plays with a cheap policy.
 * The move played is the root child visited most; ``evaluate`` also reports its share of winning
   rollouts, which is what ``--hint`` shows.
@@ -31,8 +31,8 @@ import time
 from typing import Any
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
-from gamester.agents.evaluators import RolloutModel, rollout_model
 from gamester.core.errors import AgentError
+from gamester.core.kit import RolloutModel
 from gamester.core.protocol import Game, State
 
 
@@ -96,7 +96,7 @@ class ISMCTSAgent(Agent):
         me = view.player
         root = _Edge()
         rng = self.rng
-        model = rollout_model(view.game) if self.rollout == "model" else None
+        model = view.game.kit().rollout_model if self.rollout == "model" else None
         c = self.c
         spread = [math.inf, -math.inf]  # lowest and highest return seen, to scale exploration
         clock = time.perf_counter

@@ -1,4 +1,7 @@
-"""``lookahead``: one-ply Monte Carlo search over sampled worlds with heuristic playouts (Pentyrch).
+"""``lookahead``: one-ply Monte Carlo search over sampled worlds with heuristic playouts.
+
+For games whose kit scores every legal action and tells what it does on the board
+(``kit.scored_actions``; Pentyrch).
 
 Each decision:
 
@@ -11,9 +14,9 @@ Each decision:
    running (common random numbers: the candidates meet the same hidden cards and the same playout
    seed, so their difference is measured with little noise).
 3. **Playouts.** After the candidate move every seat, ours included, plays like the ``heuristic``
-   agent (``gamester.agents.pentyrch_policy``, the heuristic's exact move scores on the world's
-   fields), to the end of the game, or for ``horizon`` actions and then scored by the race evaluation
-   (work left per seat, turned into shares of the win). Against ``heuristic`` opponents the playouts
+   agent (``kit.playout``: Pentyrch's heuristic move scores on the world's move tuples), to the end of
+   the game, or for ``horizon`` actions and then scored by the kit's evaluation (``kit.static_value``;
+   Pentyrch: work left per seat, turned into shares of the win). Against ``heuristic`` opponents the playouts
    are a faithful model of the table, so the search is a policy improvement on the heuristic.
 4. **Pruning.** After every ``worlds // 4`` worlds (at least 2; 6 under ``seconds=``), a candidate
    is dropped when its mean return plus two standard errors falls below the best candidate's mean
@@ -32,15 +35,23 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Hashable
 from typing import Any
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
-from gamester.agents.pentyrch_policy import heuristic_move, race_values, scored_moves
 from gamester.core.errors import AgentError
-from gamester.core.protocol import Game
-from gamester.games.pentyrch.game import PentyrchState
+from gamester.core.kit import Kit
+from gamester.core.protocol import Game, State
 
-GAMES = ("pentyrch",)
+
+def _kit(game: Game) -> Kit:
+    kit = game.kit()
+    if not kit.has_move_scores:
+        raise AgentError(
+            f"agent 'lookahead' needs the game's move scores and position evaluation, and {game.name!r} "
+            "offers none; try 'ismcts'"
+        )
+    return kit
 
 
 class _Candidate:
@@ -95,8 +106,8 @@ class LookaheadAgent(Agent):
         self.candidates = int_param("candidates", candidates, 1)
         self.horizon = int_param("horizon", horizon, 0)
         self.rng = random.Random(seed_param(seed))
-        if game is not None and game.name not in GAMES:
-            raise AgentError(f"agent 'lookahead' plays {', '.join(GAMES)}, not {game.name!r}; try 'ismcts'")
+        if game is not None:
+            _kit(game)
 
     def step(self, view: View) -> int:
         legal = view.legal_actions()
@@ -110,23 +121,21 @@ class LookaheadAgent(Agent):
     def search(self, view: View, estimate: bool) -> dict[str, Any]:
         """Search from ``view``: the chosen action and the candidates' statistics. With ``estimate``
         False the search stops as soon as one candidate is left (nothing to choose)."""
-        if view.game.name not in GAMES:
-            raise AgentError(f"agent 'lookahead' plays {', '.join(GAMES)}, not {view.game.name!r}")
+        kit = _kit(view.game)
         legal = view.legal_actions()
         if not legal:
             raise AgentError("agent 'lookahead': it is not this seat's turn")
         me = view.player
         rng = self.rng
         first = view.determinize(rng)
-        assert isinstance(first, PentyrchState)
-        cands = self._candidates(first, legal, view)
+        cands = self._candidates(kit, first, legal, view)
         clock = time.perf_counter
         deadline = None if self.seconds is None else clock() + self.seconds
         limit = self.worlds
         alive = list(cands)
         done = 0
         playouts = 0
-        world: PentyrchState = first
+        world = first
         check = max(2, (limit or 24) // 4)
         while len(alive) > 1 or (estimate and alive):
             if limit is not None and done >= limit:
@@ -134,14 +143,12 @@ class LookaheadAgent(Agent):
             if deadline is not None and done and clock() >= deadline:
                 break
             if done:
-                w = view.determinize(rng)
-                assert isinstance(w, PentyrchState)
-                world = w
+                world = view.determinize(rng)
             seed = rng.getrandbits(64)
             for c in alive:
                 s = world.clone()
                 s.apply_action(c.action)
-                r = self._playout(s, random.Random(seed))
+                r = self._playout(kit, s, random.Random(seed))
                 c.add(r[me], _share(r[me], len(r)))
                 playouts += 1
             done += 1
@@ -168,12 +175,13 @@ class LookaheadAgent(Agent):
             "player": me,
         }
 
-    def _candidates(self, world: PentyrchState, legal: list[int], view: View) -> list[_Candidate]:
-        """One action per board effect (court card, destination), the heuristic's favourite payment;
-        the best ``candidates`` of them by heuristic score, bearing off always kept."""
-        groups: dict[tuple[int, int], tuple[float, int]] = {}
-        for score, a, m in scored_moves(world, legal):
-            key = (m[0], m[2])
+    def _candidates(self, kit: Kit, world: State, legal: list[int], view: View) -> list[_Candidate]:
+        """One action per board effect (Pentyrch: court card and destination), the heuristic's
+        favourite payment; the best ``candidates`` of them by heuristic score."""
+        groups: dict[Hashable, tuple[float, int]] = {}
+        scored = kit.scored_actions(world, legal)
+        assert scored is not None
+        for score, a, key in scored:
             old = groups.get(key)
             if old is None or score > old[0] or (score == old[0] and a < old[1]):
                 groups[key] = (score, a)
@@ -181,14 +189,17 @@ class LookaheadAgent(Agent):
         keep = ranked[: self.candidates]
         return [_Candidate(a, view.action_to_string(a), score) for score, a in keep]
 
-    def _playout(self, state: PentyrchState, rng: random.Random) -> list[float]:
+    def _playout(self, kit: Kit, state: State, rng: random.Random) -> list[float]:
         horizon = self.horizon
+        playout = kit.playout
         steps = 0
-        while not state._over:
+        while not state.is_terminal():
             if horizon and steps >= horizon:
-                return race_values(state)
+                value = kit.static_value(state)
+                assert value is not None
+                return value
             la = state.legal_actions()
-            state.apply_action(la[0] if len(la) == 1 else heuristic_move(state, la, rng))
+            state.apply_action(la[0] if len(la) == 1 else playout(state, la, rng))
             steps += 1
         return state.returns()
 

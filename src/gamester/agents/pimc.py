@@ -6,7 +6,8 @@ every legal action in each world by alpha-beta with a transposition table over t
 the current deal, and plays the action whose value, averaged over the worlds, is best. ``seconds=``
 caps the time instead: worlds are solved until it runs out (at least one).
 
-What a world is worth (see the per-game solvers in ``gamester.agents.solvers``):
+Any game whose kit offers an exact solver (``game.kit().solver``) can be played. What a world is worth
+(see the games' solvers, ``games/<game>/solver.py``):
 
 * Penneech: the game is a race to the target, so a deal's end is scored by an estimate of seat 0's
   chance to win the game from the scores it leaves (a normal race model: points still needed against
@@ -29,9 +30,17 @@ from typing import Any
 
 from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
 from gamester.core.errors import AgentError
+from gamester.core.kit import Solver
 from gamester.core.protocol import Game
 
-GAMES = ("penneech", "piquesept")
+
+def solver_of(game: Game) -> Solver:
+    solver = game.kit().solver
+    if solver is None:
+        raise AgentError(
+            f"agent 'pimc' solves sampled worlds exactly, and {game.name!r} offers no solver; try 'ismcts'"
+        )
+    return solver
 
 
 class PIMCAgent(EvaluatingAgent):
@@ -43,23 +52,14 @@ class PIMCAgent(EvaluatingAgent):
         self.worlds = int_param("worlds", worlds, 1)
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
         self.rng = random.Random(seed_param(seed))
-        if game is not None and game.name not in GAMES:
-            raise AgentError(
-                f"agent 'pimc' plays {', '.join(GAMES)} (trick games it can solve "
-                f"exactly), not {game.name!r}; try 'ismcts'"
-            )
+        if game is not None:
+            solver_of(game)
 
     def evaluate(self, view: View) -> dict[str, Any]:
-        name = view.game.name
-        if name not in GAMES:
-            raise AgentError(f"agent 'pimc' plays {', '.join(GAMES)}, not {name!r}")
+        solver = solver_of(view.game)
         legal = view.legal_actions()
         if not legal:
             raise AgentError("agent 'pimc': it is not this seat's turn")
-        if name == "penneech":
-            from gamester.agents.solvers import penneech as solver
-        else:
-            from gamester.agents.solvers import piquesept as solver  # type: ignore[no-redef]
         fixed = solver.fixed_choice(view, legal, self.rng)
         if fixed is not None:
             return {"action": fixed, "win_probability": None, "worlds": 0, "values": {}}

@@ -14,11 +14,14 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from gamester.core.errors import GameError, quote
 from gamester.core.options import RuleSet, options_to_json
 from gamester.core.rng import Chance, make_rng, new_seed
+
+if TYPE_CHECKING:
+    from gamester.core.kit import Kit
 
 TERMINAL = -4
 """``current_player()`` once the game is over (OpenSpiel's marker)."""
@@ -86,6 +89,19 @@ class Game(ABC):
     @abstractmethod
     def _new_state(self, seed: int, chance: Chance) -> State: ...
 
+    def kit(self) -> Kit:
+        """What this game offers search (``gamester.core.kit``): heuristic, solver, rollout model….
+        Games override :meth:`_make_kit`; one kit is made per game and options (kept out of pickles)."""
+        kit = _KITS.get(self)
+        if kit is None:
+            kit = _KITS[self] = self._make_kit()
+        return kit
+
+    def _make_kit(self) -> Kit:
+        from gamester.core.kit import Kit
+
+        return Kit(self)
+
     @abstractmethod
     def parse_chance(self, entry: Any) -> int:
         """Decode one card (or other outcome) of a record's ``chance`` into its id."""
@@ -93,6 +109,9 @@ class Game(ABC):
     @abstractmethod
     def format_chance(self, entry: Any) -> Any:
         """Encode one logged chance outcome for a record (codes)."""
+
+
+_KITS: dict[Game, Kit] = {}
 
 
 def _spec_value(v: Any) -> str:

@@ -5,16 +5,15 @@ wins. Every playout starts from ``View(state, s).determinize(rng)``: a full stat
 with what ``s`` knows (its hand, the public cards, what play has revealed), never the true one; the
 true state is only handed to :class:`~gamester.agents.base.View`, which exposes nothing else. So the
 estimate is a function of the seat's information set (and of the generator), as the hidden-information
-metrics require. The playouts, per game (``docs/analysis.md``):
+metrics require. The playouts come from the game's kit (``game.kit()``; ``docs/analysis.md``):
 
-* Penneech: the agents' rollout model (``gamester.agents.evaluators``): the fast heuristic policy to
-  the end of the current deal, then the race model turns the scores into a chance of reaching the
-  target first.
-* Pentyrch: every seat plays like ``heuristic`` (``gamester.agents.pentyrch_policy.heuristic_move``)
-  for ``horizon`` actions, then each seat's work left is turned into a share of the win
-  (``race_values``; a partnership adds the partners' shares).
+* A game with a rollout model (Penneech): its cheap policy to where the model stops (the end of the
+  current deal), then the model's value (the race to the target) as a chance of winning.
+* A game whose kit evaluates positions (Pentyrch): every seat plays like ``heuristic``
+  (``kit.playout``) for ``horizon`` actions, then ``kit.static_value`` (each seat's work left) is
+  turned into a share of the win (a partnership adds the partners' shares).
 * Any other game (Piquesept): every seat plays like ``heuristic`` from its own view of the world to
-  the end of the game (a Piquesept deal has at most 32 card plays).
+  the end of the game (a Piquesept deal has at most 32 card plays); ``random`` without a heuristic.
 
 A finished playout counts 1 for a seat among the winners, else 0 (a draw is not a win).
 """
@@ -25,15 +24,15 @@ import random
 from collections.abc import Callable
 
 from gamester.agents.base import Agent, View, make_agent
-from gamester.agents.evaluators import rollout_model
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.record import winners
 
 Playout = Callable[[State, int, random.Random], float]
 
-PENTYRCH_HORIZON = 12
-"""Pentyrch playouts: actions played before the race evaluation (three rounds of four seats)."""
+HORIZON = 12
+"""Playouts cut short by the kit's evaluation: actions played before it (Pentyrch: three rounds of four
+seats)."""
 
 
 def _terminal_chance(state: State, seat: int) -> float:
@@ -52,11 +51,11 @@ class Estimator:
         self.playout = self._choose_playout(game)
 
     def _choose_playout(self, game: Game) -> Playout:
-        model = rollout_model(game)
-        if model is not None:
+        kit = game.kit()
+        if kit.rollout_model is not None:
             return self._model_playout
-        if game.name == "pentyrch":
-            return self._pentyrch_playout
+        if kit.has_move_scores:
+            return self._horizon_playout
         self._policy_spec = "heuristic"
         try:
             make_agent("heuristic", game=game)
@@ -88,7 +87,7 @@ class Estimator:
 
     # -- playouts (in a sampled world, which the estimator drew itself) ---------------------------
     def _model_playout(self, world: State, seat: int, rng: random.Random) -> float:
-        model = rollout_model(world.game)
+        model = world.game.kit().rollout_model
         assert model is not None
         marker = model.start(world)
         steps = 0
@@ -107,19 +106,20 @@ class Estimator:
             steps += 1
         return _terminal_chance(world, seat)
 
-    def _pentyrch_playout(self, world: State, seat: int, rng: random.Random) -> float:
-        from gamester.agents.pentyrch_policy import heuristic_move, race_values
-
-        for _ in range(PENTYRCH_HORIZON):
+    def _horizon_playout(self, world: State, seat: int, rng: random.Random) -> float:
+        kit = world.game.kit()
+        for _ in range(HORIZON):
             if world.is_terminal():
                 return _terminal_chance(world, seat)
             legal = world.legal_actions()
-            world.apply_action(legal[0] if len(legal) == 1 else heuristic_move(world, legal, rng))  # type: ignore[arg-type]
+            world.apply_action(legal[0] if len(legal) == 1 else kit.playout(world, legal, rng))
         if world.is_terminal():
             return _terminal_chance(world, seat)
         n = world.game.num_players
-        # race_values gives zero-sum returns r = p - (1 - p) / (n - 1); turn them back into shares.
-        shares = [(r * (n - 1) + 1.0) / n for r in race_values(world)]
+        value = kit.static_value(world)
+        assert value is not None
+        # Zero-sum returns r = p - (1 - p) / (n - 1); turned back into shares.
+        shares = [(r * (n - 1) + 1.0) / n for r in value]
         share = shares[seat]
         if getattr(world.game.options, "partners", False):
             share += shares[(seat + 2) % 4]

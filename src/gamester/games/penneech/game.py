@@ -35,6 +35,7 @@ from gamester.core.cards import (
     parse_card,
 )
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
+from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng
 from gamester.games.penneech.options import RULESETS, PenneechOptions
@@ -256,6 +257,11 @@ class PenneechGame(Game):
 
     def _new_state(self, seed: int, chance: Chance) -> PenneechState:
         return PenneechState(self, seed, chance)
+
+    def _make_kit(self) -> Kit:
+        from gamester.games.penneech.kit import PenneechKit
+
+        return PenneechKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)

@@ -30,6 +30,7 @@ from typing import Any
 
 from gamester.core.cards import card_code, cards_of, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
+from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng
 from gamester.games.pentyrch.board import (
@@ -383,6 +384,11 @@ class PentyrchGame(Game):
 
     def _new_state(self, seed: int, chance: Chance) -> PentyrchState:
         return PentyrchState(self, seed, chance)
+
+    def _make_kit(self) -> Kit:
+        from gamester.games.pentyrch.kit import PentyrchKit
+
+        return PentyrchKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
+from gamester.core.kit import Kit
 from gamester.core.options import RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
@@ -184,6 +185,11 @@ class PiqueseptGame(Game):
 
     def _new_state(self, seed: int, chance: Chance) -> PiqueseptState:
         return PiqueseptState(self, seed, chance)
+
+    def _make_kit(self) -> Kit:
+        from gamester.games.piquesept.kit import PiqueseptKit
+
+        return PiqueseptKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)

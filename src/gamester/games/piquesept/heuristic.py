@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gamester.agents.base import View
+from gamester.core.kit import View
 from gamester.games.piquesept.game import PTS, SPADE, VAL
 
 _ALL = range(32)

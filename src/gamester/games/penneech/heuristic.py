@@ -20,8 +20,8 @@ import random
 from math import comb
 from typing import Any
 
-from gamester.agents.base import View
 from gamester.core.cards import SUITS, parse_card
+from gamester.core.kit import View
 from gamester.games.penneech.game import POWER, SEVEN_D, TURNUP_POINTS
 
 # The A/K/Q/J honours as the rules value them (the 7D's worth depends on the trump: see pts()).
@@ -116,3 +116,86 @@ def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random
         return (1 - p_lose) * stake - p_lose * stake - 0.5 * hold_value(c, unseen)
 
     return max(legal, key=lambda c: (value(c), -POWER[c]))
+
+
+# -- the Penneech heuristic on bitmasks ---------------------------------------------------------------
+# :func:`choose` reads the observation (strings, sets); a rollout calls it a dozen times, so here is
+# the same rule, computed from the current seat's knowledge in a sampled world's fields: its
+# hand, the cards played, the turn-ups, the opponent's known voids and hand size. Every expression is
+# the heuristic's own, in the same order (floating-point ties break the same way), and
+# ``tests/test_agents.py`` checks that both choose the same card in thousands of positions.
+_SEVEN_D, _POWER, _HONOUR, _TURNUP_EV = SEVEN_D, POWER, HONOUR, TURNUP_EV
+_SUIT = [0x1FFF << (13 * s) for s in range(4)]
+# Cards of the same suit ranking above each card (the heuristic's "higher" and "above").
+_ABOVE = [sum(1 << u for u in range(52) if u // 13 == c // 13 and _POWER[u] > _POWER[c]) for c in range(52)]
+_ALL = (1 << 52) - 1
+
+
+def _points_row(trump: int, trump_only: bool) -> list[int]:
+    row = []
+    for c in range(52):
+        if c == _SEVEN_D:
+            row.append(7 if trump == 1 else 0)
+        elif trump_only and c // 13 != trump:
+            row.append(0)
+        else:
+            row.append(_HONOUR[c])
+    return row
+
+
+_ROWS = {flag: [_points_row(t, flag) for t in range(4)] for flag in (False, True)}
+
+
+def _hold(card: int, unseen: int) -> float:
+    return max(0.0, 2.0 - 0.6 * (unseen & _ABOVE[card]).bit_count())
+
+
+def fast_choose(state: Any, legal: list[int]) -> int:
+    """:func:`choose` for the seat to play in a PLAY phase, from the world's fields
+    that this seat may know (``state`` is a sampled world; the opponent's hand is only counted)."""
+    me = state._cur
+    opp = 1 - me
+    opts = state.game.options
+    trump_only = opts.trick_honours == "trump"
+    follow_suit = opts.follow == "suit"
+    trump: int = state._trump
+    hands = state._hands
+    dealt = state._dealt
+    hand = hands[me]
+    seen = hand | (dealt[0] & ~hands[0]) | (dealt[1] & ~hands[1])
+    pack = state._pack
+    for i in range(14, state._pos):
+        seen |= 1 << pack[i]
+    unseen = _ALL & ~seen
+    row = _ROWS[trump_only][trump]
+    mine: int = state._tricks[me]
+    trick_bonus = _TURNUP_EV + (1.0 if mine < 4 else 0.5)
+    led: int = state._led
+    if led >= 0:
+        ls = led // 13
+        winners = [c for c in legal if (_POWER[c] > _POWER[led] if c // 13 == ls else c // 13 == trump)]
+        if winners:
+            best = min(winners, key=lambda c: _hold(c, unseen) - row[c])
+            gain = row[led] + row[best] + trick_bonus
+            if gain >= _hold(best, unseen) or row[led] > 0:
+                return best
+        return min(legal, key=lambda c: (2.5 * row[c] + _hold(c, unseen), _POWER[c]))
+    voids = state._voids[opp]
+    possible = unseen
+    for s in range(4):
+        if voids >> s & 1:
+            possible &= ~_SUIT[s]
+    n_possible = possible.bit_count()
+    k: int = hands[opp].bit_count()
+    trumps = (possible & _SUIT[trump]).bit_count()
+
+    def value(c: int) -> float:
+        suit = c // 13
+        higher = (possible & _ABOVE[c]).bit_count()
+        if suit != trump:
+            higher += trumps // 2 if follow_suit else trumps
+        p_lose = p_holds_any(higher, n_possible, k)
+        stake = row[c] + trick_bonus
+        return (1 - p_lose) * stake - p_lose * stake - 0.5 * _hold(c, unseen)
+
+    return max(legal, key=lambda c: (value(c), -_POWER[c]))

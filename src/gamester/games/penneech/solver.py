@@ -17,8 +17,8 @@ import math
 import random
 from typing import Any
 
-from gamester.agents.base import View
 from gamester.core.cards import SUIT_MASKS
+from gamester.core.kit import RolloutModel, View
 from gamester.games.penneech.game import (
     KEEP,
     PLAY,
@@ -263,7 +263,7 @@ class Solver:
         return out
 
 
-# -- rollout knowledge for ISMCTS (gamester.agents.evaluators) ---------------------------------------
+# -- rollout knowledge for ISMCTS (the kit's rollout_model) -----------------------------------------------
 def _rollout_start(state: Any) -> int:
     return int(state._deal_no)
 
@@ -311,10 +311,4 @@ def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
     return min(legal, key=lambda c: (row[c], POWER[c]))
 
 
-def _make_rollout() -> Any:
-    from gamester.agents.evaluators import RolloutModel
-
-    return RolloutModel(_rollout_start, _rollout_stop, _rollout_value, _rollout_policy)
-
-
-ROLLOUT = _make_rollout()
+ROLLOUT = RolloutModel(_rollout_start, _rollout_stop, _rollout_value, _rollout_policy)

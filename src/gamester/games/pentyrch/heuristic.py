@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gamester.agents.base import View
+from gamester.core.kit import View
 
 SEAT_NAMES = ("West", "North", "East", "South")
 GOALS = ("g4", "d1", "a4", "d7")

@@ -1,0 +1,170 @@
+"""What search needs from a game, offered by the game itself: its *kit*.
+
+OpenSpiel's games supply the resampler imperfect-information search needs; here each game also
+supplies its playing knowledge, so the agents are written once, over this interface, and never read a
+game's private fields or test its name. ``game.kit()`` returns the game's :class:`Kit`; a game that
+offers nothing beyond the protocol gets the base class, and the generic agents (``random``,
+``ismcts`` with random rollouts) still play it.
+
+What a kit may offer (each part is optional; ``None`` or ``has_heuristic = False`` when absent):
+
+* ``heuristic(view, obs, legal, rng)``: a good player's rules of thumb, reading only the seat's
+  :class:`View` (its observation, legal actions and notation); ties broken by ``rng``.
+* ``playout(world, legal, rng)``: the same choice for the seat to move in a *world* (a full state the
+  agent drew itself through ``determinize``), computed as fast as the game can; it must choose exactly
+  what ``heuristic`` chooses from that seat's view.
+* ``rule_choice(view, legal)``: a decision the heuristic makes by rule, with its estimated chance of
+  winning (no search needed).
+* ``rollout_model``: where a playout may stop, how to score it there and a cheap playout policy.
+* ``solver``: the exact value of every legal action in a world (the rest of a deal, for ``pimc``).
+* ``scored_actions(world, legal)`` and ``static_value(world)`` (``has_move_scores``): the heuristic's
+  score and board effect of every legal action, and an evaluation of a position (for ``lookahead``).
+* ``race``: a race of deals to a target score (:class:`DealRace`), for agents that score the end of a
+  deal by the futures that follow it.
+* ``recommended_agent``: the strongest agent spec for the game at about a second a move.
+
+Everything that reads a world reads a state the agent sampled itself, so it sees no true hidden card;
+what a seat may not know (the other hands of its own sampled world) is used only where the docstring
+says so (solvers and rollout models, which play perfect-information playouts by design).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from gamester.core.errors import GameError
+
+if TYPE_CHECKING:
+    from gamester.core.protocol import Game, State
+
+
+class View:
+    """One player's window on a state: its observation, its legal actions (on its turn), notation
+    and ``determinize``. An agent holding a View cannot read the other hands even by accident, and two
+    states that look the same to the seat lead a seeded agent to the same choice."""
+
+    __slots__ = ("_state", "player")
+
+    def __init__(self, state: State, player: int) -> None:
+        self._state = state
+        self.player = player
+
+    @property
+    def game(self) -> Game:
+        return self._state.game
+
+    def observation(self) -> dict[str, Any]:
+        return self._state.observation(self.player)
+
+    def observation_tensor(self) -> list[float]:
+        return self._state.observation_tensor(self.player)
+
+    def is_my_turn(self) -> bool:
+        return self._state.current_player() == self.player
+
+    def legal_actions(self) -> list[int]:
+        if not self.is_my_turn():
+            return []
+        return self._state.legal_actions()
+
+    def action_to_string(self, action: int) -> str:
+        return self._state.action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        return self._state.string_to_action(text)
+
+    def determinize(self, rng: random.Random) -> State:
+        """A full state, drawn with ``rng``, consistent with everything this player knows."""
+        return self._state.determinize(self.player, rng)
+
+
+@dataclass(frozen=True)
+class RolloutModel:
+    """How a playout from a sampled world may be cut short and scored."""
+
+    start: Callable[[State], Any]
+    """A marker taken when the rollout begins (e.g. the deal number)."""
+    stop: Callable[[State, Any, int], bool]
+    """Whether to stop: (state, marker, actions so far)."""
+    value: Callable[[State], list[float]]
+    """Estimated returns of a non-terminal state where the rollout stopped."""
+    policy: Callable[[State, list[int], random.Random], int] | None = None
+    """The playout policy (None: uniformly random)."""
+
+
+class Solver(Protocol):
+    """Exact values of the actions of a sampled world (the rest of the deal, both sides perfect)."""
+
+    def fixed_choice(self, view: View, legal: list[int], rng: random.Random) -> int | None:
+        """A decision the solver does not search (taken by rule), or None."""
+
+    def solve_actions(self, world: State, me: int) -> dict[int, float]:
+        """The value for ``me`` of every legal action of ``world``."""
+
+    def as_probability(self, value: float, view: View) -> float | None:
+        """An averaged value as a chance of winning, or None where it is no such thing."""
+
+
+class DealRace(Protocol):
+    """A game played as a race of deals to a target score (Penneech)."""
+
+    target: int
+
+    def deal_number(self, world: State) -> int:
+        """How many deals have been started (changes the moment a deal ends)."""
+
+    def next_dealer(self, world: State) -> int:
+        """Who deals the deal after the one that has just ended."""
+
+    def scores_before_next_deal(self, world: State) -> list[int]:
+        """The scores at the end of the deal just finished, before anything of the next one."""
+
+    def deal_replay(self, world: State) -> tuple[State, list[int]]:
+        """The world as it stood at the first play of its current deal, with the target out of
+        reach, and the plays made since (for checking a world against the opponent's plays)."""
+
+    def restock(self, world: State, rng: random.Random) -> State:
+        """A copy of ``world`` with everything no seat has seen yet (the stock, later deals) drawn
+        afresh from ``rng``."""
+
+    def race_now(self, view: View) -> float:
+        """The seat's chance to win from the present scores, at a deal's start."""
+
+
+class Kit:
+    """What a game offers search; the base class offers nothing beyond the protocol."""
+
+    has_heuristic: ClassVar[bool] = False
+    has_move_scores: ClassVar[bool] = False
+    """Whether :meth:`scored_actions` and :meth:`static_value` are offered."""
+    recommended_agent: ClassVar[str] = "ismcts:seconds=1"
+    rollout_model: RolloutModel | None = None
+    solver: Solver | None = None
+    race: DealRace | None = None
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def heuristic(self, view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
+        """The heuristic's choice among ``legal`` for ``view``'s player (``obs``: its observation)."""
+        raise GameError(f"{self.game.name} offers no heuristic")
+
+    def playout(self, world: State, legal: list[int], rng: random.Random) -> int:
+        """The heuristic's choice for the seat to move in a sampled ``world``, from that seat's view."""
+        p = world.current_player()
+        return self.heuristic(View(world, p), world.observation(p), legal, rng)
+
+    def rule_choice(self, view: View, legal: list[int]) -> tuple[int, float] | None:
+        """A decision made by rule, with the seat's estimated chance of winning; None: search it."""
+        return None
+
+    def scored_actions(self, world: State, legal: list[int]) -> list[tuple[float, int, Hashable]] | None:
+        """(heuristic score, action, board effect) of every legal action; None if not offered."""
+        return None
+
+    def static_value(self, world: State) -> list[float] | None:
+        """Estimated returns of a position without playing on; None if not offered."""
+        return None

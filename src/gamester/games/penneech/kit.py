@@ -1,0 +1,116 @@
+"""What Penneech offers search (``gamester.core.kit``): the heuristic and its fast copy on a sampled
+world, the exact solver of a deal and the rollout model (``solver.py``), and the race of deals to the
+target that ``futures`` scores (:class:`PenneechRace`).
+
+Everything here that reads a world reads a state the agent sampled itself through ``determinize``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from gamester.core.cards import cards_of
+from gamester.core.kit import Kit, RolloutModel, View
+from gamester.core.protocol import State
+from gamester.core.rng import make_rng
+from gamester.games.penneech import heuristic, solver
+from gamester.games.penneech.game import PenneechGame, PenneechState
+
+REDEAL = heuristic.REDEAL
+
+
+class PenneechRace:
+    """The game as a race of deals to ``target`` (docs/rules/penneech.md, Winning)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+
+    def deal_number(self, world: State) -> int:
+        assert isinstance(world, PenneechState)
+        return world._deal_no
+
+    def next_dealer(self, world: State) -> int:
+        assert isinstance(world, PenneechState)
+        return world._dealer
+
+    def scores_before_next_deal(self, world: State) -> list[int]:
+        """The scores with the next deal's first turn-up taken back (docs/rules/penneech.md, Dealing:
+        the dealer turns up the first trump as the deal starts)."""
+        assert isinstance(world, PenneechState)
+        s = list(world._scores)
+        events = world._events
+        for i, e in enumerate(events):
+            if e[0] == "deal":
+                for f in events[i + 1 :]:
+                    if f[0] == "turnup":
+                        s[f[1]] -= f[3]
+                break
+        return s
+
+    def deal_replay(self, world: State) -> tuple[State, list[int]]:
+        """The world at the first trick of its deal (the dealt hands, the first turn-up, no tricks
+        yet), its target out of reach, and the card plays made since."""
+        assert isinstance(world, PenneechState)
+        hands = world._hands
+        n = 14 - hands[0].bit_count() - hands[1].bit_count()
+        plays = world._history[-n:] if n else []
+        pack = world._pack
+        s = world.clone()
+        s._hands = s._dealt[:]
+        s._hl = [cards_of(s._dealt[0]), cards_of(s._dealt[1])]
+        s._pos = 15
+        s._trump = pack[14] // 13
+        s._tricks = [0, 0]
+        s._voids = [0, 0]
+        s._led = -1
+        s._cur = s._leader = 1 - s._dealer
+        s._target = 1 << 40
+        return s, plays
+
+    def restock(self, world: State, rng: random.Random) -> State:
+        """``world`` with the unturned stock in a fresh order and a fresh generator for later deals."""
+        assert isinstance(world, PenneechState)
+        s = world.clone()
+        pack = list(s._pack)
+        rest = pack[s._pos :]
+        rng.shuffle(rest)
+        pack[s._pos :] = rest
+        s._pack = pack
+        s.chance.rng = make_rng(rng.getrandbits(64))
+        s.chance.log[-1] = pack
+        return s
+
+    def race_now(self, view: View) -> float:
+        obs = view.observation()
+        mine, theirs = obs["scores"][view.player], obs["scores"][1 - view.player]
+        return solver.race(mine, theirs, obs["target"])
+
+
+class PenneechKit(Kit):
+    has_heuristic = True
+    recommended_agent = "futures:worlds=300"
+
+    def __init__(self, game: PenneechGame) -> None:
+        super().__init__(game)
+        self.rollout_model: RolloutModel | None = solver.ROLLOUT
+        self.solver = solver  # the module offers the Solver protocol's three functions
+        self.deal_only = game.options.objective == "deal"
+        self.race = None if self.deal_only else PenneechRace(game.options.target)
+
+    def heuristic(self, view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
+        return heuristic.choose(view, obs, legal, rng)
+
+    def playout(self, world: State, legal: list[int], rng: random.Random) -> int:
+        if legal[0] < 52:
+            return heuristic.fast_choose(world, legal)
+        return super().playout(world, legal, rng)
+
+    def rule_choice(self, view: View, legal: list[int]) -> tuple[int, float] | None:
+        """docs/rules/penneech.md, Dealing: the heuristic always throws an eligible hand in. A fresh
+        deal is worth about nothing, so the estimate is the race from the present scores."""
+        if REDEAL not in legal:
+            return None
+        if self.race is None:
+            return REDEAL, 0.5
+        return REDEAL, self.race.race_now(view)
