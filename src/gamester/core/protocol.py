@@ -89,6 +89,11 @@ class Game(ABC):
     @abstractmethod
     def _new_state(self, seed: int, chance: Chance) -> State: ...
 
+    def bounds(self) -> tuple[float, float, int]:
+        """(lowest return, highest return, most player actions a game can take): what a search or
+        an adapter (OpenSpiel's ``GameInfo``) must know in advance. Games override it."""
+        raise GameError(f"{self.name}: the game states no bounds on its returns and length")
+
     def kit(self) -> Kit:
         """What this game offers search (``gamester.core.kit``): heuristic, solver, rollout model….
         Games override :meth:`_make_kit`; one kit is made per game and options (kept out of pickles)."""

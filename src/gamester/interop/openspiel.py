@@ -21,6 +21,7 @@ OpenSpiel and numpy are imported here only: ``pip install 'gamester[openspiel]'`
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Mapping
@@ -42,51 +43,24 @@ _REGISTERED: dict[str, type[pyspiel.Game]] = {}
 # Player counts each game accepts (its ``players`` option; Penneech is two-handed).
 _PLAYER_RANGE = {"penneech": (2, 2), "piquesept": (3, 4), "pentyrch": (2, 4)}
 
-# Penneech: at most this many void deals (redeals) before each deal that is played. Redeals can in
-# principle follow each other without end (docs/rules/penneech.md, "as often as it happens"), which
-# OpenSpiel's finite ``max_game_length`` cannot say. About one dealing in ten gives a hand that may ask
-# (5% a hand with the default rule), so exceeding the bound takes six in a row: about one in a million.
-PENNEECH_REDEALS_BOUNDED = 5
-
-
-def _bounds(game: Game) -> tuple[float, float, int]:
-    """(min utility, max utility, max game length in player moves) for one of our games."""
-    o = game.options
-    if game.name == "penneech":
-        # docs/rules/penneech.md: every played deal scores at least one point (the card bonus), so a
-        # game to ``target`` has at most 2 * (target - 1) + 1 deals; each has 14 plays and at most
-        # two redeal questions per dealing.
-        deals = 1 if o.objective == "deal" else 2 * (o.target - 1) + 1
-        length = deals * (14 + 2 * (1 + PENNEECH_REDEALS_BOUNDED))
-        if o.objective == "deal":
-            # The score difference of one deal: the 16 honours count once each (A5 K4 Q3 J2, in a
-            # trick or turned up), the 7D at most 14 (turned up), the card bonus at most 7.
-            return -77.0, 77.0, length
-        return -1.0, 1.0, length
-    if game.name == "piquesept":
-        # docs/rules/piquesept.md: the soloist wins or loses 3 (2 with three players) a deal; every
-        # card is played, and the drawer gives one card.
-        stake = 3.0 if o.players == 4 else 2.0
-        pack = 32 if o.players == 4 else 30
-        return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
-    if game.name == "pentyrch":
-        # docs/rules/pentyrch.md: winners +1, the others -w/(n - w): at worst -(n - 1); one move per
-        # seat per round, at most ``max_rounds`` rounds a game.
-        n = game.num_players
-        seats = 3 if o.players == 3 else 4
-        worst = 1.0 if o.partners or n == 2 else float(n - 1)
-        return -worst * o.games, 1.0 * o.games, o.max_rounds * seats * o.games
-    raise OptionError(f"{game.name}: the OpenSpiel adapter knows no utility bounds for this game")
-
-
-# Options whose values mix words and numbers get one OpenSpiel type: Penneech's first dealer is a seat
-# (0 or 1) or the draw, which is -1 here (OpenSpiel reads "first_dealer=0" as an int).
-_WORD_CODES: dict[tuple[str, str], dict[str, int]] = {("penneech", "first_dealer"): {"draw": -1}}
+def _word_codes(game: str, option: str) -> dict[str, int] | None:
+    """Options whose choices mix words and numbers get one OpenSpiel type, an int: the words are coded
+    -1, -2, … in the order of the choices (Penneech's first dealer is a seat, 0 or 1, or the draw: -1;
+    OpenSpiel reads "first_dealer=0" as an int)."""
+    if not game:
+        return None
+    fields = {f.name: f for f in dataclasses.fields(game_class(game).options_class)}
+    f = fields.get(option)
+    choices = f.metadata.get("choices") if f is not None else None
+    if not choices or not any(isinstance(c, int) for c in choices):
+        return None
+    words = [c for c in choices if isinstance(c, str)]
+    return {w: -(i + 1) for i, w in enumerate(words)} or None
 
 
 def _param_value(value: Any, game: str = "", option: str = "") -> Any:
     """An option's JSON value as an OpenSpiel parameter (lists become space-separated text)."""
-    codes = _WORD_CODES.get((game, option))
+    codes = _word_codes(game, option)
     if codes is not None:
         return codes[value] if value in codes else int(value)
     if isinstance(value, (list, tuple)):
@@ -96,7 +70,7 @@ def _param_value(value: Any, game: str = "", option: str = "") -> Any:
 
 def _option_value(value: Any, game: str, option: str) -> Any:
     """An OpenSpiel parameter back as an option value (the inverse of :func:`_param_value`)."""
-    codes = _WORD_CODES.get((game, option))
+    codes = _word_codes(game, option)
     if codes is not None:
         for word, code in codes.items():
             if value == code:
@@ -157,7 +131,7 @@ def _game_type(name: str) -> pyspiel.GameType:
 
 
 def game_info(engine: Game) -> pyspiel.GameInfo:
-    lo, hi, length = _bounds(engine)
+    lo, hi, length = engine.bounds()
     return pyspiel.GameInfo(
         num_distinct_actions=engine.num_distinct_actions,
         max_chance_outcomes=MAX_CHANCE_OUTCOMES,

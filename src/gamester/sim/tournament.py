@@ -112,14 +112,14 @@ def _winners(returns: Sequence[float]) -> list[int]:
 def roles(state: State, lineup: Sequence[str]) -> list[str]:
     """Each seat's role in the game, for per-role results.
 
-    Piquesept: ``soloist vs X`` when the three defenders are all agent X, ``defender vs X`` when the
-    defenders are all this seat's agent and the soloist is X (a pure side), else ``soloist (mixed)`` /
-    ``defender (mixed)``. Other games with 3-4 players: ``alone vs X`` for a seat facing only copies of
-    agent X; otherwise ``seat s``.
+    A game with a soloist (its public view names a ``soloist`` seat: Piquesept): ``soloist vs X`` when
+    the defenders are all agent X, ``defender vs X`` when the defenders are all this seat's agent and
+    the soloist is X (a pure side), else ``soloist (mixed)`` / ``defender (mixed)``. Other games with
+    3-4 players: ``alone vs X`` for a seat facing only copies of agent X; otherwise ``seat s``.
     """
     n = state.game.num_players
-    if state.game.name == "piquesept":
-        solo = _piquesept_soloist(state)
+    if n > 2:
+        solo = _soloist(state)
         if solo is not None:
             defenders = {lineup[s] for s in range(n) if s != solo}
             out = []
@@ -143,10 +143,9 @@ def roles(state: State, lineup: Sequence[str]) -> list[str]:
     return out
 
 
-def _piquesept_soloist(state: State) -> int | None:
-    obs = state.observation(0)
-    solo = obs.get("soloist")
-    return solo if isinstance(solo, int) else None
+def _soloist(state: State) -> int | None:
+    solo = state.public_observation().get("soloist")
+    return solo if isinstance(solo, int) and not isinstance(solo, bool) else None
 
 
 # -- the tournament --------------------------------------------------------------------------
