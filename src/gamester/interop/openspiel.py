@@ -43,6 +43,7 @@ _REGISTERED: dict[str, type[pyspiel.Game]] = {}
 # Player counts each game accepts (its ``players`` option; Penneech is two-handed).
 _PLAYER_RANGE = {"penneech": (2, 2), "piquesept": (3, 4), "pentyrch": (2, 4)}
 
+
 def _word_codes(game: str, option: str) -> dict[str, int] | None:
     """Options whose choices mix words and numbers get one OpenSpiel type, an int: the words are coded
     -1, -2, … in the order of the choices (Penneech's first dealer is a seat, 0 or 1, or the draw: -1;

@@ -19,18 +19,12 @@ from typing import Any, cast
 
 from gamester.core.cards import (
     ACE,
-    DIAMONDS,
     FULL_PACK,
-    JACK,
-    KING,
-    QUEEN,
-    SEVEN,
     SUIT_MASKS,
     SUIT_NAMES,
     SUITS,
     card_code,
     cards_of,
-    make_card,
     mask_of,
     parse_card,
 )
@@ -39,14 +33,30 @@ from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng
 from gamester.games.penneech.options import RULESETS, PenneechOptions
+from gamester.games.penneech.rules import (
+    FOLLOW_EXTRA,
+    HIGH_MASK,
+    POWER,
+    REDEAL_BLOCKERS,
+    SEVEN_D,
+    TRICK_POINTS,
+    TRICKS,
+    TURNUP_POINTS,
+    deal_bonus,
+    legal_mask,
+    outcomes,
+    redeal_eligible,
+)
+from gamester.games.penneech.rules import trick_outcomes as _trick_outcomes
+
+# The rule primitives live in rules.py (one definition each); these names stay importable from here.
+__all__ = ["HIGH_MASK", "POWER", "REDEAL_BLOCKERS", "SEVEN_D", "TRICK_POINTS", "TRICKS", "TURNUP_POINTS"]
 
 KEEP = 52
 REDEAL = 53
 NUM_ACTIONS = 54
-SEVEN_D = make_card(SEVEN, DIAMONDS)
 HAND_SIZE = 7
 BIT = tuple(1 << c for c in range(52))
-TRICKS = 7
 DEAL_READS = 2 * HAND_SIZE + TRICKS + 1
 # The first-dealer draw reads two cards, four after a tie (one in 17); a second tie orders the rest.
 DRAW_READS = 4
@@ -68,67 +78,6 @@ class Phase(IntEnum):
 # deals); Piquesept, which compares less, stores the members at no measurable cost.
 REDEAL_PHASE, PLAY, OVER = int(Phase.REDEAL), int(Phase.PLAY), int(Phase.OVER)
 _PHASE_NAMES = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "redeal", "play", "over"
-
-# docs/rules/penneech.md, The cards: rank order; the 7D tops diamonds whether or not they are trump.
-POWER = [c % 13 for c in range(52)]
-POWER[SEVEN_D] = 13
-
-# docs/rules/penneech.md, The cards: honours. Turned up: 7D 14, A 5, K 4, Q 3, J 2.
-_HONOUR_BY_RANK = {ACE: 5, KING: 4, QUEEN: 3, JACK: 2}
-TURNUP_POINTS = [_HONOUR_BY_RANK.get(c % 13, 0) for c in range(52)]
-TURNUP_POINTS[SEVEN_D] = 14
-HIGH_MASK = mask_of(c for c in range(52) if c % 13 in _HONOUR_BY_RANK)
-
-
-def _trick_tables(trump_only: bool) -> tuple[tuple[int, ...], ...]:
-    """Points each card scores when won in a trick, per trump suit.
-
-    docs/rules/penneech.md, Tricks (trick_honours): 'any' scores every A/K/Q/J, 'trump' only those of the
-    trick's trump; the 7D scores 7 only when diamonds are trump.
-    """
-    tables = []
-    for trump in range(4):
-        row = []
-        for c in range(52):
-            if c == SEVEN_D:
-                row.append(7 if trump == DIAMONDS else 0)
-            elif trump_only and c // 13 != trump:
-                row.append(0)
-            else:
-                row.append(_HONOUR_BY_RANK.get(c % 13, 0))
-        tables.append(tuple(row))
-    return tuple(tables)
-
-
-TRICK_POINTS = {"any": _trick_tables(False), "trump": _trick_tables(True)}
-
-
-def _trick_outcomes(points: tuple[tuple[int, ...], ...], follow_suit: bool) -> tuple[tuple[int, ...], ...]:
-    """Per trump suit, for every (led card, answer) pair at ``led * 52 + answer``: bit 0 set when the
-    answer wins the trick, bit 1 when the answer is legal only for a follower void in the led suit,
-    and the trick's points above those two bits. One lookup replaces the play's rule checks.
-
-    docs/rules/penneech.md, Tricks: the highest trump wins, else the highest card of the led suit (the 7D
-    tops diamonds); the follow rule says which answers need a void; ``points`` per trick honours.
-    """
-    tables = []
-    for trump in range(4):
-        row = []
-        for led in range(52):
-            ls = led // 13
-            for c in range(52):
-                cs = c // 13
-                wins = POWER[c] > POWER[led] if cs == ls else cs == trump
-                off = cs != ls and (follow_suit or cs != trump)
-                row.append(wins | off << 1 | (points[trump][led] + points[trump][c]) << 2)
-        tables.append(tuple(row))
-    return tuple(tables)
-
-
-_OUTCOMES: dict[tuple[str, bool], tuple[tuple[int, ...], ...]] = {}
-
-# docs/rules/penneech.md, Dealing: which cards make a hand ineligible.
-REDEAL_BLOCKERS = {"above_ten": HIGH_MASK | (1 << SEVEN_D), "no_ace_or_face": HIGH_MASK, "off": 0}
 
 _NO_EVENTS: list[tuple[Any, ...]] = []  # shared and never appended to: a lead causes no event
 
@@ -216,6 +165,14 @@ def _played_out(prefix: tuple[int, ...], rng: random.Random) -> tuple[list[int],
     return top, DEAL_READS, rng.getrandbits(64)
 
 
+# At most this many void deals (redeals) before each deal that is played, for ``bounds()``. Redeals can
+# in principle follow each other without end (docs/rules/penneech.md, Dealing), which a finite bound on
+# a game's length (OpenSpiel's ``max_game_length``) cannot say. About one dealing in ten gives a hand
+# that may ask (5% a hand with the default rule), so exceeding the bound takes six in a row: about one
+# in a million.
+REDEALS_BOUNDED = 5
+
+
 class PenneechGame(Game):
     name = "penneech"
     title = "Penneech"
@@ -229,14 +186,11 @@ class PenneechGame(Game):
         o = options
         # What every new state copies (PenneechState.__init__); -1: the first dealer is drawn.
         follow_suit = o.follow == "suit"
-        key = (o.trick_honours, follow_suit)
-        outcomes = _OUTCOMES.get(key) or _OUTCOMES.setdefault(
-            key, _trick_outcomes(TRICK_POINTS[o.trick_honours], follow_suit)
-        )
+        self.follow_suit = follow_suit
         self.consts = (
-            follow_suit,
+            FOLLOW_EXTRA[follow_suit],
             TRICK_POINTS[o.trick_honours],
-            outcomes,
+            outcomes(o.trick_honours, follow_suit),
             REDEAL_BLOCKERS[o.redeal],
             o.target,
             o.objective == "deal",
@@ -257,6 +211,19 @@ class PenneechGame(Game):
 
     def _new_state(self, seed: int, chance: Chance) -> PenneechState:
         return PenneechState(self, seed, chance)
+
+    def bounds(self) -> tuple[float, float, int]:
+        """docs/rules/penneech.md: every played deal scores at least one point (the card bonus), so a
+        game to ``target`` has at most 2 x (target - 1) + 1 deals; each has 14 plays and at most two
+        redeal questions per dealing, with at most ``REDEALS_BOUNDED`` redeals before it."""
+        o = self.options
+        deals = 1 if o.objective == "deal" else 2 * (o.target - 1) + 1
+        length = deals * (14 + 2 * (1 + REDEALS_BOUNDED))
+        if o.objective == "deal":
+            # The score difference of one deal: the 16 honours count once each (A5 K4 Q3 J2, in a
+            # trick or turned up), the 7D at most 14 (turned up), the card bonus at most 7.
+            return -77.0, 77.0, length
+        return -1.0, 1.0, length
 
     def _make_kit(self) -> Kit:
         from gamester.games.penneech.kit import PenneechKit
@@ -283,7 +250,7 @@ OBS_SIZE = _O_SCALARS + 8
 class PenneechState(State):
     game: PenneechGame
     __slots__ = (
-        "_follow_suit",
+        "_follow",
         "_points",
         "_outcomes",
         "_blockers",
@@ -319,7 +286,7 @@ class PenneechState(State):
         if _blank:
             return
         (
-            self._follow_suit,
+            self._follow,
             self._points,
             self._outcomes,
             self._blockers,
@@ -399,13 +366,13 @@ class PenneechState(State):
         # docs/rules/penneech.md, Dealing: each eligible seat, non-dealer first, chooses.
         blockers = self._blockers
         if blockers:
-            if not hn & blockers:
+            if redeal_eligible(hn, blockers):
                 self._eligible: list[bool | None] = [None, True] if d == 0 else [True, None]
                 self._pos = 14
                 self._phase = REDEAL_PHASE
                 self._cur = nd
                 return
-            if not hd & blockers:
+            if redeal_eligible(hd, blockers):
                 self._eligible = [True, False] if d == 0 else [False, True]
                 self._pos = 14
                 self._phase = REDEAL_PHASE
@@ -478,38 +445,29 @@ class PenneechState(State):
         return self._dealt[seat] & ~self._hands[seat]
 
     def _legal_mask(self) -> int:
-        hand = self._hands[self._cur]
-        led = self._led
-        if led < 0:
-            return hand
-        follow = hand & SUIT_MASKS[led // 13]
-        if not follow:
-            return hand
-        # docs/rules/penneech.md, Tricks (follow): 'suit' obliges the led suit; 'suit_or_trump' allows a
-        # trump instead.
-        if self._follow_suit:
-            return follow
-        return follow | (hand & SUIT_MASKS[self._trump])
+        # docs/rules/penneech.md, Tricks (what the second player must play): rules.legal_mask.
+        return legal_mask(self._hands[self._cur], self._led, self._trump, self.game.follow_suit)
 
     def legal_actions(self) -> list[int]:
         if self._phase == PLAY:
             cur = self._cur
             led = self._led
             if led >= 0:
-                # docs/rules/penneech.md, Tricks (follow), as in _legal_mask: holding the led suit, play it
-                # (or, under 'suit_or_trump', a trump); void in it, play any card.
+                # docs/rules/penneech.md, Tricks (what the second player must play): rules.legal_mask,
+                # as a table: holding the led suit, play it or the one other suit rules.follow_mask
+                # allows (FOLLOW_EXTRA: under 'suit_or_trump' the trump); void in it, play any card.
                 hand = self._hands[cur]
                 ls = led // 13
                 follow = hand >> SHIFT[ls] & 8191
                 if follow:
                     chunks = _CHUNK
-                    trump = self._trump
-                    if not self._follow_suit and trump != ls:
-                        trumps = hand >> SHIFT[trump] & 8191
-                        if trumps:
-                            if ls < trump:
-                                return chunks[ls][follow] + chunks[trump][trumps]
-                            return chunks[trump][trumps] + chunks[ls][follow]
+                    extra = self._follow[self._trump * 4 + ls]
+                    if extra >= 0:
+                        more = hand >> SHIFT[extra] & 8191
+                        if more:
+                            if ls < extra:
+                                return chunks[ls][follow] + chunks[extra][more]
+                            return chunks[extra][more] + chunks[ls][follow]
                     return chunks[ls][follow][:]
             # A lead, or a follower void in the led suit: the whole hand (kept sorted in _hl).
             return self._hl[cur][:]
@@ -535,7 +493,7 @@ class PenneechState(State):
                 self._cur = 1 - seat
                 self._events = _NO_EVENTS
                 return
-            # docs/rules/penneech.md, Tricks: the follow rule and who wins, in one lookup (_trick_outcomes).
+            # docs/rules/penneech.md, Tricks: the follow rule and who wins, in one lookup (rules.outcomes).
             trump = self._trump
             v = self._outcomes[trump][led * 52 + action]
             if v & 2:
@@ -595,10 +553,8 @@ class PenneechState(State):
         # docs/rules/penneech.md, Turn-ups and trumps: after trick 7 its winner turns one more card.
         if self._turn_up(winner):
             return
-        # docs/rules/penneech.md, End of the deal: 4+ tricks score 2 x tricks - 7.
-        tricks = self._tricks
-        best = 0 if tricks[0] >= 4 else 1
-        bonus = 2 * tricks[best] - 7
+        # docs/rules/penneech.md, End of the deal: 4+ tricks score 2 x tricks - 7 (rules.deal_bonus).
+        best, bonus = deal_bonus(self._tricks)
         self._events.append(("bonus", best, bonus))
         if self._award(best, bonus):
             return
@@ -621,7 +577,7 @@ class PenneechState(State):
             return
         self._events.append(("keep", seat))
         d = self._dealer
-        if seat != d and not self._hands[d] & self._blockers:
+        if seat != d and redeal_eligible(self._hands[d], self._blockers):
             self._eligible[d] = True
             self._cur = d
             return
@@ -651,7 +607,7 @@ class PenneechState(State):
         led = self._led
         rule = (
             "must follow suit"
-            if self._follow_suit
+            if self.game.follow_suit
             else f"holding {SUIT_NAMES[led // 13]} must play {SUIT_NAMES[led // 13]} or a trump "
             f"({SUIT_NAMES[self._trump]})"
         )
@@ -689,7 +645,7 @@ class PenneechState(State):
 
     def clone(self) -> PenneechState:
         s = PenneechState(self.game, self.seed, self.chance.copy(), _blank=True)
-        s._follow_suit = self._follow_suit
+        s._follow = self._follow
         s._points = self._points
         s._outcomes = self._outcomes
         s._blockers = self._blockers
@@ -926,10 +882,10 @@ class PenneechState(State):
             hand = [0, 0]
             hand[nd], hand[dealer] = hn, hd
             # docs/rules/penneech.md, Dealing: who was asked, in order (the non-dealer first).
-            asked = [s for s in (nd, dealer) if blockers and not hand[s] & blockers]
+            asked = [s for s in (nd, dealer) if redeal_eligible(hand[s], blockers)]
             knew: list[bool | None] = [None, None]
             if blockers:
-                knew = [not hand[0] & blockers, not hand[1] & blockers]
+                knew = [redeal_eligible(hand[0], blockers), redeal_eligible(hand[1], blockers)]
             thrower = -1
             for seat in asked:
                 if h >= len(hist) or hist[h] not in (KEEP, REDEAL):

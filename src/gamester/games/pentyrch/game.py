@@ -385,6 +385,15 @@ class PentyrchGame(Game):
     def _new_state(self, seed: int, chance: Chance) -> PentyrchState:
         return PentyrchState(self, seed, chance)
 
+    def bounds(self) -> tuple[float, float, int]:
+        """docs/rules/pentyrch.md: winners +1, the others -w/(n - w): at worst -(n - 1); one move per
+        seat per round, at most ``max_rounds`` rounds a game."""
+        o = self.options
+        n = self.num_players
+        seats = 3 if o.players == 3 else 4
+        worst = 1.0 if o.partners or n == 2 else float(n - 1)
+        return -worst * o.games, 1.0 * o.games, o.max_rounds * seats * o.games
+
     def _make_kit(self) -> Kit:
         from gamester.games.pentyrch.kit import PentyrchKit
 

@@ -186,6 +186,14 @@ class PiqueseptGame(Game):
     def _new_state(self, seed: int, chance: Chance) -> PiqueseptState:
         return PiqueseptState(self, seed, chance)
 
+    def bounds(self) -> tuple[float, float, int]:
+        """docs/rules/piquesept.md: the soloist wins or loses 3 (2 with three players) a deal; every
+        card is played, and the drawer gives one card."""
+        o = self.options
+        stake = 3.0 if o.players == 4 else 2.0
+        pack = 32 if o.players == 4 else 30
+        return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
+
     def _make_kit(self) -> Kit:
         from gamester.games.piquesept.kit import PiqueseptKit
 
