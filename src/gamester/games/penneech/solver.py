@@ -19,15 +19,8 @@ from typing import Any
 
 from gamester.core.cards import SUIT_MASKS
 from gamester.core.kit import RolloutModel, View
-from gamester.games.penneech.game import (
-    KEEP,
-    PLAY,
-    POWER,
-    REDEAL,
-    TRICKS,
-    TURNUP_POINTS,
-    PenneechState,
-)
+from gamester.games.penneech.game import KEEP, PLAY, REDEAL, PenneechState
+from gamester.games.penneech.rules import BEATERS, CARD_BONUS, FOLLOW_MASKS, POWER, TRICKS, TURNUP_POINTS
 
 # The race model: each deal gives a seat about MU points, the difference between the seats varies
 # by about SIGMA per deal (measured loosely on heuristic play; only the shape matters).
@@ -80,10 +73,10 @@ class Solver:
     def root(self) -> dict[int, float]:
         w = self.w
         pack = w._pack
-        table = w._points
+        outcomes = w._outcomes
+        follow_masks = FOLLOW_MASKS[w.game.follow_suit]
         target = w._target
         deal_only = w._deal_only
-        follow_suit = w._follow_suit
         tt: dict[tuple[int, ...], tuple[float, float, int]] = {}
         leaf_cache: dict[tuple[int, int], float] = {}
         win0, win1 = (INF, -INF) if deal_only else (1.0, 0.0)
@@ -112,18 +105,10 @@ class Solver:
             alpha: float,
             beta: float,
         ) -> float:
-            # docs/rules/penneech.md, Tricks: highest trump, else highest of the led suit.
-            trump = pack[pos - 1] // 13
-            ls = led // 13
-            cs = c // 13
-            if cs == ls:
-                win = follower if POWER[c] > POWER[led] else 1 - follower
-            elif cs == trump:
-                win = follower
-            else:
-                win = 1 - follower
-            row = table[trump]
-            pts = row[led] + row[c]
+            # docs/rules/penneech.md, Tricks: who wins and the points, looked up (rules.outcomes).
+            v = outcomes[pack[pos - 1] // 13][led * 52 + c]
+            win = follower if v & 1 else 1 - follower
+            pts = v >> 2
             # docs/rules/penneech.md, Winning: the target wins at once, even mid-deal.
             if win == 0:
                 t0 += 1
@@ -148,13 +133,14 @@ class Solver:
                         return win1
             if t0 + t1 < TRICKS:
                 return search(h0, h1, pos + 1, -1, win, t0, t1, s0, s1, alpha, beta)
-            # docs/rules/penneech.md, End of the deal: 4+ tricks score 2 x tricks - 7.
-            if t0 >= 4:
-                s0 += 2 * t0 - 7
+            # docs/rules/penneech.md, End of the deal: 4+ tricks score 2 x tricks - 7 (rules.card_bonus).
+            bonus = CARD_BONUS[t0]
+            if bonus:
+                s0 += bonus
                 if target_on and s0 >= target:
                     return win0
             else:
-                s1 += 2 * t1 - 7
+                s1 += CARD_BONUS[t1]
                 if target_on and s1 >= target:
                     return win1
             return leaf(s0, s1)
@@ -191,11 +177,10 @@ class Solver:
             a0, b0 = alpha, beta
             hand = h0 if cur == 0 else h1
             if led >= 0:
-                # docs/rules/penneech.md, Tricks (follow).
-                follow = hand & SUIT_MASKS[led // 13]
-                if follow:
-                    trump = pack[pos - 1] // 13
-                    hand = follow if follow_suit else follow | (hand & SUIT_MASKS[trump])
+                # docs/rules/penneech.md, Tricks: rules.legal_mask, by table (rules.follow_mask).
+                ls = led // 13
+                if hand & SUIT_MASKS[ls]:
+                    hand &= follow_masks[pack[pos - 1] // 13][ls]
             moves = []
             m = hand
             while m:
@@ -292,20 +277,15 @@ def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
             return legal[rng.randrange(len(legal))]
         row = state._points[trump]
         other = state._hands[1 - state._cur]
+        beaters = BEATERS[trump]
         for c in sorted(legal, key=lambda c: -row[c]):
-            cs = c // 13
-            beat = other & SUIT_MASKS[cs]
-            if any(POWER[x] > POWER[c] for x in range(cs * 13, cs * 13 + 13) if beat >> x & 1):
-                continue
-            if cs != trump and other & SUIT_MASKS[trump]:
+            if other & beaters[c]:  # the opponent holds a card that would beat it (rules.beats)
                 continue
             return c
         return min(legal, key=lambda c: (row[c], c // 13 == trump, POWER[c]))
-    ls = led // 13
     row = state._points[trump]
-    winners = [
-        c for c in legal if (c // 13 == ls and POWER[c] > POWER[led]) or (c // 13 != ls and c // 13 == trump)
-    ]
+    beat = BEATERS[trump][led]
+    winners = [c for c in legal if beat >> c & 1]
     if winners and (row[led] or rng.random() < 0.6):
         return min(winners, key=lambda c: (row[c] == 0, POWER[c]))
     return min(legal, key=lambda c: (row[c], POWER[c]))
