@@ -103,6 +103,7 @@ class PenneechKit(Kit):
 
     def playout(self, world: State, legal: list[int], rng: random.Random) -> int:
         if legal[0] < 52:
+            assert isinstance(world, PenneechState)
             return heuristic.fast_choose(world, legal)
         return super().playout(world, legal, rng)
 
