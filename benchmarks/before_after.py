@@ -31,9 +31,11 @@ import argparse
 import hashlib
 import importlib
 import json
+import math
 import os
 import random
 import select
+import signal
 import statistics
 import subprocess
 import sys
@@ -122,7 +124,15 @@ class Worker:
     def hello(self, req: dict[str, Any]) -> dict[str, Any]:
         self.clock = time.perf_counter if req.get("clock") == "wall" else time.process_time
         gamester = importlib.import_module("gamester")
-        best = getattr(importlib.import_module("gamester.agents"), "BEST_AGENTS", None)
+        agents = importlib.import_module("gamester.agents")
+        best = getattr(agents, "BEST_AGENTS", None)
+        if not isinstance(best, dict) and callable(getattr(agents, "best_agent_spec", None)):
+            best = {}  # newer trees: the game's kit recommends its agent
+            for name in GAMES:
+                try:
+                    best[name] = str(agents.best_agent_spec(gamester.load_game(name)))
+                except Exception:
+                    best[name] = str(agents.best_agent_spec(name))
         try:
             import pyspiel  # type: ignore[import-not-found, unused-ignore]
 
@@ -278,6 +288,7 @@ class Worker:
 
 def worker_main() -> None:
     """Answer one JSON request per line on stdin; anything the code under test prints goes to stderr."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     proto: TextIO = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -309,6 +320,7 @@ class Side:
     env: dict[str, str]
     proc: subprocess.Popen[str] | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    setup: list[dict[str, Any]] = field(default_factory=list)  # hello and prepares, replayed on a restart
 
     def start(self) -> None:
         env = dict(os.environ)
@@ -329,6 +341,17 @@ class Side:
     def ask(self, req: dict[str, Any], timeout: float) -> dict[str, Any]:
         if self.proc is None or self.proc.poll() is not None:
             self.start()
+            if self.setup:
+                note(f"{self.label}: worker restarted; setting its figures up again")
+                for old in list(self.setup):
+                    if self.proc is None:
+                        return {"error": f"the {self.label} worker cannot be set up again"}
+                    self._send(old, timeout)
+        if req["op"] in ("hello", "prepare"):
+            self.setup.append(req)
+        return self._send(req, timeout)
+
+    def _send(self, req: dict[str, Any], timeout: float) -> dict[str, Any]:
         proc = self.proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
         try:
@@ -470,11 +493,26 @@ def summarize(fig: Figure) -> dict[str, Any]:
     res["totals_after_over_before"] = a / b if a and b else None
     res["round_ratios"] = _paired(fig, "ours", fig.lower_is_better)
     res["after_over_before"] = statistics.median(res["round_ratios"]) if res["round_ratios"] else None
+    res["after_over_before_ci"] = median_interval(res["round_ratios"])
     if fig.peer_label:
         peer_rounds = _paired(fig, "peer", False)
         res["peer_round_ratios"] = peer_rounds
         res["peer_after_over_before"] = statistics.median(peer_rounds) if peer_rounds else None
     return res
+
+
+def median_interval(xs: list[float]) -> tuple[float, float] | None:
+    """A distribution-free interval for the median of ``xs``: the k-th smallest and k-th largest,
+    with the largest k for which it misses the median with probability at most 5% (Binomial(n, 1/2)
+    tails); with fewer than 6 values that is the whole range."""
+    n = len(xs)
+    if n < 2:
+        return None
+    k = 1
+    while k + 1 <= n // 2 and 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n <= 0.05:
+        k += 1
+    ordered = sorted(xs)
+    return ordered[k - 1], ordered[n - k]
 
 
 def _paired(fig: Figure, what: str, lower_is_better: bool) -> list[float]:
@@ -501,12 +539,13 @@ def _ratio(x: float | None) -> str:
 
 
 def table(results: list[dict[str, Any]], figs: list[Figure]) -> str:
-    head = "| figure | before | after | after/before: median (range) | before vs peer | after vs peer |"
+    head = "| figure | before | after | after/before [95% interval] | before vs peer | after vs peer |"
     lines = [head, "|---|---:|---:|---:|---:|---:|"]
     for res, fig in zip(results, figs, strict=True):
         ratio = _ratio(res["after_over_before"])
-        if len(res["round_ratios"]) > 1:
-            ratio += f" ({min(res['round_ratios']):.2f}–{max(res['round_ratios']):.2f})"
+        ci = res["after_over_before_ci"]
+        if ci:
+            ratio += f" [{ci[0]:.2f}–{ci[1]:.2f}]"
         if res["errors"]:
             ratio += " " + "; ".join(f"{side} failed: {msg}" for side, msg in res["errors"].items())
         lines.append(
@@ -558,14 +597,20 @@ def note(msg: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        try:
+            open(args.json, "a").close()  # a bad path fails now, not after ten minutes
+        except OSError as e:
+            raise BenchError(f"--json {args.json}: {e.strerror}") from None
     sides = {
         "before": _side("before", args.before, args.before_python, args.before_env),
         "after": _side("after", args.after, args.after_python, args.after_env),
     }
-    rounds = args.rounds or (5 if args.quick else 16)
+    rounds = args.rounds or (5 if args.quick else 12)
     slice_s = args.slice or (0.25 if args.quick else 0.5)
     timeout = max(120.0, 40 * slice_s)
     t_start = time.perf_counter()
+    interrupted = False
     try:
         for side in sides.values():
             side.start()
@@ -614,6 +659,8 @@ def run(args: argparse.Namespace) -> int:
         total = rounds * len(figs) * 2
         done = 0
         for r in range(rounds):
+            if interrupted:
+                break
             order = ("before", "after") if r % 2 == 0 else ("after", "before")
             for fig in figs:
                 if fig.errors:
@@ -623,7 +670,12 @@ def run(args: argparse.Namespace) -> int:
                     done += 1
                     req = {"op": "run", "key": fig.key, "units": fig.units, "start": start}
                     req["peer_units"] = fig.peer_units
-                    ans = sides[name].ask(req, timeout)
+                    try:
+                        ans = sides[name].ask(req, timeout)
+                    except KeyboardInterrupt:
+                        note("interrupted: the table covers the rounds done so far")
+                        interrupted = True
+                        break
                     if "error" in ans:
                         fig.errors[name] = ans["error"]
                         note(f"[{done}/{total}] round {r + 1} {fig.key} {name}: FAILED {ans['error']}")
@@ -635,9 +687,15 @@ def run(args: argparse.Namespace) -> int:
                     if ans.get("peer"):
                         msg += f", peer {_num(_rate([ans], 'peer', False), 'x')}"
                     note(msg)
+                if interrupted:
+                    break
     finally:
         for side in sides.values():
             side.stop()
+    for fig in figs:  # an interrupted round leaves one side a slice ahead: drop it
+        paired = min(len(v) for v in fig.slices.values())
+        for v in fig.slices.values():
+            del v[paired:]
 
     results = [summarize(f) for f in figs]
     elapsed = time.perf_counter() - t_start
@@ -656,7 +714,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name + ':':8}{s.info.get('gamester')} (Python {s.info.get('python')}) {env}".rstrip())
     clock = "wall-clock" if args.wall else "CPU (process_time)"
     print(f"{rounds} rounds of ~{slice_s:g} s slices per side and figure, {clock} seconds, {elapsed:.0f} s")
-    print("after/before: the median of the rounds' paired ratios (each side's figure: all its slices).")
+    print("after/before: the median of the rounds' paired ratios, with a distribution-free 95% interval")
+    print("for it (order statistics); each side's own figure is over all its slices.")
     print()
     print(table(results, figs))
     if args.json:
@@ -683,7 +742,7 @@ def run(args: argparse.Namespace) -> int:
                 fh,
                 indent=1,
             )
-    return 0
+    return 130 if interrupted else 0
 
 
 def main() -> None:
@@ -702,7 +761,7 @@ def main() -> None:
     ap.add_argument("--before-env", metavar="KEY=VAL", action="append", default=[], help="repeatable")
     ap.add_argument("--after-env", metavar="KEY=VAL", action="append", default=[], help="repeatable")
     ap.add_argument("--quick", action="store_true", help="5 rounds of 0.25 s slices (about 2 minutes)")
-    ap.add_argument("--rounds", type=int, help="turns per side and figure (default 16; --quick 5)")
+    ap.add_argument("--rounds", type=int, help="turns per side and figure (default 12; --quick 5)")
     ap.add_argument("--slice", type=float, help="seconds of work per turn (default 0.5; --quick 0.25)")
     ap.add_argument("--games", nargs="+", choices=GAMES, help="only these games")
     ap.add_argument("--only", action="append", default=[], help="only figures whose key contains this")
