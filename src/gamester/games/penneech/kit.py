@@ -90,6 +90,7 @@ class PenneechRace:
 class PenneechKit(Kit):
     has_heuristic = True
     recommended_agent = "futures:worlds=300"
+    skill_ladder = "rollout:worlds={}"
 
     def __init__(self, game: PenneechGame) -> None:
         super().__init__(game)

@@ -17,6 +17,7 @@ class PentyrchKit(Kit):
     has_heuristic = True
     has_move_scores = True
     recommended_agent = "lookahead:worlds=8"
+    skill_ladder = "lookahead:worlds={}"
 
     def heuristic(self, view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
         return heuristic.choose(view, obs, legal, rng)

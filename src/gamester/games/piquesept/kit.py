@@ -14,6 +14,7 @@ from gamester.games.piquesept.game import PiqueseptGame
 class PiqueseptKit(Kit):
     has_heuristic = True
     recommended_agent = "rollout:worlds=30"
+    skill_ladder = "rollout:worlds={}"
 
     def __init__(self, game: PiqueseptGame) -> None:
         super().__init__(game)
