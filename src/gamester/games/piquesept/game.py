@@ -23,15 +23,60 @@ from gamester.core.kit import Kit
 from gamester.core.options import RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
+from gamester.games.piquesept.deal import DealView
 from gamester.games.piquesept.options import RULESETS, PiqueseptOptions
 
-NUM_ACTIONS = 32
-SPADE = 3
-SPADES = 0xFF << 24
-SUIT_MASK = tuple(0xFF << (8 * s) for s in range(4))
-SEVEN_S = 24  # the 7S: suit 3, r 0
-TOTAL_POINTS = 130
-WIN_POINTS = 66
+# The rules of play live in rules.py (the names re-exported with ``as`` are for the engine's users).
+from gamester.games.piquesept.rules import (
+    FIRST_ORDER as FIRST_ORDER,
+)
+from gamester.games.piquesept.rules import (
+    NUM_ACTIONS as NUM_ACTIONS,
+)
+from gamester.games.piquesept.rules import (
+    PTS as PTS,
+)
+from gamester.games.piquesept.rules import (
+    RANK_MASK as RANK_MASK,
+)
+from gamester.games.piquesept.rules import (
+    SEVEN_S as SEVEN_S,
+)
+from gamester.games.piquesept.rules import (
+    SPADE as SPADE,
+)
+from gamester.games.piquesept.rules import (
+    SPADES as SPADES,
+)
+from gamester.games.piquesept.rules import (
+    SUIT_MASK as SUIT_MASK,
+)
+from gamester.games.piquesept.rules import (
+    TOP_RANK as TOP_RANK,
+)
+from gamester.games.piquesept.rules import (
+    TOTAL_POINTS as TOTAL_POINTS,
+)
+from gamester.games.piquesept.rules import (
+    VAL as VAL,
+)
+from gamester.games.piquesept.rules import (
+    WIN_POINTS as WIN_POINTS,
+)
+from gamester.games.piquesept.rules import (
+    deal_returns,
+    drawer_of,
+    playable,
+    soloist_of,
+    trick_points,
+    winning_index,
+)
+from gamester.games.piquesept.rules import (
+    first_trick_allowed as first_trick_allowed,
+)
+from gamester.games.piquesept.rules import (
+    forced_first_mask as forced_first_mask,
+)
 
 # Dense action <-> core card id (suit * 13 + rank, rank 5 = seven … 12 = ace).
 A2ID: tuple[int, ...] = tuple((a >> 3) * 13 + (a & 7) + 5 for a in range(NUM_ACTIONS))
@@ -39,35 +84,6 @@ ID2A: tuple[int, ...] = tuple((c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 
 # Bit of each core card id in a dense hand mask (so ``sum(map(IDBIT.__getitem__, cards))`` is a hand).
 IDBIT: tuple[int, ...] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
 CODE: tuple[str, ...] = tuple(CODES[c] for c in A2ID)
-
-# docs/rules/piquesept.md, The cards: Ace 11, 7S 10, Ten 10, King 4, Queen 3, Jack 2, others 0 (130 in all).
-_POINTS_BY_R = (0, 0, 0, 10, 2, 3, 4, 11)
-PTS: tuple[int, ...] = tuple(10 if a == SEVEN_S else _POINTS_BY_R[a & 7] for a in range(NUM_ACTIONS))
-assert sum(PTS) == TOTAL_POINTS
-
-# docs/rules/piquesept.md, The cards / The remaining tricks: spades (order 7 A K Q J T 9 8) beat every other
-# card; else the highest of the led suit (A K Q J T 9 8 7) wins. VAL[led suit][action] orders a trick's cards.
-_SPADE_POWER = tuple(8 if r == 0 else r for r in range(8))
-VAL: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        16 + _SPADE_POWER[a & 7] if a >> 3 == SPADE else (a & 7 if a >> 3 == ls else -1)
-        for a in range(NUM_ACTIONS)
-    )
-    for ls in range(4)
-)
-
-# docs/rules/piquesept.md, The soloist and the opening trick: "highest card" orders for a defender with no
-# spade, as r values from high to low. 'points': by card points, then rank.
-FIRST_ORDER = {
-    "rank": (7, 6, 5, 4, 3, 2, 1, 0),
-    "points": tuple(sorted(range(8), key=lambda r: (_POINTS_BY_R[r], r), reverse=True)),
-}
-RANK_MASK = tuple(sum(1 << (s * 8 + r) for s in range(4)) for r in range(8))
-# For each order and each set of ranks held (8 bits), the highest rank held in that order.
-TOP_RANK = {
-    name: tuple(next((r for r in order if m >> r & 1), -1) for m in range(256))
-    for name, order in FIRST_ORDER.items()
-}
 
 # The events of a trick ending mid-deal, made only when asked for (last_events).
 _LAST_TRICK: list[tuple[Any, ...]] = []
@@ -99,36 +115,6 @@ def codes(mask: int) -> list[str]:
     return [CODE[a] for a in mask_to_actions(mask)]
 
 
-def forced_first_mask(hand: int, top: tuple[int, ...]) -> int:
-    """docs/rules/piquesept.md, The soloist and the opening trick: a defender's legal cards in trick 1.
-
-    His highest spade (spade order 7 A K Q J T 9 8); with no spade, every card of the highest rank in
-    the order of ``top`` (a ``TOP_RANK`` table); equally high cards of different suits are a real choice.
-    """
-    sp = hand & SPADES
-    if sp:
-        if sp & (1 << SEVEN_S):
-            return 1 << SEVEN_S
-        return 1 << (sp.bit_length() - 1)
-    r = top[(hand | hand >> 8 | hand >> 16) & 0xFF]
-    return hand & RANK_MASK[r] if r >= 0 else 0
-
-
-def first_trick_allowed(card: int, order: tuple[int, ...]) -> int:
-    """The cards a defender may have held when he played ``card`` in the first trick (as a mask)."""
-    if card >> 3 == SPADE:
-        # His highest spade: no spade above it (the 7S is the soloist's).
-        p = _SPADE_POWER[card & 7]
-        higher = sum(1 << (24 + r) for r in range(8) if _SPADE_POWER[r] > p)
-        return ((1 << NUM_ACTIONS) - 1) & ~higher
-    # No spade at all, and nothing higher in ``order`` than the card's rank.
-    pos = order.index(card & 7)
-    allowed = 0
-    for r in order[pos:]:
-        allowed |= RANK_MASK[r]
-    return allowed & ~SPADES
-
-
 def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
     """docs/rules/piquesept.md, Seats and dealing: the 32-card pack, less two Eights with three players."""
     out = [A2ID[a] for a in range(NUM_ACTIONS)]
@@ -154,9 +140,6 @@ class PiqueseptGame(Game):
         self.hand_size = len(self.pack_ids) // n
         self.first_order = FIRST_ORDER[options.first_trick_highest]
         self.top_rank = TOP_RANK[options.first_trick_highest]
-        self.seven_id = A2ID[SEVEN_S]
-        # Seat of each pack position, per dealer.
-        self.seat_of = tuple(tuple((d + 1 + i) % n for i in range(len(self.pack_ids))) for d in range(n))
         # For each dealer, (pack offset j, seat) pairs: seat gets pack[j::n].
         self.deal_to = tuple(tuple((j, (d + 1 + j) % n) for j in range(n)) for d in range(n))
         self.next_seat = tuple((s + 1) % n for s in range(n))
@@ -295,20 +278,12 @@ class PiqueseptState(State):
                 hands[seat] = b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6] + b[c7] + b[c8] + b[c9]
         self._hands = hands
         self._dealt = tuple(hands)
-        # docs/rules/piquesept.md, The soloist and the opening trick: the holder of 7S is the soloist.
-        soloist = g.seat_of[d][pack.index(g.seven_id)]
+        soloist = soloist_of(hands)
         self._soloist = soloist
-        self._drawer = self._next[soloist]
-        # forced_first_mask, inlined: each defender's highest spade, else his highest-ranked cards.
+        self._drawer = drawer_of(soloist, n)
+        # docs/rules/piquesept.md, The soloist and the opening trick: what each seat may play to it.
         top = g.top_rank
-        forced = []
-        for h in hands:
-            sp = h & SPADES
-            if sp:
-                forced.append(1 << (sp.bit_length() - 1))
-            else:
-                forced.append(h & RANK_MASK[top[(h | h >> 8 | h >> 16) & 0xFF]])
-        forced[soloist] = 1 << SEVEN_S
+        forced = [forced_first_mask(h, top) for h in hands]
         self._forced = forced
         self._lm = forced[soloist]
         self._phase = FIRST
@@ -340,9 +315,8 @@ class PiqueseptState(State):
         if ph == FIRST:
             return self._forced[seat]
         hand = self._hands[seat]
-        # docs/rules/piquesept.md, The remaining tricks: a defender follows suit, else trumps, else plays any.
-        if ph == PLAY and self._trick and seat != self._soloist:
-            return hand & SUIT_MASK[self._led] or hand & SPADES or hand
+        if ph == PLAY:
+            return playable(hand, self._led if self._trick else -1, seat == self._soloist)
         return hand
 
     def legal_actions(self) -> list[int]:
@@ -396,10 +370,7 @@ class PiqueseptState(State):
                 self._bseat = seat
             nxt = self._next[seat]
             self._cur = nxt
-            h = hands[nxt]
-            # docs/rules/piquesept.md, The remaining tricks: the soloist plays anything; a defender follows
-            # suit, else trumps, else plays any card.
-            self._lm = h if nxt == self._soloist else h & SUIT_MASK[ls] or h & SPADES or h
+            self._lm = playable(hands[nxt], ls, nxt == self._soloist)
             return
         if self._phase == FIRST:
             # docs/rules/piquesept.md, The soloist and the opening trick: 7S, then each defender's highest.
@@ -423,7 +394,7 @@ class PiqueseptState(State):
         trick = self._trick
         winner = self._bseat
         # The trick list is never changed again (the next trick gets a new one), so it is shared.
-        done = (self._leader, trick, winner, sum(map(PTS.__getitem__, trick)))
+        done = (self._leader, trick, winner, trick_points(trick))
         self._done.append(done)
         self._events = [("trick", done)]
         self._trick = []
@@ -476,20 +447,11 @@ class PiqueseptState(State):
         s = self._soloist
         taken = self._taken
         sp = taken[s]
-        if sp >= WIN_POINTS:
-            sign = 1
-        elif sp == TOTAL_POINTS - sp:
-            sign = 0
-        else:
-            sign = -1
-        delta = [-sign] * n
-        delta[s] = sign * (n - 1)
+        delta = deal_returns(s, sp, n)
         self._ret = [r + d for r, d in zip(self._ret, delta, strict=True)]
         self._base = [b + t for b, t in zip(self._base, taken, strict=True)]
-        self._past.append(
-            (self._dealer, s, self._dealt, self._x, self._y, tuple(self._done), sp, tuple(delta))
-        )
-        self._events.append(("deal_over", s, sp, tuple(delta)))
+        self._past.append((self._dealer, s, self._dealt, self._x, self._y, tuple(self._done), sp, delta))
+        self._events.append(("deal_over", s, sp, delta))
         self._deal_no += 1
         if self._deal_no < self._deals:
             # docs/rules/piquesept.md, Scoring: in a match the deal passes clockwise.
@@ -662,6 +624,37 @@ class PiqueseptState(State):
         """docs/rules/piquesept.md, The draw and the trade: the drawer and the soloist see the trade cards;
         the others (and spectators, ``None``) only with trade_visible."""
         return self._visible or (player is not None and (player == self._soloist or player == self._drawer))
+
+    def deal_view(self) -> DealView:
+        """Where the deal stands, every hand included: for search in a world the agent sampled itself
+        (``determinize``), never for showing the real game to a seat."""
+        past = self._past
+        trick = self._trick
+        # Between tricks the play branch leaves the last trick's led suit and best card behind.
+        best, winner = (self._best, self._bseat) if trick else (-1, self._leader)
+        if trick and self._phase == FIRST:
+            # The first trick's cards are forced, so the engine does not follow its winner as it goes.
+            i = winning_index(trick)
+            best, winner = VAL[trick[0] >> 3][trick[i]], (self._leader + i) % self._n
+        return DealView(
+            self._n,
+            self._phase,
+            self._deal_no,
+            self._cur,
+            tuple(self._hands),
+            self._soloist,
+            self._drawer,
+            self._leader,
+            tuple(trick),
+            self._led if trick else -1,
+            best,
+            winner,
+            self._ntricks,
+            self._x,
+            self._y,
+            tuple(self._taken),
+            past[-1][6] if past else -1,
+        )
 
     def observation(self, player: int) -> dict[str, Any]:
         """docs/rules/piquesept.md, What each player knows: own hand, every card played (by whom), the

@@ -14,46 +14,118 @@ Card points decide a deal (66 of 130 wins), so the rules are about winning point
   on it (the richest legal card); when the other side wins, take the trick with the cheapest card
   that wins it if no opponent can still overtake (nobody after him, or a card no unseen card beats);
   otherwise play the cheapest card.
+
+The decision is written once, :func:`decide`, over :class:`Seen` (what the seat to decide knows).
+Two extractors fill it: :func:`seen_from_observation` from the seat's observation (the heuristic
+agent) and :func:`seen_from_world` from a sampled world for the seat to move (the rollout's playouts,
+which then build no observation); the tests check both give the same record everywhere.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 from gamester.core.kit import View
-from gamester.games.piquesept.game import PTS, SPADE, VAL
+from gamester.games.piquesept.game import FIRST, GIVE, Phase, PiqueseptState
+from gamester.games.piquesept.rules import (
+    ALL_CARDS,
+    PTS,
+    SPADE,
+    SPADES,
+    SUIT_MASK,
+    VAL,
+    beats_all,
+    winning_index,
+)
 
-_ALL = range(32)
+
+class Seen(NamedTuple):
+    """What the seat to decide knows, as the heuristic uses it (cards as dense actions)."""
+
+    phase: int
+    """A ``game.Phase`` value."""
+    seat: int
+    players: int
+    soloist: int
+    leader: int
+    hand: int
+    """His hand, a mask."""
+    trick: tuple[int, ...]
+    """The trick so far, from ``leader``."""
+    unseen: int
+    """Every card of the 32 he has neither in his hand nor seen played this deal (nor, if he is the
+    soloist, seen in the trade); with three players the two removed Eights count as unseen."""
 
 
-def _beats_all(card: int, led: int, others: set[int]) -> bool:
-    """No card in ``others`` would win a trick led in suit ``led`` over ``card``."""
-    v = VAL[led][card]
-    return all(VAL[led][o] < v for o in others)
+def seen_from_observation(view: View, obs: dict[str, Any]) -> Seen:
+    """The record from the seat's observation ``obs``."""
+    act = view.string_to_action
+    hand = 0
+    for c in obs["hand"]:
+        hand |= 1 << act(c)
+    me = obs["seat"]
+    solo = obs["soloist"]
+    known = hand
+    for t in obs["tricks"]:
+        for c in t["cards"]:
+            known |= 1 << act(c)
+    trick = tuple(act(c) for c in obs["trick"])
+    for a in trick:
+        known |= 1 << a
+    if me == solo:
+        for c in (obs["trade"]["drawn"], obs["trade"]["given"]):
+            if c is not None:
+                # The card he lost is elsewhere; the card he got is in his hand.
+                known |= 1 << act(c)
+    phase = Phase[obs["phase"].upper()]
+    return Seen(phase, me, obs["players"], solo, obs["leader"], hand, trick, ALL_CARDS & ~known)
+
+
+def seen_from_world(world: PiqueseptState) -> Seen:
+    """The record for the seat to move in ``world`` (a state the agent sampled itself), read from its
+    ``deal_view()``: the cards played this deal are the deal's pack less every hand."""
+    v = world.deal_view()
+    me = v.current
+    hand = v.hands[me]
+    held = 0
+    for h in v.hands:
+        held |= h
+    known = hand | (world.game.pack_mask & ~held)
+    if me == v.soloist:
+        if v.drawn >= 0:
+            known |= 1 << v.drawn
+        if v.given >= 0:
+            known |= 1 << v.given
+    return Seen(v.phase, me, v.players, v.soloist, v.leader, hand, v.trick, ALL_CARDS & ~known)
+
+
+def shed_first(hand: int, legal: list[int]) -> int:
+    """The first trick: between equally high cards, the one from his shortest suit (a void lets him
+    trump later)."""
+    return min(legal, key=lambda a: ((hand & SUIT_MASK[a >> 3]).bit_count(), a))
 
 
 def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
-    act = view.string_to_action
-    hand = [act(c) for c in obs["hand"]]
-    phase = obs["phase"]
-    if phase == "give":
+    """The heuristic agent's choice for ``view``'s seat (``obs``: its observation)."""
+    return decide(seen_from_observation(view, obs), legal, rng)
+
+
+def decide(k: Seen, legal: list[int], rng: random.Random) -> int:
+    """The heuristic's choice among ``legal`` (ties between side-suit winners of the soloist's lead
+    broken by ``rng``)."""
+    phase = k.phase
+    if phase == GIVE:
         return min(legal, key=lambda a: (PTS[a], a >> 3 == SPADE, a & 7, a))
-    if phase == "first_trick":
-        length = {s: sum(1 for a in hand if a >> 3 == s) for s in range(4)}
-        return min(legal, key=lambda a: (length[a >> 3], a))
-    n = obs["players"]
-    me = obs["seat"]
-    solo = obs["soloist"]
-    played = {act(c) for t in obs["tricks"] for c in t["cards"]}
-    trick = [act(c) for c in obs["trick"]]
-    played.update(trick)
-    known = set(hand) | played
-    for c in (obs["trade"]["drawn"], obs["trade"]["given"]):
-        if c is not None and me == solo:
-            known.add(act(c))  # the card he lost is elsewhere; the card he got is in his hand
-    unseen = {a for a in _ALL if a not in known and a not in hand}
-    unseen_spades = {a for a in unseen if a >> 3 == SPADE}
+    hand = k.hand
+    if phase == FIRST:
+        return shed_first(hand, legal)
+    n = k.players
+    me = k.seat
+    solo = k.soloist
+    trick = k.trick
+    unseen = k.unseen
+    unseen_spades = unseen & SPADES
     cheap = lambda a: (PTS[a], a >> 3 == SPADE, a & 7)  # noqa: E731 - a sort key
 
     if not trick:
@@ -61,27 +133,26 @@ def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random
             for a in sorted(legal, key=lambda a: (a >> 3 != SPADE, -PTS[a])):
                 if a >> 3 == SPADE and not unseen_spades:
                     continue
-                if _beats_all(a, a >> 3, unseen) and (
+                if beats_all(a, a >> 3, unseen) and (
                     a >> 3 == SPADE or not unseen_spades or rng.random() < 0.5
                 ):
                     return a
             side = [a for a in legal if a >> 3 != SPADE] or legal
-            length = {s: sum(1 for a in hand if a >> 3 == s) for s in range(4)}
-            return min(side, key=lambda a: (PTS[a], -length[a >> 3], a & 7))
+            return min(side, key=lambda a: (PTS[a], -(hand & SUIT_MASK[a >> 3]).bit_count(), a & 7))
         spades = [a for a in legal if a >> 3 == SPADE]
         if spades and unseen_spades:
             return min(spades, key=cheap)
-        winners = [a for a in legal if a >> 3 != SPADE and _beats_all(a, a >> 3, unseen)]
+        winners = [a for a in legal if a >> 3 != SPADE and beats_all(a, a >> 3, unseen)]
         if winners and not unseen_spades:
             return max(winners, key=lambda a: PTS[a])
         return min(legal, key=cheap)
 
     led = trick[0] >> 3
-    leader = obs["leader"]
-    seats = [(leader + i) % n for i in range(len(trick))]
-    best_i = max(range(len(trick)), key=lambda i: VAL[led][trick[i]])
-    winning_seat = seats[best_i]
-    best_val = VAL[led][trick[best_i]]
+    val = VAL[led]
+    leader = k.leader
+    best_i = winning_index(trick)
+    winning_seat = (leader + best_i) % n
+    best_val = val[trick[best_i]]
     after = [(leader + i) % n for i in range(len(trick) + 1, n)]
     i_am_solo = me == solo
 
@@ -90,15 +161,15 @@ def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random
 
     opponents_after = [s for s in after if not my_side(s)]
     if my_side(winning_seat):
-        safe = not opponents_after or _beats_all(trick[best_i], led, unseen)
+        safe = not opponents_after or beats_all(trick[best_i], led, unseen)
         if safe:
             return max(legal, key=lambda a: (PTS[a], -(a >> 3 == SPADE), -(a & 7)))
         return min(legal, key=cheap)
-    winners = [a for a in legal if VAL[led][a] > best_val]
+    winners = [a for a in legal if val[a] > best_val]
     if winners:
         if not opponents_after:
-            return min(winners, key=lambda a: (VAL[led][a] >= 16, PTS[a] < 3, VAL[led][a]))
-        sure = [a for a in winners if _beats_all(a, led, unseen)]
+            return min(winners, key=lambda a: (val[a] >= 16, PTS[a] < 3, val[a]))
+        sure = [a for a in winners if beats_all(a, led, unseen)]
         if sure:
-            return min(sure, key=lambda a: (VAL[led][a], -PTS[a]))
+            return min(sure, key=lambda a: (val[a], -PTS[a]))
     return min(legal, key=cheap)

@@ -1,5 +1,9 @@
-"""What Piquesept offers search (``gamester.core.kit``): the heuristic (``heuristic.py``) and the exact
-solver of the rest of a deal (``solver.py``)."""
+"""What Piquesept offers search (``gamester.core.kit``): the heuristic (``heuristic.py``) and its fast
+playout on a sampled world, the exact solver of the rest of a deal (``solver.py``), and a typed
+read-only view of a sampled world (:meth:`PiqueseptKit.deal_view`).
+
+Everything here that reads a world reads a state the agent sampled itself through ``determinize``.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import random
 from typing import Any
 
 from gamester.core.kit import Kit, View
+from gamester.core.protocol import State
 from gamester.games.piquesept import heuristic, solver
-from gamester.games.piquesept.game import PiqueseptGame
+from gamester.games.piquesept.deal import DealView
+from gamester.games.piquesept.game import PiqueseptGame, PiqueseptState
 
 
 class PiqueseptKit(Kit):
@@ -22,3 +28,14 @@ class PiqueseptKit(Kit):
 
     def heuristic(self, view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
         return heuristic.choose(view, obs, legal, rng)
+
+    def playout(self, world: State, legal: list[int], rng: random.Random) -> int:
+        """The heuristic's choice for the seat to move, from what that seat knows in ``world``, without
+        building its observation (``heuristic.seen_from_world``)."""
+        assert isinstance(world, PiqueseptState)
+        return heuristic.decide(heuristic.seen_from_world(world), legal, rng)
+
+    def deal_view(self, world: State) -> DealView:
+        """Where the deal of a sampled ``world`` stands, every hand included (``deal.DealView``)."""
+        assert isinstance(world, PiqueseptState)
+        return world.deal_view()

@@ -3,8 +3,9 @@
 The soloist plays against the defenders as one side, so the deal is a two-sided game over card
 points: the soloist maximises the points his tricks will still take, the defenders minimise them.
 Alpha-beta with a transposition table keyed by every hand, the trick so far and the seat to play;
-values are the points still to come, so the table does not depend on the points already taken. Rules
-follow ``games/piquesept/game.py`` (docs/rules/piquesept.md, The remaining tricks; Scoring).
+values are the points still to come, so the table does not depend on the points already taken. The
+rules are ``rules.py``'s (``playable``, ``VAL``, ``trick_points``, ``seat_return``; docs/rules/piquesept.md,
+The remaining tricks; Scoring), and a world is read through its ``deal_view()``.
 
 A world's value for a seat is its return for the deal — ``+-(players - 1)`` for the soloist, ``-+1``
 for a defender, 0 for 65-65 — plus a hundredth of its side's card points as a tie-breaker; since
@@ -17,17 +18,17 @@ import random
 from typing import Any
 
 from gamester.core.kit import View
-from gamester.games.piquesept.game import (
-    FIRST,
-    GIVE,
-    PLAY,
-    PTS,
-    SPADES,
-    SUIT_MASK,
+from gamester.core.protocol import State
+from gamester.games.piquesept.deal import DealView
+from gamester.games.piquesept.game import FIRST, GIVE, PLAY, PiqueseptState
+from gamester.games.piquesept.heuristic import shed_first
+from gamester.games.piquesept.rules import (
+    RESULT_STEPS,
     TOTAL_POINTS,
     VAL,
-    WIN_POINTS,
-    PiqueseptState,
+    playable,
+    seat_return,
+    trick_points,
 )
 
 INF = 10_000
@@ -35,13 +36,14 @@ INF = 10_000
 
 def fixed_choice(view: View, legal: list[int], rng: random.Random) -> int | None:
     """The first trick leaves a defender at most a choice between equally high cards of different
-    suits: shed the one from the shortest suit (a void lets him trump later)."""
+    suits: the heuristic's (``heuristic.shed_first``)."""
     obs = view.observation()
     if obs["phase"] != "first_trick":
         return None
-    hand = [view.string_to_action(c) for c in obs["hand"]]
-    length = {s: sum(1 for a in hand if a >> 3 == s) for s in range(4)}
-    return min(legal, key=lambda a: (length[a >> 3], a))
+    hand = 0
+    for c in obs["hand"]:
+        hand |= 1 << view.string_to_action(c)
+    return shed_first(hand, legal)
 
 
 def as_probability(value: float, view: View) -> float | None:
@@ -52,63 +54,65 @@ def as_probability(value: float, view: View) -> float | None:
 
 
 def deal_return(points: int, is_soloist: bool, n: int) -> float:
-    """docs/rules/piquesept.md, Scoring."""
-    sign = 1 if points >= WIN_POINTS else 0 if 2 * points == TOTAL_POINTS else -1
+    """The seat's return for the deal (``rules.seat_return``, docs/rules/piquesept.md, Scoring) plus
+    a hundredth of its side's card points as a tie-breaker."""
     side = points if is_soloist else TOTAL_POINTS - points
-    return (sign * (n - 1) if is_soloist else -sign) + side / 100.0
+    return seat_return(points, is_soloist, n) + side / 100.0
 
 
-def solve_actions(world: Any, me: int) -> dict[int, float]:
+def solve_actions(world: State, me: int) -> dict[int, float]:
     """The value, for ``me``, of every legal action of ``world`` (a determinized state)."""
     assert isinstance(world, PiqueseptState)
-    n = world._n
-    is_solo = me == world._soloist
+    root = world.deal_view()
+    is_solo = me == root.soloist
     out: dict[int, float] = {}
-    solver = Solver(world)
+    solver = Solver(root)
     for a in world.legal_actions():
         w = world.clone()
         w.apply_action(a)
-        if w._phase == PLAY and w._deal_no == world._deal_no:
-            points = solver.outcome_points(w)
+        v = w.deal_view()
+        if v.phase == PLAY and v.deal == root.deal:
+            points = solver.outcome_points(v)
         else:
             # The deal ended with this card (its last trick): the points are counted.
-            points = w._past[-1][6] if w._deal_no != world._deal_no else w._taken[w._soloist]
-        out[a] = deal_return(points, is_solo, n)
+            points = v.last_deal_points if v.deal != root.deal else v.taken[v.soloist]
+        out[a] = deal_return(points, is_solo, root.players)
     return out
 
 
 class Solver:
     """Alpha-beta over the remaining cards of a deal in play; ``nodes`` counts positions searched."""
 
-    def __init__(self, world: PiqueseptState) -> None:
+    def __init__(self, world: DealView) -> None:
         self.nodes = 0
         self.tt: dict[tuple[Any, ...], list[int]] = {}
-        self.n = world._n
-        self.nxt = world._next
-        self.solo = world._soloist
+        n = world.players
+        self.n = n
+        # docs/rules/piquesept.md, Seats and dealing: seats are numbered clockwise.
+        self.nxt = tuple((s + 1) % n for s in range(n))
+        self.solo = world.soloist
 
-    def outcome_points(self, w: PiqueseptState) -> int:
+    def outcome_points(self, w: DealView) -> int:
         """The soloist's final points as far as the result needs them: 66 if he can reach 66, 65 if
-        he can reach exactly a draw, else 0 — two null-window searches instead of an exact score
-        (a hundred times faster, and the tie-breaker in ``deal_return`` is then only coarse)."""
-        taken = w._taken[w._soloist]
-        for need in (WIN_POINTS, TOTAL_POINTS - WIN_POINTS + 1):
+        he can reach exactly a draw, else what he holds (``rules.RESULT_STEPS``) — two null-window
+        searches instead of an exact score (a hundred times faster, and the tie-breaker in
+        ``deal_return`` is then only coarse)."""
+        taken = w.taken[w.soloist]
+        for need in RESULT_STEPS:
             want = need - taken
             if want <= 0:
                 return need
             v = self.search(
-                list(w._hands), tuple(w._trick), w._leader, w._cur, w._led, w._best, w._bseat, want - 1, want
+                list(w.hands), w.trick, w.leader, w.current, w.led, w.best, w.winner, want - 1, want
             )
             if v >= want:
                 return need
         return taken
 
-    def future(self, w: PiqueseptState) -> int:
+    def future(self, w: DealView) -> int:
         """The soloist's points still to come from ``w`` (phase PLAY), both sides playing perfectly."""
-        assert w._phase not in (FIRST, GIVE)
-        return self.search(
-            list(w._hands), tuple(w._trick), w._leader, w._cur, w._led, w._best, w._bseat, -INF, INF
-        )
+        assert w.phase not in (FIRST, GIVE)
+        return self.search(list(w.hands), w.trick, w.leader, w.current, w.led, w.best, w.winner, -INF, INF)
 
     def search(
         self,
@@ -142,9 +146,7 @@ class Solver:
         a0, b0 = alpha, beta
         solo = self.solo
         hand = hands[cur]
-        # docs/rules/piquesept.md, The remaining tricks: a defender follows suit, else trumps, else plays
-        # anything.
-        legal = (hand & SUIT_MASK[led] or hand & SPADES or hand) if trick and cur != solo else hand
+        legal = playable(hand, led, cur == solo)  # led is -1 when cur leads
         moves = []
         m = legal
         while m:
@@ -172,7 +174,7 @@ class Solver:
                     nb, ns = best, bseat
                 t2 = trick + (c,)
                 if len(t2) == n:
-                    pts = sum(map(PTS.__getitem__, t2))
+                    pts = trick_points(t2)
                     rest = self.search(
                         hands,
                         (),
