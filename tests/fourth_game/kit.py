@@ -73,6 +73,7 @@ def _policy(state: State, legal: list[int], rng: random.Random) -> int:
 class MiniTrickKit(Kit):
     has_heuristic = True
     recommended_agent = "rollout:worlds=12"
+    skill_ladder = "rollout:worlds={}"
 
     def __init__(self, game: MiniTrickGame) -> None:
         super().__init__(game)
