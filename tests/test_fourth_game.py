@@ -47,11 +47,15 @@ SPECS = [f"{NAME}(ruleset={rs})" for rs in MiniTrickGame.rulesets] + [
 
 @pytest.fixture(autouse=True, scope="module")
 def registered() -> Iterator[None]:
-    """The game in this process's registry for this module only (what its entry point does)."""
-    assert NAME not in registry.game_names()
+    """The game in this process's registry for this module only (what its entry point does; the
+    suite also runs with the game installed through one, then this changes nothing)."""
+    before = registry._GAMES.get(NAME)
     registry.register_game(MiniTrickGame)
     yield
-    del registry._GAMES[NAME]
+    if before is None:
+        del registry._GAMES[NAME]
+    else:
+        registry._GAMES[NAME] = before
 
 
 @pytest.fixture(scope="module")
@@ -224,6 +228,20 @@ def test_determinize_keeps_shown_voids_and_varies_the_rest() -> None:
     assert len(stocks) > 1
 
 
+def test_determinize_with_must_trump_infers_a_trump_void() -> None:
+    """rules.md, What each player knows: with must_trump, a player who neither follows nor trumps has
+    no trump either, so no world gives it one; without the rule, some worlds do."""
+    # Seat 1: AH QH KH QS; seat 0: KC QC AC KD; AS turned up (spades trump); stock KS AD QD.
+    pack = ["AH", "KC", "QH", "QC", "KH", "AC", "QS", "KD", "AS", "KS", "AD", "QD"]
+    for must, ks_possible in ((True, False), (False, True)):
+        s = gamester.load_game(NAME, must_trump=must).new_initial_state(chance=[pack])
+        s.apply_action(s.string_to_action("AH"))
+        s.apply_action(s.string_to_action("QC"))  # seat 0: no heart, no spade
+        seen = {c for k in range(100) for c in s.determinize(1, random.Random(k)).observation(0)["hand"]}
+        assert not any(c.endswith("H") for c in seen)
+        assert ("KS" in seen) is ks_possible, (must, seen)
+
+
 def test_records_replay_and_refuse_bad_input() -> None:
     s = _play(gamester.load_game(f"{NAME}(ruleset=match)").new_initial_state(seed=4), 4)
     rec = json.loads(json.dumps(s.record()))
@@ -347,11 +365,6 @@ def test_command_line_finds_it_through_its_entry_point(entry_point_dir: Path, tm
     assert r.returncode == 2 and "offers no solver" in r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/gamester/sim/bench.py:152 compare_with_openspiel indexes OPENSPIEL_PEERS[game.name] "
-    "(a table of the three games): KeyError, a traceback, for any other game",
-)
 def test_bench_compare_names_the_missing_peer_in_one_line(entry_point_dir: Path) -> None:
     r = _gamester(entry_point_dir, "bench", NAME, "--compare", "--seconds", "0.2")
     assert "Traceback" not in r.stderr
@@ -378,11 +391,6 @@ def test_analyse_measures_it() -> None:
     assert metrics["duration_actions"]["value"] == 9.0 and "balance" in metrics
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/gamester/sim/analyse.py:46 LADDERS is a table of the three games' skill ladders; "
-    "any other game gets ismcts:iterations={} whatever its kit recommends (rollout:worlds=12 here)",
-)
 def test_analyse_skill_ladder_follows_the_kit() -> None:
     from gamester.sim.analyse import Analysis, ladder_specs
 
@@ -417,12 +425,6 @@ def test_its_own_renderer_draws_only_the_seats_view() -> None:
     assert [render.narrate(e, 1) for e in s.last_events()] == ["Player 0 wins the trick (A♥ K♦)."]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/gamester/play/terminal.py:39 renderer() imports only gamester.play.render_<name>: a game "
-    "from another package cannot bring its own (tests/fourth_game/render.py), so `gamester play` and "
-    "`gamester replay` print its observations as raw JSON",
-)
 def test_terminal_finds_the_renderer_in_the_games_folder() -> None:
     from gamester.play.terminal import renderer
 
@@ -556,12 +558,6 @@ def test_pettingzoo_environment() -> None:
         seed_test(lambda: env(NAME, render_mode="ansi"), num_cycles=50)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/gamester/interop/openspiel.py:284 register() skips every game not in _PLAYER_RANGE "
-    "(line 43, a table of the three games' player counts), so gamester_minitrick never exists; "
-    "_game_type (line 102) would also give it 2-4 players instead of its 2-3",
-)
 def test_openspiel_adapter() -> None:
     pyspiel = pytest.importorskip("pyspiel")
     from gamester.interop import openspiel

@@ -21,7 +21,8 @@ What a kit may offer (each part is optional; ``None`` or ``has_heuristic = False
   score and board effect of every legal action, and an evaluation of a position (for ``lookahead``).
 * ``race``: a race of deals to a target score (:class:`DealRace`), for agents that score the end of a
   deal by the futures that follow it.
-* ``recommended_agent``: the strongest agent spec for the game at about a second a move.
+* ``recommended_agent``: the strongest agent spec for the game at about a second a move;
+  ``skill_ladder``: the agent whose growing budget ``analyse`` uses to measure how much skill pays.
 
 Everything that reads a world reads a state the agent sampled itself, so it sees no true hidden card;
 what a seat may not know (the other hands of its own sampled world) is used only where the docstring
@@ -141,6 +142,8 @@ class Kit:
     has_move_scores: ClassVar[bool] = False
     """Whether :meth:`scored_actions` and :meth:`static_value` are offered."""
     recommended_agent: ClassVar[str] = "ismcts:seconds=1"
+    skill_ladder: ClassVar[str] = "ismcts:iterations={}"
+    """The agent ``analyse`` measures skill with, ``{}`` standing for its budget (docs/analysis.md)."""
     rollout_model: RolloutModel | None = None
     solver: Solver | None = None
     race: DealRace | None = None

@@ -11,6 +11,7 @@ summaries (``gamester.core.record``) only use what is declared here.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -88,6 +89,15 @@ class Game(ABC):
 
     @abstractmethod
     def _new_state(self, seed: int, chance: Chance) -> State: ...
+
+    @classmethod
+    def player_counts(cls) -> list[int]:
+        """The numbers of players the game can be set for: its ``players`` option's choices, else the
+        player count of its default options."""
+        for f in dataclasses.fields(cls.options_class):
+            if f.name == "players" and f.metadata.get("choices"):
+                return sorted(int(c) for c in f.metadata["choices"])
+        return [cls(cls.options_class()).num_players]
 
     def bounds(self) -> tuple[float, float, int]:
         """(lowest return, highest return, most player actions a game can take): what a search or

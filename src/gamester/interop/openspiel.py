@@ -40,10 +40,6 @@ PREFIX = "gamester_"
 MAX_CHANCE_OUTCOMES = 52  # chance actions are card ids
 _REGISTERED: dict[str, type[pyspiel.Game]] = {}
 
-# Player counts each game accepts (its ``players`` option; Penneech is two-handed).
-_PLAYER_RANGE = {"penneech": (2, 2), "piquesept": (3, 4), "pentyrch": (2, 4)}
-
-
 def _word_codes(game: str, option: str) -> dict[str, int] | None:
     """Options whose choices mix words and numbers get one OpenSpiel type, an int: the words are coded
     -1, -2, … in the order of the choices (Penneech's first dealer is a seat, 0 or 1, or the draw: -1;
@@ -111,7 +107,8 @@ def engine_game(name: str, params: Mapping[str, Any]) -> Game:
 
 def _game_type(name: str) -> pyspiel.GameType:
     cls = game_class(name)
-    lo, hi = _PLAYER_RANGE.get(name, (2, 4))
+    counts = cls.player_counts()
+    lo, hi = min(counts), max(counts)
     return pyspiel.GameType(
         short_name=PREFIX + name,
         long_name=f"gamester {cls.title}",
@@ -289,12 +286,20 @@ class Observer:
         return d.observation_string(player)
 
 
+def _states_bounds(name: str) -> bool:
+    try:
+        load_game(name).bounds()
+    except GameError:
+        return False
+    return True
+
+
 def register() -> list[str]:
     """Register every gamester game with OpenSpiel (idempotent); returns the registered names."""
     names = []
     for name in game_names():
-        if name not in _PLAYER_RANGE:
-            continue  # the bounds above are known for our three games only
+        if name not in _REGISTERED and not _states_bounds(name):
+            continue  # OpenSpiel needs a game's bounds before its first state (Game.bounds)
         if name not in _REGISTERED:
             cls = type(f"Gamester{name.title()}Game", (GamesterGame,), {"gamester_name": name})
             pyspiel.register_game(_game_type(name), cls)

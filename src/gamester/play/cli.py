@@ -195,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="interleave with the game's OpenSpiel peer and print the ratio "
         "(needs the bench extra: pip install 'gamester[bench]')",
     )
+    sp.add_argument("--peer", help="with --compare: the OpenSpiel game to compare with (e.g. 'euchre')")
     _add_game_options(sp)
     return ap
 
@@ -643,7 +644,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.compare:
         try:
-            totals = bench.compare_with_openspiel(game, rounds=max(1, int(args.seconds / 0.5)))
+            totals = bench.compare_with_openspiel(game, args.peer, rounds=max(1, int(args.seconds / 0.5)))
         except ImportError:
             print("gamester bench: --compare needs OpenSpiel: pip install 'gamester[bench]'", file=sys.stderr)
             return 2

@@ -12,6 +12,7 @@ The table is drawn before anyone thinks; when a computer player takes longer tha
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
@@ -35,10 +36,21 @@ COMMANDS_HELP = (
 
 
 def renderer(game_name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(f"gamester.play.render_{game_name}")
-    except ModuleNotFoundError:
-        return None
+    """How the terminal draws a game: ``gamester.play.render_<name>`` for the games shipped here, else a
+    ``render`` module in the game's own package (a game from another package brings its own), else
+    None (observations are printed as they are)."""
+    from gamester.core.registry import game_class
+
+    candidates = [f"gamester.play.render_{game_name}"]
+    with contextlib.suppress(GameError):  # not a registered game: only the shipped renderers
+        candidates.append(game_class(game_name).__module__.rpartition(".")[0] + ".render")
+    for name in candidates:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise  # the renderer exists but imports something missing: a real error
+    return None
 
 
 def describe_agent(spec: str, game_name: str) -> str:

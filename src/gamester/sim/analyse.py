@@ -43,12 +43,6 @@ MAX_ACTIONS = 20_000
 LIMIT_REASONS = frozenset({"max_rounds"})
 """End reasons (in a game's public summary ``results``) that mean a limit stopped the game."""
 
-LADDERS = {
-    "penneech": "rollout:worlds={}",
-    "piquesept": "rollout:worlds={}",
-    "pentyrch": "lookahead:worlds={}",
-}
-DEFAULT_LADDER = "ismcts:iterations={}"
 
 
 @dataclass
@@ -172,7 +166,7 @@ def _fill(specs: list[str], n: int) -> list[str]:
 
 
 def ladder_specs(a: Analysis, game: Game) -> list[str]:
-    template = a.skill_ladder or LADDERS.get(game.name, DEFAULT_LADDER)
+    template = a.skill_ladder or game.kit().skill_ladder
     if "{}" not in template:
         raise GameError(
             f"--skill-ladder {template!r} must contain {{}} where the budget goes, e.g. rollout:worlds={{}}"

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 
 
@@ -149,8 +150,20 @@ def compare_with_openspiel(
     """Interleaved random playouts of ``game`` and its OpenSpiel peer (needs the ``bench`` extra)."""
     import pyspiel  # type: ignore[import-not-found, unused-ignore]  # the optional `bench` extra
 
-    peer = peer or OPENSPIEL_PEERS[game.name]
-    theirs = pyspiel.load_game(peer)
+    peer = peer or OPENSPIEL_PEERS.get(game.name)
+    if peer is None:
+        raise GameError(
+            f"no OpenSpiel peer is known for {game.name!r}; name one, e.g. --peer euchre "
+            f"(the peers of the games shipped here: {', '.join(OPENSPIEL_PEERS.values())})"
+        )
+    if peer.partition("(")[0] not in pyspiel.registered_names():
+        # Checked first: OpenSpiel prints its whole list of games to stderr when loading fails.
+        raise GameError(f"OpenSpiel has no game {peer.partition('(')[0]!r} (see pyspiel.registered_names())")
+    try:
+        theirs = pyspiel.load_game(peer)
+    except pyspiel.SpielError as e:
+        first = str(e).strip().splitlines()[0]
+        raise GameError(f"OpenSpiel cannot load the peer {peer!r}: {first}") from None
     return interleave(
         {
             game.spec(): lambda s: random_playouts(game, s),

@@ -729,14 +729,9 @@ def _short(value: Any) -> str:
 
 
 def _player_counts(cls: type[Game]) -> list[int]:
-    import dataclasses
-
-    for f in dataclasses.fields(cls.options_class):
-        if f.name == "players" and f.metadata.get("choices"):
-            return sorted(int(c) for c in f.metadata["choices"])
     try:
-        return [cls(cls.options_class()).num_players]
-    except Exception:  # noqa: BLE001
+        return cls.player_counts()
+    except Exception:  # noqa: BLE001 - a game whose defaults cannot be built lists no count
         return []
 
 
