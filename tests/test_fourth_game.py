@@ -477,13 +477,6 @@ def test_web_lists_it_and_bots_play_a_table_to_the_end(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/gamester/web/static/js/table.js:11 GAMES = { penneech, piquesept, pentyrch } and :70 "
-    "this.game = GAMES[table.game] (replay.js:39 the same): the lobby offers the game, but its table "
-    "page calls undefined.render and throws; the page needs a generic view for a game it has no "
-    "drawing for (as the terminal prints JSON)",
-)
 def test_browser_table_page_draws_a_game_it_has_no_module_for(entry_point_dir: Path, tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path("/usr/bin/chromium").exists():

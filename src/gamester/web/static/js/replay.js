@@ -2,7 +2,7 @@
 
 import { api, gameInfo, mySeat } from "./api.js";
 import { clear, copyText, el, toast } from "./ui.js";
-import { GAMES, seatNames } from "./table.js";
+import { gameModule, seatNames } from "./table.js";
 
 export class ReplayScreen {
   constructor(root, tableId, params) {
@@ -36,7 +36,7 @@ export class ReplayScreen {
         el("a.button", { href: "#/" }, "Lobby")));
       return;
     }
-    this.game = GAMES[this.table.game];
+    this.game = gameModule(this.table.game);
     this.steps = this.data.steps;
     this.i = Math.max(0, Math.min(this.i, this.steps.length - 1));
     this.build();

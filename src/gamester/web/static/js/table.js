@@ -7,8 +7,14 @@ import { flipAfter, flipBefore } from "./flip.js";
 import penneech from "./games/penneech.js";
 import piquesept from "./games/piquesept.js";
 import pentyrch from "./games/pentyrch.js";
+import generic from "./games/generic.js";
 
 export const GAMES = { penneech, piquesept, pentyrch };
+
+/** The drawing for a game: its own module, or the generic one for a game the page does not know. */
+export function gameModule(name) {
+  return Object.hasOwn(GAMES, name) ? GAMES[name] : generic;
+}
 
 export function inviteLink(tableId, seat) {
   return `${location.origin}/#/table/${encodeURIComponent(tableId)}?seat=${seat}`;
@@ -67,7 +73,7 @@ export class TableScreen {
         el("p", e.message), el("a.button", { href: "#/" }, "Back to the lobby")));
       return;
     }
-    this.game = GAMES[this.table.game];
+    this.game = gameModule(this.table.game);
     const saved = mySeat(this.id);
     const invited = this.params.get("seat");
     if (saved) {
