@@ -1,4 +1,4 @@
-"""Piquesept: one test per ruling and option (rules/piquesept.md), each from a hand-made deal.
+"""Piquesept: one test per ruling and option (docs/rules/piquesept.md), each from a hand-made deal.
 
 Unless a test says otherwise the deal is ``HANDS`` with seat 0 dealing, so seat 1 gets the pack's first
 card and seat 0 (holder of the 7S) is the soloist, seat 1 the drawer.
@@ -64,11 +64,11 @@ def legal(st: PiqueseptState) -> list[str]:
 FIRST_TRICK = "7S KS QS JC"
 
 
-# -- Cards, seats, dealing --------------------------------------------------------------------------
+# -- The cards, seats and dealing -------------------------------------------------------------------
 
 
 def test_deal_one_card_at_a_time_from_dealers_left() -> None:
-    """rules/piquesept.md, Seats, dealing: pack[i] goes to seat (dealer + 1 + i) mod 4, eight each."""
+    """docs/rules/piquesept.md, Seats and dealing: pack[i] goes to seat (dealer + 1 + i) mod 4, eight each."""
     st = new(dealer=2)
     for seat in range(4):
         assert set(st.observation(seat)["hand"]) == set(HANDS[seat].split())
@@ -77,7 +77,7 @@ def test_deal_one_card_at_a_time_from_dealers_left() -> None:
 
 
 def test_pack_has_32_cards_and_130_points() -> None:
-    """rules/piquesept.md, Cards: the piquet pack, card points A 11, 7S 10, T 10, K 4, Q 3, J 2."""
+    """docs/rules/piquesept.md, The cards: the piquet pack, card points A 11, 7S 10, T 10, K 4, Q 3, J 2."""
     from gamester.games.piquesept.game import PTS, TOTAL_POINTS
 
     g = gamester.load_game("piquesept")
@@ -91,7 +91,8 @@ def test_pack_has_32_cards_and_130_points() -> None:
 
 
 def test_notation_and_invalid_actions() -> None:
-    """rules/piquesept.md, Action notation: a card code; cards outside the piquet pack are no action."""
+    """docs/rules/piquesept.md, Notation and actions: a card code; cards outside the piquet pack are no
+    action."""
     st = new()
     assert st.string_to_action("10s") == st.string_to_action("TS") == st.string_to_action("T♠")
     for bad in ("2C", "6H", "xx", ""):
@@ -101,11 +102,11 @@ def test_notation_and_invalid_actions() -> None:
         st.action_to_string(32)
 
 
-# -- The soloist and the first trick -----------------------------------------------------------------
+# -- The soloist and the opening trick ---------------------------------------------------------------
 
 
 def test_holder_of_7s_is_soloist_and_must_lead_it() -> None:
-    """rules/piquesept.md, The soloist and the first trick: the holder of 7S leads it, nothing else."""
+    """docs/rules/piquesept.md, The soloist and the opening trick: the holder of 7S leads it, nothing else."""
     st = new(dealer=3)
     assert st.current_player() == 0 and st.observation(2)["soloist"] == 0
     assert legal(st) == ["7S"]
@@ -113,13 +114,13 @@ def test_holder_of_7s_is_soloist_and_must_lead_it() -> None:
     with pytest.raises(IllegalActionError) as e:
         st.apply_action(st.string_to_action("AS"))
     msg = str(e.value)
-    assert "AS" in msg and "must lead the 7S" in msg and "rules/piquesept.md" in msg and "seat 0" in msg
+    assert "AS" in msg and "must lead the 7S" in msg and "docs/rules/piquesept.md" in msg and "seat 0" in msg
     assert "trick 1" in msg
     assert st.record() == before
 
 
 def test_defender_plays_highest_spade() -> None:
-    """rules/piquesept.md, The soloist and the first trick: a defender with spades plays his highest
+    """docs/rules/piquesept.md, The soloist and the opening trick: a defender with spades plays his highest
     (spade order 7 A K Q J T 9 8)."""
     st = play(new(), "7S")
     assert legal(st) == ["KS"]
@@ -130,7 +131,7 @@ def test_defender_plays_highest_spade() -> None:
 
 
 def test_no_spade_highest_rank_with_a_choice_between_suits() -> None:
-    """rules/piquesept.md, The soloist and the first trick (first_trick_highest=rank): with no spade,
+    """docs/rules/piquesept.md, The soloist and the opening trick (first_trick_highest=rank): with no spade,
     the highest card by rank; equally high cards of different suits are a real choice."""
     st = play(new(), "7S KS QS")
     assert legal(st) == ["JC", "JH", "JD"] or sorted(legal(st)) == ["JC", "JD", "JH"]
@@ -142,7 +143,7 @@ def test_no_spade_highest_rank_with_a_choice_between_suits() -> None:
 
 
 def test_first_trick_highest_by_points() -> None:
-    """rules/piquesept.md, The soloist and the first trick (first_trick_highest=points): by card
+    """docs/rules/piquesept.md, The soloist and the opening trick (first_trick_highest=points): by card
     points, then rank, so the Ten outranks the Jacks."""
     st = play(new(first_trick_highest="points"), "7S KS QS")
     assert legal(st) == ["TH"]
@@ -164,7 +165,7 @@ def test_first_trick_highest_by_points() -> None:
 
 
 def test_soloist_wins_first_trick_then_random_draw() -> None:
-    """rules/piquesept.md, The draw and trade: after the first trick (the soloist's) the defender on
+    """docs/rules/piquesept.md, The draw and the trade: after the first trick (the soloist's) the defender on
     his left draws a card from the soloist's hand; the record holds the drawn card's code."""
     st = play(new(drawn="QH"), FIRST_TRICK)
     assert st.scores() == [10 + 4 + 3 + 2, 0, 0, 0]
@@ -176,7 +177,7 @@ def test_soloist_wins_first_trick_then_random_draw() -> None:
 
 
 def test_draw_must_come_from_soloists_hand() -> None:
-    """rules/piquesept.md, The draw and trade: the drawn card is one of the soloist's cards."""
+    """docs/rules/piquesept.md, The draw and the trade: the drawn card is one of the soloist's cards."""
     with pytest.raises(RecordError, match="chance\\[1\\]"):
         play(new(drawn="KH"), FIRST_TRICK)
     with pytest.raises(RecordError, match="chance\\[1\\] is missing"):
@@ -184,7 +185,7 @@ def test_draw_must_come_from_soloists_hand() -> None:
 
 
 def test_draw_is_uniform_over_soloists_hand() -> None:
-    """rules/piquesept.md, The draw and trade: uniform over the soloist's cards (from seeds)."""
+    """docs/rules/piquesept.md, The draw and the trade: uniform over the soloist's cards (from seeds)."""
     g = gamester.load_game("piquesept")
     counts: Counter[int] = Counter()
     for seed in range(1400):
@@ -202,7 +203,7 @@ def test_draw_is_uniform_over_soloists_hand() -> None:
 
 
 def test_give_any_card_including_the_drawn_one() -> None:
-    """rules/piquesept.md, The draw and trade: the drawer gives any one card, maybe the one drawn."""
+    """docs/rules/piquesept.md, The draw and the trade: the drawer gives any one card, maybe the one drawn."""
     st = play(new(), FIRST_TRICK)
     assert sorted(legal(st)) == sorted(["AS", "TS", "8S", "AH", "KH", "TD", "9D", "7D"])
     back = play(st.clone(), "AS")
@@ -213,11 +214,12 @@ def test_give_any_card_including_the_drawn_one() -> None:
         st.apply_action(st.string_to_action("QS"))
 
 
-# -- Later tricks ------------------------------------------------------------------------------------
+# -- The remaining tricks ----------------------------------------------------------------------------
 
 
 def test_defender_follows_suit_else_trumps() -> None:
-    """rules/piquesept.md, Later tricks: a defender follows the led suit; void, he must play a spade."""
+    """docs/rules/piquesept.md, The remaining tricks: a defender follows the led suit; void, he must play
+    a spade."""
     st = play(new(), FIRST_TRICK + " 7D AC")  # seat 1 (AS TS 8S AH KH TD 9D) has no club
     assert legal(st) == ["8S", "TS", "AS"]
     with pytest.raises(IllegalActionError) as e:
@@ -231,12 +233,12 @@ def test_defender_follows_suit_else_trumps() -> None:
     play(st, "TC")
     assert legal(st) == ["7C", "8C", "9C"]
     play(st, "9C")
-    # rules/piquesept.md, Later tricks: the highest spade wins; the winner leads.
+    # docs/rules/piquesept.md, The remaining tricks: the highest spade wins; the winner leads.
     assert st.current_player() == 1 and st.observation(0)["tricks"][-1]["winner"] == 1
 
 
 def test_defender_void_of_suit_and_spades_plays_anything() -> None:
-    """rules/piquesept.md, Later tricks: no card of the led suit and no spade: any card."""
+    """docs/rules/piquesept.md, The remaining tricks: no card of the led suit and no spade: any card."""
     st = play(new(drawn="8D"), FIRST_TRICK + " 9D QH AH 8H 9H")  # seat 1 gave 9D and wins with AH
     # Trick 3: seat 1 leads a spade; seat 2 must play his JS; seat 3, with no spade, anything.
     play(st, "TS")
@@ -247,7 +249,7 @@ def test_defender_void_of_suit_and_spades_plays_anything() -> None:
 
 
 def test_soloist_never_has_to_follow() -> None:
-    """rules/piquesept.md, Later tricks: the soloist may play any card at any time."""
+    """docs/rules/piquesept.md, The remaining tricks: the soloist may play any card at any time."""
     st = play(new(), FIRST_TRICK + " 7D 8D 9D AD JD")  # seat 2 wins with AD
     assert st.current_player() == 2
     play(st, "8H JH")
@@ -259,7 +261,7 @@ def test_soloist_never_has_to_follow() -> None:
 
 
 def test_spade_order_seven_tops_ace() -> None:
-    """rules/piquesept.md, Cards: spade order 7 A K Q J T 9 8; any spade beats the led suit."""
+    """docs/rules/piquesept.md, The cards: spade order 7 A K Q J T 9 8; any spade beats the led suit."""
     from gamester.games.piquesept.game import VAL
 
     g = gamester.load_game("piquesept")
@@ -270,7 +272,7 @@ def test_spade_order_seven_tops_ace() -> None:
     assert VAL[0][a("8S")] > VAL[0][a("AC")] > VAL[0][a("7C")] > VAL[0][a("AH")]
 
 
-# -- Scoring and winning -----------------------------------------------------------------------------
+# -- Scoring -----------------------------------------------------------------------------------------
 
 
 def _replay(chance: list[Any], actions: list[str], **options: Any) -> PiqueseptState:
@@ -513,14 +515,14 @@ WIN_66 = (
 
 
 def test_65_65_is_a_draw() -> None:
-    """rules/piquesept.md, Scoring and winning: 65-65 is a draw, returns 0 to all."""
+    """docs/rules/piquesept.md, Scoring: 65-65 is a draw, returns 0 to all."""
     st = _replay(*DRAW_65)
     assert st.is_terminal() and gamester.summary(st)["card_points"] == [65, 65]
     assert st.returns() == [0.0, 0.0, 0.0, 0.0] and gamester.summary(st)["winners"] == []
 
 
 def test_66_wins_for_the_soloist() -> None:
-    """rules/piquesept.md, Scoring and winning: 66 wins; soloist +3, each defender -1."""
+    """docs/rules/piquesept.md, Scoring: 66 wins; soloist +3, each defender -1."""
     st = _replay(*WIN_66)
     assert gamester.summary(st)["card_points"] == [66, 64]
     s = gamester.summary(st)["soloist"]
@@ -529,7 +531,7 @@ def test_66_wins_for_the_soloist() -> None:
 
 
 def test_64_loses_for_the_soloist() -> None:
-    """rules/piquesept.md, Scoring and winning: the defenders' 66 wins; soloist -3, each defender +1."""
+    """docs/rules/piquesept.md, Scoring: the defenders' 66 wins; soloist -3, each defender +1."""
     st = _replay(*LOSS_64)
     s = gamester.summary(st)["soloist"]
     assert gamester.summary(st)["card_points"] == [64, 66]
@@ -538,7 +540,7 @@ def test_64_loses_for_the_soloist() -> None:
 
 
 def test_returns_zero_until_over_and_scores_are_own_tricks() -> None:
-    """rules/piquesept.md, Scoring and winning: scores are each seat's own trick points."""
+    """docs/rules/piquesept.md, Scoring: scores are each seat's own trick points."""
     st = play(new(), FIRST_TRICK + " 7D AC 8S TC 9C")
     assert st.returns() == [0.0] * 4
     assert st.scores() == [19, 11 + 10, 0, 0]
@@ -549,7 +551,7 @@ def test_returns_zero_until_over_and_scores_are_own_tricks() -> None:
 
 
 def test_three_player_pack_removes_two_eights() -> None:
-    """rules/piquesept.md, Seats, dealing (players=3): 8H and 8D out, 30 cards, ten each, mod 3."""
+    """docs/rules/piquesept.md, Seats and dealing (players=3): 8H and 8D out, 30 cards, ten each, mod 3."""
     g = gamester.load_game("piquesept(players=3)")
     assert g.num_players == 3 and g == gamester.load_game("piquesept", ruleset="three_hand")
     assert isinstance(g, PiqueseptGame) and len(g.pack_ids) == 30
@@ -562,7 +564,7 @@ def test_three_player_pack_removes_two_eights() -> None:
 
 
 def test_three_player_hand_made_deal() -> None:
-    """rules/piquesept.md, Seats, dealing and Scoring (players=3, removed_eights=8C 8H): soloist +2,
+    """docs/rules/piquesept.md, Seats and dealing and Scoring (players=3, removed_eights=8C 8H): soloist +2,
     defenders -1 each; the drawer is the soloist's left."""
     hands = [
         "QS JS QC TC AD KD QD 8D 9H 7H",
@@ -583,7 +585,7 @@ def test_three_player_hand_made_deal() -> None:
 
 
 def test_removed_eights_option_forms_and_errors() -> None:
-    """rules/piquesept.md, Seats, dealing (removed_eights): two codes with a comma or a space, or a
+    """docs/rules/piquesept.md, Seats and dealing (removed_eights): two codes with a comma or a space, or a
     JSON list; two different non-spade Eights."""
     a = gamester.load_game("piquesept", players=3, removed_eights="8D,8H")
     b = gamester.load_game("piquesept", players=3, removed_eights=["8H", "8D"])
@@ -598,7 +600,7 @@ def test_removed_eights_option_forms_and_errors() -> None:
 
 
 def test_option_errors() -> None:
-    """rules/piquesept.md: every option exists with its default; bad values are refused clearly."""
+    """docs/rules/piquesept.md: every option exists with its default; bad values are refused clearly."""
     o = PiqueseptOptions()
     assert (o.players, o.first_dealer, o.removed_eights, o.first_trick_highest, o.trade_visible, o.deals) == (
         4,
@@ -625,7 +627,7 @@ def test_option_errors() -> None:
 
 
 def test_match_of_deals_rotates_dealer_and_sums() -> None:
-    """rules/piquesept.md, Scoring and winning (deals): N deals, the dealer moving clockwise; scores
+    """docs/rules/piquesept.md, Scoring (deals): N deals, the dealer moving clockwise; scores
     and returns summed; each deal's chance is its pack then the drawn card."""
     g = gamester.load_game("piquesept(deals=3,first_dealer=2)")
     st = g.new_initial_state(seed=8)
@@ -666,11 +668,11 @@ def test_next_pack_is_drawn_when_a_deal_ends() -> None:
     ]
 
 
-# -- What each seat knows ----------------------------------------------------------------------------
+# -- What each player knows --------------------------------------------------------------------------
 
 
 def test_trade_seen_by_drawer_and_soloist_only() -> None:
-    """rules/piquesept.md, The draw and trade (trade_visible=false): the drawer and the soloist see
+    """docs/rules/piquesept.md, The draw and the trade (trade_visible=false): the drawer and the soloist see
     the drawn and the given card; the other defenders see neither."""
     st = play(new(), FIRST_TRICK + " 7D")
     for seat in (0, 1):
@@ -683,7 +685,7 @@ def test_trade_seen_by_drawer_and_soloist_only() -> None:
 
 
 def test_observation_hides_other_hands() -> None:
-    """rules/piquesept.md, What each seat knows: own hand and played cards only."""
+    """docs/rules/piquesept.md, What each player knows: own hand and played cards only."""
     st = play(new(), FIRST_TRICK + " 7D AC")
 
     def card_strings(x: Any) -> set[str]:
@@ -705,7 +707,7 @@ def test_observation_hides_other_hands() -> None:
 
 
 def test_events_respect_trade_visibility() -> None:
-    """rules/piquesept.md, The draw and trade: narration of the draw and the give names the card only
+    """docs/rules/piquesept.md, The draw and the trade: narration of the draw and the give names the card only
     to the drawer and the soloist (everyone with trade_visible)."""
     st = play(new(), "7S KS QS")
     st.apply_action(st.string_to_action("JC"))
@@ -764,7 +766,7 @@ def _hand(w: PiqueseptState, seat: int) -> set[str]:
 
 
 def test_determinize_first_trick_inference() -> None:
-    """rules/piquesept.md, The soloist and the first trick: a defender who played a spade held no
+    """docs/rules/piquesept.md, The soloist and the opening trick: a defender who played a spade held no
     higher one; one who played a Jack held no spade and nothing above a Jack."""
     st = play(new(), "7S KS QS JC")
     ws = _worlds(st, 2)
@@ -778,8 +780,8 @@ def test_determinize_first_trick_inference() -> None:
 
 
 def test_determinize_voids_from_later_tricks() -> None:
-    """rules/piquesept.md, Later tricks: a defender who did not follow is void in the led suit; who
-    also did not trump is void in spades."""
+    """docs/rules/piquesept.md, The remaining tricks: a defender who did not follow is void in the led
+    suit; who also did not trump is void in spades."""
     st = play(new(), FIRST_TRICK + " 7D AC 8S TC 9C")  # seat 1 showed no clubs
     st2 = play(new(), FIRST_TRICK + " 9D QH AH 8H JH AS JS 9C")
     for seat in (2, 3):
@@ -790,7 +792,7 @@ def test_determinize_voids_from_later_tricks() -> None:
 
 
 def test_determinize_trade_knowledge() -> None:
-    """rules/piquesept.md, The draw and trade: the soloist's and the drawer's worlds keep the true
+    """docs/rules/piquesept.md, The draw and the trade: the soloist's and the drawer's worlds keep the true
     trade; other seats' worlds vary it unless trade_visible."""
     st = play(new(), FIRST_TRICK + " 7D AC")
     for seat in (0, 1):
@@ -861,7 +863,7 @@ def test_same_seed_same_game_whatever_the_global_rng() -> None:
 
 
 def test_first_trick_inference_matches_the_rule() -> None:
-    """rules/piquesept.md, The soloist and the first trick: the engine's forced cards are those of
+    """docs/rules/piquesept.md, The soloist and the opening trick: the engine's forced cards are those of
     ``forced_first_mask``, and whatever a defender may play there, his dealt hand fits the inference
     ``first_trick_allowed`` that determinize relies on."""
     from gamester.games.piquesept.game import (

@@ -6,10 +6,13 @@ of a sampled world, and the heuristic's two extractors (observation, world) agre
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 
 import gamester
+from gamester.core.errors import IllegalActionError
 from gamester.core.kit import Kit, View
 from gamester.games.piquesept import heuristic, rules
 from gamester.games.piquesept.game import CODE, FIRST, GIVE, PLAY, PiqueseptState
@@ -319,3 +322,48 @@ def test_piquesept_solver_is_exact() -> None:
         assert exact == brute(s)
         checked += 1
     assert checked == 10
+
+
+# -- Citations ---------------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = {
+    line[3:].strip()
+    for line in (ROOT / "docs/rules/piquesept.md").read_text().splitlines()
+    if line.startswith("## ")
+}
+CITE = re.compile(r"docs/rules/piquesept\.md,\s+([A-Z][a-z]+(?: [a-z]+)*)")
+
+
+def _cited(text: str) -> list[str]:
+    return [" ".join(m.split()) for m in CITE.findall(text)]
+
+
+def test_illegal_action_messages_cite_docs_sections() -> None:
+    """The engine's illegal-card messages name docs/rules/piquesept.md and one of its sections."""
+    game = gamester.load_game("piquesept")
+    st = game.new_initial_state(seed=1)
+    assert isinstance(st, PiqueseptState)
+    seen = set()
+    rng = random.Random(2)
+    while not st.is_terminal():
+        hand = st.deal_view().hands[st.current_player()]
+        for a in range(32):
+            if hand >> a & 1 and a not in st.legal_actions():
+                with pytest.raises(IllegalActionError) as e:
+                    st.apply_action(a)
+                names = _cited(str(e.value))
+                assert names and set(names) <= SECTIONS, str(e.value)
+                seen.update(names)
+        la = st.legal_actions()
+        st.apply_action(la[rng.randrange(len(la))])
+    assert seen == {"The soloist and the opening trick", "The remaining tricks"}
+
+
+def test_source_citations_name_docs_sections() -> None:
+    """Every ``docs/rules/piquesept.md, Section`` in the game's modules names a section of the page."""
+    found = 0
+    for path in sorted((ROOT / "src/gamester/games/piquesept").glob("*.py")):
+        for name in _cited(path.read_text()):
+            assert any(name.startswith(s) for s in SECTIONS), f"{path.name}: {name!r}"
+            found += 1
+    assert found >= 20

@@ -1,7 +1,7 @@
 """Perft for Piquesept: counts of legal action sequences from fixed deals, to depth k.
 
 Each count is computed twice, by the engine (``legal_actions`` on clones) and by ``RefDeal``, a small
-independent model of rules/piquesept.md written with sets of card codes, and pinned as a literal so a
+independent model of docs/rules/piquesept.md written with sets of card codes, and pinned as a literal so a
 change of behaviour shows. The random draw is chance, fixed by the deal's record.
 """
 
@@ -13,7 +13,7 @@ import gamester
 from gamester.core.protocol import State
 from tests.test_piquesept import HANDS, pack_from
 
-SPADE_ORDER = "7AKQJT98"  # rules/piquesept.md, Cards: high to low
+SPADE_ORDER = "7AKQJT98"  # docs/rules/piquesept.md, The cards: high to low
 PLAIN_ORDER = "AKQJT987"
 POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
 
@@ -128,7 +128,7 @@ CASES = [
 
 @pytest.mark.parametrize("spec,hands,dealer,drawn,expected", CASES)
 def test_perft(spec: str, hands: list[str], dealer: int, drawn: str, expected: list[int]) -> None:
-    """rules/piquesept.md, all play rules: the engine and the reference model agree, depth by depth."""
+    """docs/rules/piquesept.md, all play rules: the engine and the reference model agree, depth by depth."""
     game = gamester.load_game(spec, first_dealer=dealer)
     st = game.new_initial_state(seed=0, chance=[pack_from(hands, dealer), drawn])
     ref = RefDeal(hands, drawn, game.options.first_trick_highest)

@@ -67,6 +67,7 @@ from gamester.games.piquesept.rules import (
     deal_returns,
     drawer_of,
     playable,
+    seat_return,
     soloist_of,
     trick_points,
     winning_index,
@@ -173,8 +174,8 @@ class PiqueseptGame(Game):
         """docs/rules/piquesept.md: the soloist wins or loses 3 (2 with three players) a deal; every
         card is played, and the drawer gives one card."""
         o = self.options
-        stake = 3.0 if o.players == 4 else 2.0
-        pack = 32 if o.players == 4 else 30
+        stake = float(seat_return(WIN_POINTS, True, o.players))
+        pack = len(self.pack_ids)
         return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
 
     def _make_kit(self) -> Kit:
@@ -483,7 +484,7 @@ class PiqueseptState(State):
             if seat == self._soloist:
                 return (
                     f"{code} is not legal: the soloist (seat {seat}) must lead the 7S to the first "
-                    f"trick (rules/piquesept.md, The soloist and the first trick; {where})"
+                    f"trick (docs/rules/piquesept.md, The soloist and the opening trick; {where})"
                 )
             if self._hands[seat] & SPADES:
                 rule = "must play his highest spade"
@@ -495,7 +496,7 @@ class PiqueseptState(State):
                 )
             return (
                 f"{code} is not legal: in the first trick defender seat {seat} {rule} "
-                f"(rules/piquesept.md, The soloist and the first trick); legal: {legal} ({where})"
+                f"(docs/rules/piquesept.md, The soloist and the opening trick); legal: {legal} ({where})"
             )
         led = SUIT_NAMES[self._led]
         if self._hands[seat] & SUIT_MASK[self._led]:
@@ -503,8 +504,8 @@ class PiqueseptState(State):
         else:
             rule = f"void in {led} must play a spade"
         return (
-            f"{code} is not legal: defender seat {seat} {rule} (rules/piquesept.md, Later tricks); "
-            f"legal: {legal} ({where})"
+            f"{code} is not legal: defender seat {seat} {rule} "
+            f"(docs/rules/piquesept.md, The remaining tricks); legal: {legal} ({where})"
         )
 
     def _where(self) -> str:

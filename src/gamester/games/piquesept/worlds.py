@@ -29,21 +29,19 @@ from typing import TYPE_CHECKING, Any
 from gamester.core.cards import CODES
 from gamester.core.errors import GameError
 from gamester.core.rng import make_rng
-from gamester.games.piquesept.game import (
-    A2ID,
-    NUM_ACTIONS,
+from gamester.games.piquesept.game import A2ID, mask_to_actions
+from gamester.games.piquesept.rules import (
+    ALL_CARDS,
     SEVEN_S,
-    SPADE,
-    SPADES,
-    SUIT_MASK,
+    drawer_of,
     first_trick_allowed,
-    mask_to_actions,
+    shown_void,
 )
 
 if TYPE_CHECKING:
     from gamester.games.piquesept.game import PiqueseptState
 
-ALL = (1 << NUM_ACTIONS) - 1
+ALL = ALL_CARDS
 FALLBACKS = [0]
 """How often no world could be rebuilt (a bug if ever non-zero; ``determinize`` then raises)."""
 
@@ -118,7 +116,7 @@ def _world_deal(
     game = st.game
     n = game.num_players
     order = game.first_order
-    s, r = soloist, (soloist + 1) % n
+    s, r = soloist, drawer_of(soloist, n)
     played = [0] * n
     later = [0] * n
     lv = [ALL] * n  # later-trick voids, as allowed masks
@@ -133,10 +131,8 @@ def _world_deal(
                     t1[seat] = first_trick_allowed(c, order)
             else:
                 later[seat] |= 1 << c
-                if j and seat != s and c >> 3 != ls:
-                    lv[seat] &= ~SUIT_MASK[ls]
-                    if c >> 3 != SPADE:
-                        lv[seat] &= ~SPADES
+                if j and seat != s:
+                    lv[seat] &= ~shown_void(c, ls)
             seat = (seat + 1) % n
     all_played = 0
     for m in played:
@@ -256,7 +252,7 @@ def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptStat
         chance = []
         history = st._actions()
         for k, (dealer, soloist, tricks, sizes, own, x, y) in enumerate(deals):
-            knows = game.options.trade_visible or p == soloist or p == (soloist + 1) % n
+            knows = game.options.trade_visible or p == soloist or p == drawer_of(soloist, n)
             got = _world_deal(st, p, dealer, soloist, tricks, sizes, own, x, y, knows, rng)
             if got is None:
                 break
