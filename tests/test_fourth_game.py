@@ -6,9 +6,10 @@ goes through everything the three real games go through: loading by name and spe
 suite's own checks, records, every agent, simulation and tournaments, the web service with bots, and
 the OpenSpiel and PettingZoo adapters. Nothing in ``src/`` names it.
 
-Where ``src/`` still assumes the three games, the test is marked ``xfail(strict=True)`` with the place
-in its reason (and /work/coord/README.md, "G4 findings"): it turns into a failure the day the place is
-fixed, so the mark is removed then.
+The places in ``src/`` this game first found assuming the three games (each was a strict xfail here
+until fixed in 8c13ddb and e1fabee; each test's docstring names its place): OpenSpiel's table of player
+counts, ``bench --compare``'s table of peers, ``analyse``'s table of skill ladders, the terminal's
+renderer lookup by module name, and the browser's table of game drawings.
 """
 
 from __future__ import annotations
@@ -366,6 +367,8 @@ def test_command_line_finds_it_through_its_entry_point(entry_point_dir: Path, tm
 
 
 def test_bench_compare_names_the_missing_peer_in_one_line(entry_point_dir: Path) -> None:
+    """sim/bench.py indexed OPENSPIEL_PEERS[game.name], a table of the three games: a KeyError and a
+    traceback for any other game."""
     r = _gamester(entry_point_dir, "bench", NAME, "--compare", "--seconds", "0.2")
     assert "Traceback" not in r.stderr
     assert r.returncode == 0 or (r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1)
@@ -392,6 +395,7 @@ def test_analyse_measures_it() -> None:
 
 
 def test_analyse_skill_ladder_follows_the_kit() -> None:
+    """sim/analyse.py had LADDERS, a table of the three games' ladders; others got ismcts."""
     from gamester.sim.analyse import Analysis, ladder_specs
 
     game = gamester.load_game(NAME)
@@ -426,6 +430,8 @@ def test_its_own_renderer_draws_only_the_seats_view() -> None:
 
 
 def test_terminal_finds_the_renderer_in_the_games_folder() -> None:
+    """play/terminal.py imported only gamester.play.render_<name>: a game from another package could
+    not bring its own, and play and replay printed raw JSON."""
     from gamester.play.terminal import renderer
 
     assert renderer(NAME) is not None
@@ -478,6 +484,8 @@ def test_web_lists_it_and_bots_play_a_table_to_the_end(
 
 @pytest.mark.slow
 def test_browser_table_page_draws_a_game_it_has_no_module_for(entry_point_dir: Path, tmp_path: Path) -> None:
+    """web/static/js/table.js held GAMES = {penneech, piquesept, pentyrch} (replay.js the same): the
+    lobby offered the game and its table page threw "Cannot read properties of undefined"."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("Debian's chromium is not installed")
@@ -552,6 +560,8 @@ def test_pettingzoo_environment() -> None:
 
 
 def test_openspiel_adapter() -> None:
+    """interop/openspiel.py registered only the games of its _PLAYER_RANGE table (the three), and
+    would have given any other 2-4 players."""
     pyspiel = pytest.importorskip("pyspiel")
     from gamester.interop import openspiel
 
