@@ -58,10 +58,19 @@ function scalarText(x) {
   return clip(x);
 }
 
-function smallCards(codes) {
+/** Who made the move that led to this view (the seat that was to move before it), if known. */
+function mover(ctx) {
+  const p = ctx.prevView && typeof ctx.prevView === "object" ? ctx.prevView.current_player : null;
+  return isSeat(ctx, p) ? `seat-${p}` : null;
+}
+
+function smallCards(ctx, codes) {
   const shown = codes.slice(0, MAX_ITEMS);
+  // Keyed by code: with animations on, a card slides from where it was drawn before (the hand, another
+  // field) or, when new on the page, from the seat that just moved.
   return el("span.gn-cards", { "aria-label": codes.join(" ") },
-    shown.map((c) => el("span.gn-card", { "data-card": c, title: c }, cardSVG(c, { mini: true }))),
+    shown.map((c) => el("span.gn-card", { "data-card": c, "data-flip": c, "data-from": mover(ctx), title: c },
+      cardSVG(c, { mini: true }))),
     codes.length > shown.length ? el("span.gn-more", `… and ${codes.length - shown.length} more`) : null);
 }
 
@@ -77,7 +86,7 @@ function valueNode(ctx, key, x, depth = 0, inline = false) {
   if (Array.isArray(x)) {
     if (!x.length) return el("span.gn-none", "none");
     if (isCardList(x)) return inline ? el("span", x.slice(0, MAX_ITEMS).flatMap((c, i) => (i ? [" ", cardText(c)] : [cardText(c)])))
-      : smallCards(x);
+      : smallCards(ctx, x);
     if (perSeat(ctx, key, x)) {
       return el("span", x.map((y, s) => `${seatName(ctx, s)} ${scalarText(y)}`).join(", "));
     }
@@ -111,7 +120,7 @@ function seatPanels(ctx, v) {
   for (let s = 0; s < n; s++) {
     const turn = v.current_player === s;
     panels.push(el(`div.seat-panel.gn-seat-panel${turn ? ".to-move" : ""}${s === ctx.me ? ".gn-mine" : ""}`,
-      { "data-testid": `seat-${s}` },
+      { "data-testid": `seat-${s}`, "data-origin": `seat-${s}` },
       el("span.seat-name", seatName(ctx, s)),
       turn ? el("span.chip.score", "to move") : null,
       roles.filter(([, x]) => x === s).map(([k]) => el("span.chip.dealer", words(k).toLowerCase())),
