@@ -87,9 +87,9 @@ AGENTS: dict[str, list[str]] = {
 # rollout:worlds=30, lookahead:worlds=8; reduced above to futures:worlds=12, rollout:worlds=5 and
 # lookahead:worlds=2,candidates=4.
 
-# Exact solving from a full Piquesept hand takes seconds a world: pimc is fingerprinted there only
-# once few cards are left in the hand.
-PIMC_PIQUESEPT_MAX_HAND = 4
+# Exact solving from a full Piquesept hand can take minutes (pimc:worlds=2 at 0eb4823: up to 187 s
+# from 7 cards with 4 players, 0.3 s from 5): pimc is fingerprinted there only once few cards are left.
+PIMC_PIQUESEPT_MAX_HAND = 5
 
 # Whole games: (game, options, deal seed, one spec per seat).
 GAMES: list[tuple[str, dict[str, Any], int, list[str]]] = [
@@ -225,9 +225,10 @@ def positions(game_name: str, options: dict[str, Any], seed: int) -> list[dict[s
         chosen.setdefault(i, []).append(tag)
     # and one late position for the solver-based agents (few cards left)
     if game_name == "piquesept":
-        late = [i for i, (_, _, h) in enumerate(seen) if h <= PIMC_PIQUESEPT_MAX_HAND]
-        if late:
-            chosen.setdefault(late[0], []).append("late")
+        for most, why in ((PIMC_PIQUESEPT_MAX_HAND, "late"), (3, "end")):
+            late = [i for i, (_, _, h) in enumerate(seen) if h <= most]
+            if late:
+                chosen.setdefault(late[0], []).append(why)
     return [
         {"seed": seed, "actions": seen[i][0], "why": sorted(set(chosen[i])), "hand": seen[i][2]}
         for i in sorted(chosen)
