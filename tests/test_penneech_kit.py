@@ -270,3 +270,43 @@ def test_penneech_solver_is_exact() -> None:
                 assert v == pytest.approx(_brute(nxt))
                 checked += 1
     assert checked >= 20
+
+
+# -- The read-only world view and the race pieces ----------------------------------------------------------
+@pytest.mark.parametrize("spec", SPECS)
+def test_world_view_says_what_the_observations_say_and_the_stock(spec: str) -> None:
+    game = gamester.load_game(spec)
+    kit = game.kit()
+    for s in _card_positions(spec, 5, 3):
+        w = kit.world_view(s)  # type: ignore[attr-defined]
+        o0, o1 = s.observation(0), s.observation(1)
+        assert [codes(h) for h in w.hands] == [sorted(o0["hand"]), sorted(o1["hand"])]
+        assert [codes(w.dealt[p] & ~w.hands[p]) for p in (0, 1)] == [sorted(x) for x in o0["played"]]
+        shown = [gamester.core.cards.card_code(x) for x in w.turned]
+        assert shown == o0["earlier_turn_ups"] + [o0["turn_up"]]
+        assert len(w.stock) == o0["stock_size"] and not mask_of(w.stock) & (
+            mask_of(w.turned) | w.dealt[0] | w.dealt[1]
+        )
+        assert "CDHS"[w.trump] == o0["trump"] and w.current == s.current_player()
+        assert ([] if w.led < 0 else [gamester.core.cards.card_code(w.led)]) == o0["trick"]
+        assert list(w.tricks) == o0["tricks_won"] and list(w.scores) == o0["scores"] == s.scores()
+        assert (w.dealer, w.deal, w.leader) == (o0["dealer"], o0["deal"], o0["leader"])
+        assert [[s for s in "CDHS" if w.voids[p] >> "CDHS".index(s) & 1] for p in (0, 1)] == o1["known_voids"]
+
+
+def test_deal_opening_replays_to_the_world_and_restock_keeps_what_was_seen() -> None:
+    game = gamester.load_game("penneech")
+    race_ = game.kit().race
+    assert race_ is not None
+    for s in _card_positions("penneech", 4, 4)[::7]:
+        start, plays = race_.deal_replay(s)
+        assert isinstance(start, PenneechState)
+        for a in plays:
+            start.apply_action(a)
+        now, replayed = s.world_view(), start.world_view()
+        # The opening keeps the present scores (the deal is replayed for its plays, not its points).
+        assert replayed._replace(target=now.target, scores=now.scores) == now
+        fresh = race_.restock(s, random.Random(1))
+        assert isinstance(fresh, PenneechState)
+        w = fresh.world_view()
+        assert w._replace(stock=now.stock) == now and sorted(w.stock) == sorted(now.stock)

@@ -294,6 +294,39 @@ def seat_knowledge_from_observation(obs: dict[str, Any], game: PenneechGame) -> 
     )
 
 
+class PenneechWorld(NamedTuple):
+    """A read-only snapshot of a position with every card in the open, for search over a world the
+    agent sampled itself (``determinize``): what a solver or a researcher's own agent reads. Built by
+    :meth:`PenneechState.world_view` (``kit.world_view(world)``). Never build one of the true game
+    for a seat: it holds the other hand and the stock order."""
+
+    phase: int
+    """``Phase`` value: REDEAL 0, PLAY 1, OVER 2."""
+    current: int
+    """The seat to act (``TERMINAL`` when over)."""
+    dealer: int
+    deal: int
+    """Deals started so far less one (redeals included): changes the moment a deal ends."""
+    hands: tuple[int, int]
+    """Each seat's cards (masks)."""
+    dealt: tuple[int, int]
+    """Each seat's hand as dealt this deal."""
+    turned: tuple[int, ...]
+    """This deal's turn-ups so far, in order; the last one's suit is trump."""
+    stock: tuple[int, ...]
+    """The cards left in the stock, in order: ``stock[0]`` is the next turn-up."""
+    trump: int
+    """-1 before the first turn-up."""
+    leader: int
+    led: int
+    """The card led to the trick in progress, or -1."""
+    tricks: tuple[int, int]
+    scores: tuple[int, int]
+    voids: tuple[int, int]
+    """The suits (bit per suit) each seat has shown it lacks."""
+    target: int
+
+
 # Observation tensor layout (per observing seat):
 #   hand 52 | turn-up 52 | trump 4 | led card 52 | my plays 52 | opponent plays 52 | earlier turn-ups 52
 #   | opponent known voids 4 | phase 3 | I deal 1 | I am to act 1 | tricks mine, theirs (/7) 2
@@ -501,6 +534,64 @@ class PenneechState(State):
         """The cards ``seat`` has played in this deal."""
         return self._dealt[seat] & ~self._hands[seat]
 
+    def world_view(self) -> PenneechWorld:
+        """This state as a :class:`PenneechWorld` (every card in the open: for sampled worlds)."""
+        pack = self._pack
+        pos = self._pos
+        h = self._hands
+        d = self._dealt
+        return PenneechWorld(
+            self._phase,
+            self._cur,
+            self._dealer,
+            self._deal_no,
+            (h[0], h[1]),
+            (d[0], d[1]),
+            tuple(pack[14:pos]),
+            tuple(pack[pos:]),
+            self._trump,
+            self._leader,
+            self._led,
+            (self._tricks[0], self._tricks[1]),
+            (self._scores[0], self._scores[1]),
+            (self._voids[0], self._voids[1]),
+            self._target,
+        )
+
+    def deal_opening(self, target: int | None = None) -> tuple[PenneechState, list[int]]:
+        """A copy of this (sampled) world as it stood at the first trick of its current deal (the
+        dealt hands, the first turn-up, no trick yet), and the card plays made since. The scores stay
+        those of now; ``target`` replaces the target (out of reach: the plays replay without the game
+        ending)."""
+        hands = self._hands
+        n = 14 - hands[0].bit_count() - hands[1].bit_count()
+        plays = self._history[-n:] if n else []
+        s = self.clone()
+        s._hands = s._dealt[:]
+        s._hl = [cards_of(s._dealt[0]), cards_of(s._dealt[1])]
+        s._pos = 15
+        s._trump = self._pack[14] // 13
+        s._tricks = [0, 0]
+        s._voids = [0, 0]
+        s._led = -1
+        s._cur = s._leader = 1 - s._dealer
+        if target is not None:
+            s._target = target
+        return s, plays
+
+    def restocked(self, rng: random.Random) -> PenneechState:
+        """A copy of this (sampled) world with the unturned stock in a fresh order, and a fresh
+        generator for the deals after this one, both drawn from ``rng``."""
+        s = self.clone()
+        pack = list(s._pack)
+        rest = pack[s._pos :]
+        rng.shuffle(rest)
+        pack[s._pos :] = rest
+        s._pack = pack
+        s.chance.rng = make_rng(rng.getrandbits(64))
+        s.chance.log[-1] = pack
+        return s
+
     def seat_knowledge(self) -> SeatKnowledge:
         """What the seat to play a card knows (:class:`SeatKnowledge`), read straight from the
         fields: the same record as ``seat_knowledge_from_observation(self.observation(seat))``, at a
@@ -515,17 +606,22 @@ class PenneechState(State):
         for i in range(14, self._pos):
             seen |= BIT[pack[i]]
         game = self.game
-        return SeatKnowledge(
-            me,
-            hand,
-            seen,
-            self._trump,
-            self._led,
-            self._voids[opp],
-            hands[opp].bit_count(),
-            self._tricks[me],
-            game.trump_only,
-            game.follow_suit,
+        # tuple.__new__ builds the record without the generated __new__'s Python call (a playout
+        # asks for one at every card); the fields are SeatKnowledge's, in its order.
+        return tuple.__new__(
+            SeatKnowledge,
+            (
+                me,
+                hand,
+                seen,
+                self._trump,
+                self._led,
+                self._voids[opp],
+                hands[opp].bit_count(),
+                self._tricks[me],
+                game.trump_only,
+                game.follow_suit,
+            ),
         )
 
     def _legal_mask(self) -> int:

@@ -39,6 +39,7 @@ from gamester.games.penneech.rules import ABOVE, BEATERS, POWER, TRICK_POINTS, T
 TURNUP_EV = sum(TURNUP_POINTS) / 52  # a turn-up's average points: the honours of a pack over its cards
 KEEP, REDEAL = 52, 53
 _ALL = (1 << 52) - 1
+_ROWS = (TRICK_POINTS["any"], TRICK_POINTS["trump"])  # by trick_honours=trump (False, True)
 
 
 def hold_value(card: int, unseen: int) -> float:
@@ -55,43 +56,55 @@ def p_holds_any(group: int, unknown: int, k: int) -> float:
     return 1.0 - comb(unknown - group, k) / comb(unknown, k)
 
 
+# p_holds_any by (group, unknown, k), filled as asked (at most 52 x 52 x 8 entries, the same floats).
+_P_HOLDS: dict[tuple[int, int, int], float] = {}
+
+
 def decide(k: SeatKnowledge, legal: list[int]) -> int:
     """The heuristic's card among ``legal`` for the seat whose knowledge is ``k``. (Expression order
-    matters: floating-point ties break by it, and the agents' fingerprints pin the choices.)"""
-    trump = k.trump
-    unseen = _ALL & ~k.seen
-    row = TRICK_POINTS["trump" if k.trump_only else "any"][trump]
+    matters: floating-point ties break by it, and the agents' fingerprints pin the choices. The hold
+    value is :func:`hold_value`, written out where a playout calls it for every card.)"""
+    _seat, _hand, seen, trump, led, voids, n, mine, trump_only, follow_suit = k
+    unseen = _ALL & ~seen
+    row = _ROWS[trump_only][trump]
     # Winning a trick: its turn-up, and a step toward the 4-trick card bonus.
-    trick_bonus = TURNUP_EV + (1.0 if k.tricks_won < 4 else 0.5)
-    led = k.led
+    trick_bonus = TURNUP_EV + (1.0 if mine < 4 else 0.5)
     if led >= 0:
         beat = BEATERS[trump][led]
         winners = [c for c in legal if beat >> c & 1]
         if winners:
-            best = min(winners, key=lambda c: hold_value(c, unseen) - row[c])
+            best = min(winners, key=lambda c: max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count()) - row[c])
             gain = row[led] + row[best] + trick_bonus
             if gain >= hold_value(best, unseen) or row[led] > 0:
                 return best
-        return min(legal, key=lambda c: (2.5 * row[c] + hold_value(c, unseen), POWER[c]))
+        return min(
+            legal,
+            key=lambda c: (2.5 * row[c] + max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count()), POWER[c]),
+        )
     possible = unseen
-    voids = k.opp_voids
     for s in range(4):
         if voids >> s & 1:
             possible &= ~SUIT_MASKS[s]
     n_possible = possible.bit_count()
-    n = k.opp_hand_size
     trumps = (possible & SUIT_MASKS[trump]).bit_count()
-    follow_suit = k.follow_suit
+    cache = _P_HOLDS
 
     def value(c: int) -> float:
         higher = (possible & ABOVE[c]).bit_count()
         if c // 13 != trump:
             # Under follow=suit a trump beats it only when the opponent lacks the suit: count it half.
             higher += trumps // 2 if follow_suit else trumps
-        p_lose = p_holds_any(higher, n_possible, n)
+        key = (higher, n_possible, n)
+        p_lose = cache.get(key)
+        if p_lose is None:
+            p_lose = cache[key] = p_holds_any(higher, n_possible, n)
         stake = row[c] + trick_bonus
         # The opponent who wins throws a low card; the one who loses throws his cheapest.
-        return (1 - p_lose) * stake - p_lose * stake - 0.5 * hold_value(c, unseen)
+        return (
+            (1 - p_lose) * stake
+            - p_lose * stake
+            - 0.5 * max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count())
+        )
 
     return max(legal, key=lambda c: (value(c), -POWER[c]))
 

@@ -10,12 +10,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gamester.core.cards import cards_of
 from gamester.core.kit import Kit, RolloutModel, View
 from gamester.core.protocol import State
-from gamester.core.rng import make_rng
 from gamester.games.penneech import heuristic, solver
-from gamester.games.penneech.game import PenneechGame, PenneechState
+from gamester.games.penneech.game import PenneechGame, PenneechState, PenneechWorld
 
 REDEAL = heuristic.REDEAL
 
@@ -27,59 +25,36 @@ class PenneechRace:
         self.target = target
 
     def deal_number(self, world: State) -> int:
+        # Read at every step of a playout (futures), so straight from the field, not world_view().
         assert isinstance(world, PenneechState)
         return world._deal_no
 
     def next_dealer(self, world: State) -> int:
         assert isinstance(world, PenneechState)
-        return world._dealer
+        return world.world_view().dealer
 
     def scores_before_next_deal(self, world: State) -> list[int]:
-        """The scores with the next deal's first turn-up taken back (docs/rules/penneech.md, Dealing:
-        the dealer turns up the first trump as the deal starts)."""
-        assert isinstance(world, PenneechState)
-        s = list(world._scores)
-        events = world._events
-        for i, e in enumerate(events):
-            if e[0] == "deal":
-                for f in events[i + 1 :]:
-                    if f[0] == "turnup":
-                        s[f[1]] -= f[3]
-                break
+        """The scores with the next deal's first turn-up taken back (docs/rules/penneech.md, Turn-ups
+        and trumps: the dealer turns up the first trump as the deal starts)."""
+        s = list(world.scores())
+        seen_deal = False
+        for e in world.last_events():
+            if e["type"] == "deal":
+                seen_deal = True
+            elif e["type"] == "turn_up" and seen_deal:
+                s[e["seat"]] -= e["points"]
         return s
 
     def deal_replay(self, world: State) -> tuple[State, list[int]]:
         """The world at the first trick of its deal (the dealt hands, the first turn-up, no tricks
         yet), its target out of reach, and the card plays made since."""
         assert isinstance(world, PenneechState)
-        hands = world._hands
-        n = 14 - hands[0].bit_count() - hands[1].bit_count()
-        plays = world._history[-n:] if n else []
-        pack = world._pack
-        s = world.clone()
-        s._hands = s._dealt[:]
-        s._hl = [cards_of(s._dealt[0]), cards_of(s._dealt[1])]
-        s._pos = 15
-        s._trump = pack[14] // 13
-        s._tricks = [0, 0]
-        s._voids = [0, 0]
-        s._led = -1
-        s._cur = s._leader = 1 - s._dealer
-        s._target = 1 << 40
-        return s, plays
+        return world.deal_opening(target=1 << 40)
 
     def restock(self, world: State, rng: random.Random) -> State:
         """``world`` with the unturned stock in a fresh order and a fresh generator for later deals."""
         assert isinstance(world, PenneechState)
-        s = world.clone()
-        pack = list(s._pack)
-        rest = pack[s._pos :]
-        rng.shuffle(rest)
-        pack[s._pos :] = rest
-        s._pack = pack
-        s.chance.rng = make_rng(rng.getrandbits(64))
-        s.chance.log[-1] = pack
-        return s
+        return world.restocked(rng)
 
     def race_now(self, view: View) -> float:
         obs = view.observation()
@@ -98,6 +73,11 @@ class PenneechKit(Kit):
         self.solver = solver  # the module offers the Solver protocol's three functions
         self.deal_only = game.options.objective == "deal"
         self.race = None if self.deal_only else PenneechRace(game.options.target)
+
+    def world_view(self, world: State) -> PenneechWorld:
+        """A read-only snapshot of a sampled ``world``, every card in the open (:class:`PenneechWorld`)."""
+        assert isinstance(world, PenneechState)
+        return world.world_view()
 
     def heuristic(self, view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
         return heuristic.choose(view, obs, legal, rng)

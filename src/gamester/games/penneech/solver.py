@@ -21,6 +21,7 @@ from gamester.core.cards import SUIT_MASKS
 from gamester.core.kit import RolloutModel, View
 from gamester.games.penneech.game import KEEP, PLAY, REDEAL, PenneechState
 from gamester.games.penneech.rules import BEATERS, CARD_BONUS, FOLLOW_MASKS, POWER, TRICKS, TURNUP_POINTS
+from gamester.games.penneech.rules import outcomes as outcomes_of
 
 # The race model: each deal gives a seat about MU points, the difference between the seats varies
 # by about SIGMA per deal (measured loosely on heuristic play; only the shape matters).
@@ -56,9 +57,9 @@ def as_probability(value: float, view: View) -> float | None:
 
 def solve_actions(world: Any, me: int) -> dict[int, float]:
     """The exact value, for ``me``, of every legal action of ``world`` (a determinized state)."""
-    assert isinstance(world, PenneechState) and world._phase == PLAY
+    assert isinstance(world, PenneechState)
     values0 = Solver(world).root()
-    if world._deal_only:
+    if world.game.options.objective == "deal":
         return {a: (v if me == 0 else -v) for a, v in values0.items()}
     return {a: (v if me == 0 else 1.0 - v) for a, v in values0.items()}
 
@@ -67,16 +68,21 @@ class Solver:
     """Alpha-beta over one world's remaining tricks; ``nodes`` counts the positions searched."""
 
     def __init__(self, world: PenneechState) -> None:
-        self.w = world
+        self.world = world
         self.nodes = 0
 
     def root(self) -> dict[int, float]:
-        w = self.w
-        pack = w._pack
-        outcomes = w._outcomes
-        follow_masks = FOLLOW_MASKS[w.game.follow_suit]
-        target = w._target
-        deal_only = w._deal_only
+        world = self.world
+        w = world.world_view()
+        assert w.phase == PLAY, "the solver plays out the tricks of a deal"
+        game = world.game
+        # pack[i]: the card that sets the trump for a trick, pack[i + 1] its winner's turn-up; the
+        # search starts at pos 1 (pack[0] the trump of the trick in progress).
+        pack = w.turned[-1:] + w.stock
+        outcomes = outcomes_of(game.options.trick_honours, game.follow_suit)
+        follow_masks = FOLLOW_MASKS[game.follow_suit]
+        target = w.target
+        deal_only = game.options.objective == "deal"
         tt: dict[tuple[int, ...], tuple[float, float, int]] = {}
         leaf_cache: dict[tuple[int, int], float] = {}
         win0, win1 = (INF, -INF) if deal_only else (1.0, 0.0)
@@ -232,25 +238,26 @@ class Solver:
             tt[key] = (lo, hi, best_move)
             return best
 
-        h0, h1 = w._hands
-        cur = w._cur
-        led = w._led
-        t0, t1 = w._tricks
-        s0, s1 = w._scores
+        h0, h1 = w.hands
+        cur = w.current
+        led = w.led
+        t0, t1 = w.tricks
+        s0, s1 = w.scores
         out: dict[int, float] = {}
-        for a in w.legal_actions():
+        for a in world.legal_actions():
             bit = 1 << a
             nh0, nh1 = (h0 ^ bit, h1) if cur == 0 else (h0, h1 ^ bit)
             if led < 0:
-                out[a] = search(nh0, nh1, w._pos, a, 1 - cur, t0, t1, s0, s1, -INF, INF)
+                out[a] = search(nh0, nh1, 1, a, 1 - cur, t0, t1, s0, s1, -INF, INF)
             else:
-                out[a] = trick(nh0, nh1, w._pos, led, a, cur, t0, t1, s0, s1, -INF, INF)
+                out[a] = trick(nh0, nh1, 1, led, a, cur, t0, t1, s0, s1, -INF, INF)
         return out
 
 
 # -- rollout knowledge for ISMCTS (the kit's rollout_model) -----------------------------------------------
 def _rollout_start(state: Any) -> int:
-    return int(state._deal_no)
+    assert isinstance(state, PenneechState)
+    return state.world_view().deal
 
 
 def _rollout_stop(state: Any, deal_no: int, steps: int) -> bool:
