@@ -227,7 +227,12 @@ def test_backward_step_refused_with_rule_and_position() -> None:
     with pytest.raises(IllegalActionError) as e:
         s.apply_action(s.string_to_action("JH c4-b4 TC"))
     msg = str(e.value)
-    assert "JH c4-b4 TC" in msg and "Directions" in msg and "round 1" in msg and "West" in msg
+    assert (
+        "JH c4-b4 TC" in msg
+        and "(docs/rules/pentyrch.md, Moving;" in msg
+        and "round 1" in msg
+        and "West" in msg
+    )
 
 
 def test_home_cell_holds_only_its_owner_and_the_seat_it_is_the_goal_of() -> None:

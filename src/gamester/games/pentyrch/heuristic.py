@@ -1,4 +1,7 @@
-"""A Pentyrch player's rules of thumb, reading only the seat's observation and the legal moves.
+"""A Pentyrch player's rules of thumb, written once: :func:`move_score` scores a move tuple on a board
+(the stacks and piles of the cells). The ``heuristic`` agent reads the board from the seat's
+observation and the moves from the notation of its legal actions; playouts (``policy.py``) read a
+sampled world's board directly. Both therefore give every move the same score.
 
 Every legal move is scored and the best is played (ties broken by the seeded generator):
 
@@ -15,62 +18,75 @@ Every legal move is scored and the best is played (ties broken by the seeded gen
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
+from gamester.core.cards import parse_card
 from gamester.core.kit import View
+from gamester.games.pentyrch.board import CELL_NAMES, COORDS, GOAL, NUM_CELLS, OFF
+from gamester.games.pentyrch.cards import COURT_OF_CARD, POINTS, VALUE, mask_value
+from gamester.games.pentyrch.moves import Move
+from gamester.games.pentyrch.notation import read_move
 
-SEAT_NAMES = ("West", "North", "East", "South")
-GOALS = ("g4", "d1", "a4", "d7")
-OWNER_OF_SUIT = {"H": 0, "C": 1, "D": 2, "S": 3}
+# DIST[a][b]: king-move distance between cells.
+DIST: tuple[tuple[int, ...], ...] = tuple(
+    tuple(max(abs(COORDS[a][0] - COORDS[b][0]), abs(COORDS[a][1] - COORDS[b][1])) for b in range(NUM_CELLS))
+    for a in range(NUM_CELLS)
+)
+
+Board = tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]
+"""(stacks, piles): per cell, the court cards ``k`` and the card ids, top last."""
 
 
-def card_value(code: str) -> int:
-    r = code[0]
-    return 1 if r == "A" else 10 if r == "T" else int(r) if r.isdigit() else 0
-
-
-def distance(a: str, b: str) -> int:
-    return max(abs(ord(a[0]) - ord(b[0])), abs(int(a[1]) - int(b[1])))
-
-
-def score_move(text: str, obs: dict[str, Any], seat: int) -> float:
-    tokens = text.split()
-    if tokens[0] == "pass":
+def move_score(seat: int, m: Move, stacks: Sequence[Sequence[int]], piles: Sequence[Sequence[int]]) -> float:
+    """The heuristic's score of move ``m`` (``moves.py``'s tuple) for ``seat``, on the board before it."""
+    k, frm, to, mode, top, rest = m
+    if k < 0:
         return -1000.0
-    if tokens[1] == "off":
-        return 1000.0 + {"J": 3, "Q": 2, "K": 1}.get(tokens[0][0], 0)
-    goal = GOALS[seat]
-    board = obs["board"]
-    if tokens[1].startswith("@"):
-        src = None
-        dst = tokens[1][1:]
-        value = 7.0 - 0.5 * distance(dst, goal)
-    else:
-        src, _, dst = tokens[1].partition("-")
-        value = 10.0 * (distance(src, goal) - distance(dst, goal))
-    cell = board.get(dst, {"pile": [], "stack": []})
-    stack = cell["stack"]
-    if stack:
-        owner = OWNER_OF_SUIT[stack[-1][1]]
-        value += 6.0 if owner != seat else 1.0
-    elif len(tokens) > 2:
-        pay = tokens[2]
-        if pay.startswith("="):
+    if to == OFF:
+        return 1000.0 + POINTS[k % 3]
+    goal = GOAL[seat]
+    dist_to = DIST[to][goal]
+    value = 7.0 - 0.5 * dist_to if frm < 0 else 10.0 * (DIST[frm][goal] - dist_to)
+    st = stacks[to]
+    if st:
+        value += 6.0 if st[-1] // 3 != seat else 1.0
+    elif mode:
+        if mode == 2:
             value += 1.0
         else:
-            value -= 0.8 * sum(card_value(c) for c in pay.split("+"))
-        value += 0.5 * sum(card_value(c) for c in cell["pile"])
-    if src is not None:
-        below = board.get(src, {"stack": []})["stack"]
+            value -= 0.8 * (VALUE[top] + (mask_value(rest) if rest else 0))
+        value += 0.5 * sum([VALUE[c] for c in piles[to]])
+    if frm >= 0:
+        below = stacks[frm]
         if len(below) >= 2:
-            owner = OWNER_OF_SUIT[below[-2][1]]
-            value -= 5.0 if owner != seat else 2.0
-    if distance(dst, goal) == 0:
+            value -= 5.0 if below[-2] // 3 != seat else 2.0
+    if dist_to == 0:
         value += 3.0
     return value
 
 
+def board_of(obs: dict[str, Any]) -> Board:
+    """The stacks and piles of an observation's board (``views.view``), by cell index."""
+    cells = obs["board"]
+    stacks: list[list[int]] = []
+    piles: list[list[int]] = []
+    for name in CELL_NAMES:
+        cell = cells[name]
+        stacks.append([COURT_OF_CARD[parse_card(c)] for c in cell["stack"]])
+        piles.append([parse_card(c) for c in cell["pile"]])
+    return stacks, piles
+
+
+def score_move(text: str, obs: dict[str, Any], seat: int) -> float:
+    """The score of the move written ``text`` (canonical notation) for ``seat`` in observation ``obs``."""
+    stacks, piles = board_of(obs)
+    return move_score(seat, read_move(text), stacks, piles)
+
+
 def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
     seat = obs["seat_to_move"]
-    scored = [(score_move(view.action_to_string(a), obs, seat), rng.random(), a) for a in legal]
+    stacks, piles = board_of(obs)
+    name = view.action_to_string
+    scored = [(move_score(seat, read_move(name(a)), stacks, piles), rng.random(), a) for a in legal]
     return max(scored)[2]

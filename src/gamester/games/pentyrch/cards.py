@@ -1,0 +1,96 @@
+"""Pentyrch's cards: values, the pile and hand cards, the court cards and hand masks.
+
+``docs/rules/pentyrch.md``, Seats, court cards and hands: Ace counts 1 and 2-10 their face value; suits
+only name cards. Cards keep the core's 52 ids; the 40 non-court cards are the piles' and hands' cards,
+and the twelve court cards are indexed ``k = seat * 3 + (0 Jack, 1 Queen, 2 King)``. A hand is a 52-bit
+mask. Every table here is computed once at import.
+"""
+
+from __future__ import annotations
+
+from gamester.core.cards import card_code, cards_of
+from gamester.games.pentyrch.board import SEAT_SUIT
+
+
+def _value(c: int) -> int:
+    r = c % 13
+    return 1 if r == 12 else (r + 2 if r <= 8 else 0)
+
+
+VALUE: tuple[int, ...] = tuple(_value(c) for c in range(52))
+NONCOURT: tuple[int, ...] = tuple(c for c in range(52) if c % 13 not in (9, 10, 11))
+IDX40: tuple[int, ...] = tuple(NONCOURT.index(c) if c in NONCOURT else -1 for c in range(52))
+LAYOUT_CARDS: tuple[int, ...] = tuple(c for c in NONCOURT if VALUE[c] <= 6)  # Ace-6: 24 cards
+HAND_CARDS: tuple[int, ...] = tuple(c for c in NONCOURT if VALUE[c] >= 7)  # 7-10: 16 cards
+# docs/rules/pentyrch.md, Notation: canonical order is value high to low, then suit C D H S.
+CANON: tuple[int, ...] = tuple((10 - VALUE[c]) * 4 + c // 13 for c in range(52))
+COURT_IDS: tuple[int, ...] = tuple(SEAT_SUIT[k // 3] * 13 + 9 + k % 3 for k in range(12))
+COURT_OF_CARD: dict[int, int] = {c: k for k, c in enumerate(COURT_IDS)}
+COURT_RANK_NAMES = ("Jack", "Queen", "King")
+# docs/rules/pentyrch.md, The end: Jack 3, Queen 2, King 1.
+POINTS = (3, 2, 1)
+BIT: tuple[int, ...] = tuple(1 << c for c in range(52))
+# GE[v] / EQ[v]: the non-court cards worth at least / exactly v (v = 0 … 11).
+GE: tuple[int, ...] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] >= v) for v in range(12))
+EQ: tuple[int, ...] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] == v) for v in range(12))
+# SIG[chunk]: the value counts of one suit's 13 rank bits, four bits per value; adding the four suits'
+# entries gives a hand's value signature, which is all a combination count depends on.
+SIG: tuple[int, ...] = tuple(
+    sum(1 << (4 * VALUE[r]) for r in range(13) if m >> r & 1 and VALUE[r]) for m in range(1 << 13)
+)
+
+
+def signature(mask: int) -> int:
+    """The value counts of the cards of ``mask`` (four bits per value)."""
+    return SIG[mask & 8191] + SIG[mask >> 13 & 8191] + SIG[mask >> 26 & 8191] + SIG[mask >> 39]
+
+
+def mask_value(mask: int) -> int:
+    """The total value of the cards in a hand mask (Ace 1 … Ten 10)."""
+    t = 0
+    while mask:
+        low = mask & -mask
+        t += VALUE[low.bit_length() - 1]
+        mask ^= low
+    return t
+
+
+def cards_of_mask(mask: int) -> list[int]:
+    """The cards of ``mask``, highest id first (so ``pop()`` hands them out lowest first)."""
+    out = []
+    while mask:
+        c = mask.bit_length() - 1
+        out.append(c)
+        mask ^= 1 << c
+    return out
+
+
+def canon_cards(mask: int) -> list[int]:
+    """The cards of ``mask`` in canonical order (docs/rules/pentyrch.md, Notation)."""
+    out = cards_of(mask)
+    out.sort(key=CANON.__getitem__)
+    return out
+
+
+_CANON_CACHE: dict[int, tuple[int, ...]] = {}
+
+
+def canon_tuple(mask: int) -> tuple[int, ...]:
+    """``canon_cards(mask)`` as a cached tuple: decoding combination moves sorts the same hands over
+    and over (most of the cost of naming one overpay move)."""
+    hit = _CANON_CACHE.get(mask)
+    if hit is None:
+        if len(_CANON_CACHE) > 100_000:
+            _CANON_CACHE.clear()
+        hit = _CANON_CACHE[mask] = tuple(canon_cards(mask))
+    return hit
+
+
+def codes(cards: list[int] | tuple[int, ...]) -> list[str]:
+    """The codes (``9C``) of some cards, in the order given."""
+    return [card_code(c) for c in cards]
+
+
+def court_code(k: int) -> str:
+    """The code of court card ``k`` (``JH``)."""
+    return card_code(COURT_IDS[k])

@@ -1,0 +1,294 @@
+"""Pentyrch moves and payments: the dense action encoding, move generation and decoding.
+
+docs/rules/pentyrch.md, Moving. Dense actions (``num_distinct_actions``):
+
+* ``0`` is ``pass``.
+* ``1 + slot * 81 + pay`` for every move whose payment is nothing, one card or a shown card, where
+  ``slot = k * 10 + d`` names the court card and where it goes (``d`` 0-7 a step in compass direction
+  N NE E SE S SW W NW, 8 entering, 9 bearing off) and ``pay`` is 0 (no payment), ``1 + i`` (paying with
+  non-court card ``i`` of 40) or ``41 + i`` (showing it): 9,720 actions whose meaning never changes.
+* ``COMBO_BASE + r`` for payments of two or more cards: ``r`` is the rank of the move among this
+  position's legal combination moves in canonical order (slot, top card, other cards). The region holds
+  the most a position can have: at most 15 exchange moves (three court cards, five non-backward
+  neighbours each) times the most combinations one move allows (4,992 minimal ones, for a hand of the
+  sixteen Aces-4s against a Ten; 524,272 when ``overpay`` admits every subset of a 16-card hand, a hand
+  holding at most 16 cards because every one of the 24 piles keeps at least one).
+
+A move is a tuple ``(k, frm, to, mode, top, rest_mask)``: court card ``k``, ``frm`` -1 when entering,
+``to`` ``OFF`` when bearing off; ``mode`` 0 no payment, 1 exchange (top card and the mask of the others),
+2 show (``top`` is the shown card). The combination tables themselves (counting, ranking) are kept by
+the game (:class:`~gamester.games.pentyrch.game.PentyrchGame`), shared by all its states.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gamester.core.errors import IllegalActionError
+from gamester.games.pentyrch.board import (
+    ENTER_SLOT,
+    FREE,
+    GOAL,
+    HOME,
+    HOME_OK,
+    NEIGH,
+    OFF,
+    OFF_SLOT,
+    SLOTS,
+    STEPS,
+)
+from gamester.games.pentyrch.cards import BIT, EQ, GE, IDX40, NONCOURT, VALUE, canon_cards
+
+if TYPE_CHECKING:
+    from gamester.games.pentyrch.state import PentyrchState
+
+SAFE = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered, -2 out of play
+PASS = 0
+PAYS = 81
+SHOW_CODE = 41
+COMBO_BASE = 1 + 12 * SLOTS * PAYS  # 9721
+MAX_EXCHANGE_MOVES = 15
+MAX_MINIMAL_COMBOS = 4992
+MAX_OVERPAY_COMBOS = 16 * (1 << 15) - 16  # sum over k >= 2 of k * C(16, k)
+
+Move = tuple[int, int, int, int, int, int]
+# One exchange's combination moves, in rank order: (k, frm, to, hand, pile value, count).
+Combos = list[tuple[int, int, int, int, int, int]]
+PASS_MOVE: Move = (-1, -1, -1, 0, -1, 0)
+_PASS_LIST = [PASS]
+_SINGLES: dict[int, tuple[int, ...]] = {}
+
+
+def codes_of(mask: int) -> tuple[int, ...]:
+    """The single-card pay codes (``1 + index``) of the cards in ``mask``, ascending (cached)."""
+    hit = _SINGLES.get(mask)
+    if hit is None:
+        out = []
+        m = mask
+        while m:
+            low = m & -m
+            out.append(1 + IDX40[low.bit_length() - 1])
+            m ^= low
+        if len(_SINGLES) > 100_000:
+            _SINGLES.clear()
+        hit = _SINGLES[mask] = tuple(out)
+    return hit
+
+
+def combo_positions(values: tuple[int, ...], v: int, overpay: bool) -> tuple[tuple[int, int], ...]:
+    """docs/rules/pentyrch.md, Moving, Exchange: the combinations of cards worth ``values`` (high to low) that
+    pay for a pile worth ``v``, as (top position, mask of the other positions), in canonical order.
+
+    Minimal (overpay=false): taking cards high to low, the last (lowest) card is the one that reaches
+    v, so no card could be left out; nothing is added once v is reached. With overpay, any two or
+    more cards adding up to v or more.
+    """
+    n = len(values)
+    sets: list[list[int]] = []
+    if overpay:
+        suffix = [0] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            suffix[i] = suffix[i + 1] + values[i]
+
+        def every(start: int, chosen: list[int], total: int) -> None:
+            for j in range(start, n):
+                if total + suffix[j] < v:
+                    return
+                chosen.append(j)
+                t = total + values[j]
+                if t >= v and len(chosen) >= 2:
+                    sets.append(chosen[:])
+                every(j + 1, chosen, t)
+                chosen.pop()
+
+        every(0, [], 0)
+    else:
+
+        def minimal(start: int, chosen: list[int], total: int) -> None:
+            for j in range(start, n):
+                t = total + values[j]
+                chosen.append(j)
+                if t >= v:
+                    if len(chosen) >= 2:
+                        sets.append(chosen[:])
+                else:
+                    minimal(j + 1, chosen, t)
+                chosen.pop()
+
+        minimal(0, [], 0)
+    out = []
+    for chosen in sets:
+        for top in chosen:
+            rest = [i for i in chosen if i != top]
+            out.append((top, rest))
+    out.sort()
+    return tuple((top, sum(1 << i for i in rest)) for top, rest in out)
+
+
+def payments(
+    hand: int, v: int, always: bool, overpay: bool
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """docs/rules/pentyrch.md, Moving, Exchange: every payment ``hand`` may lay on a pile whose top is worth
+    ``v``.
+
+    Returns (single cards, cards that may be shown, combinations as (top card, rest mask)); a
+    reference for tests and tools (play uses the cached tables of the game).
+    """
+    singles = tuple(c for c in canon_cards(hand) if VALUE[c] >= v)
+    shows = tuple(c for c in singles if VALUE[c] == v)
+    combos: tuple[tuple[int, int], ...] = ()
+    # docs/rules/pentyrch.md, Moving, Exchange (combine): several cards only when no single card will do,
+    # unless combine=always. A minimal combination never holds a card worth v on its own.
+    if always or not singles:
+        cards = canon_cards(hand if overpay else hand & ~GE[v])
+        combos = tuple(
+            (cards[t], sum(BIT[cards[i]] for i in range(len(cards)) if r >> i & 1))
+            for t, r in combo_positions(tuple(VALUE[c] for c in cards), v, overpay)
+        )
+    return singles, shows, combos
+
+
+def generate(state: PentyrchState) -> None:
+    """docs/rules/pentyrch.md, Moving: every legal move of the seat to move, as sorted dense actions,
+    into ``state._legal``.
+
+    Moves paid with nothing, one card or a shown card are decoded from their action arithmetically
+    (:func:`decode`); for combination moves ``state._combos`` keeps each exchange's count, in rank
+    order, and the payments themselves are listed only when one is decoded.
+    """
+    seat = state._seat
+    acts: list[int] = []
+    add = acts.append
+    extend = acts.extend
+    combos: Combos = []
+    ncombos = 0
+    hand = state._hands[state._owner[seat]]
+    cpos = state._cpos
+    stacks = state._stacks
+    piles = state._piles
+    count = state.game.combo_count
+    show = state._show
+    always = state._always
+    cover_any = state._cover_any
+    home_ok = HOME_OK[seat]
+    steps = STEPS[seat]
+    k0 = seat * 3
+    for k in range(k0, k0 + 3):
+        p = cpos[k]
+        if p == SAFE:
+            continue
+        rk = k - k0
+        base = 1 + k * (SLOTS * PAYS)
+        if p < 0:
+            # docs/rules/pentyrch.md, Moving (2): enter on the home cell, by exchange or by covering.
+            h = HOME[seat]
+            st = stacks[h]
+            a = base + ENTER_SLOT * PAYS
+            if st:
+                if len(st) < 3 and rk > st[-1] % 3:
+                    add(a)
+            elif hand:
+                pile = piles[h]
+                v = VALUE[pile[-1]]
+                sm = hand & GE[v]
+                if sm:
+                    extend(map(a.__add__, codes_of(sm)))
+                if show and len(pile) == 1 and hand & EQ[v]:
+                    extend(map((a + 40).__add__, codes_of(hand & EQ[v])))
+                if always or not sm:
+                    n = count(hand, v)
+                    if n:
+                        combos.append((k, -1, h, hand, v, n))
+                        ncombos += n
+            continue
+        if stacks[p][-1] != k:
+            continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
+        for d, t, fwd in steps[p]:
+            st = stacks[t]
+            if st:
+                # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J; reversed
+                # on the free space. Covering may go backward with cover_any_direction.
+                if len(st) < 3 and (fwd or cover_any) and home_ok[t]:
+                    top_rank = st[-1] % 3
+                    if (rk < top_rank) if t == FREE else (rk > top_rank):
+                        add(base + d * PAYS)
+            elif not fwd or not home_ok[t]:
+                continue
+            elif t == FREE:
+                add(base + d * PAYS)
+            elif hand:
+                # The exchange rule again, as for entering above: kept inline because a shared
+                # helper costs ~9% of playout speed (measured), and this is the hot loop.
+                pile = piles[t]
+                a = base + d * PAYS
+                v = VALUE[pile[-1]]
+                sm = hand & GE[v]
+                if sm:
+                    extend(map(a.__add__, codes_of(sm)))
+                if show and len(pile) == 1 and hand & EQ[v]:
+                    extend(map((a + 40).__add__, codes_of(hand & EQ[v])))
+                if always or not sm:
+                    n = count(hand, v)
+                    if n:
+                        combos.append((k, p, t, hand, v, n))
+                        ncombos += n
+        if p == GOAL[seat]:
+            # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
+            add(base + OFF_SLOT * PAYS)
+    if combos:
+        acts.extend(range(COMBO_BASE, COMBO_BASE + ncombos))
+    elif not acts:
+        # docs/rules/pentyrch.md, Moving: no legal move, so pass.
+        acts = _PASS_LIST
+    state._legal = acts
+    state._combos = combos
+
+
+def decode(state: PentyrchState, action: int) -> Move:
+    """The move of a legal action of ``state`` (after :func:`generate`)."""
+    if action == PASS:
+        return PASS_MOVE
+    if action >= COMBO_BASE:
+        r = action - COMBO_BASE
+        for k, frm, to, hand, v, n in state._combos:  # type: ignore[union-attr]
+            if r < n:
+                top, rest = state.game.combo_at(hand, v, r)
+                return (k, frm, to, 1, top, rest)
+            r -= n
+        raise IllegalActionError(f"combination #{action - COMBO_BASE} is not legal here")
+    slot, code = divmod(action - 1, PAYS)
+    k, d = divmod(slot, SLOTS)
+    frm = state._cpos[k]
+    if d == OFF_SLOT:
+        to = OFF
+    elif d == ENTER_SLOT:
+        to = HOME[k // 3]
+    else:
+        to = NEIGH[frm][d]
+    if code == 0:
+        return (k, frm, to, 0, -1, 0)
+    if code < SHOW_CODE:
+        return (k, frm, to, 1, NONCOURT[code - 1], 0)
+    return (k, frm, to, 2, NONCOURT[code - SHOW_CODE], 0)
+
+
+def exchange_floor(state: PentyrchState, seat: int) -> int:
+    """The lowest top value among the piles ``seat`` could reach by exchange (11 if none)."""
+    low = 11
+    stacks = state._stacks
+    piles = state._piles
+    for k in range(seat * 3, seat * 3 + 3):
+        p = state._cpos[k]
+        if p == SAFE or p == -2:
+            continue
+        if p < 0:
+            h = HOME[seat]
+            if not stacks[h]:
+                low = min(low, VALUE[piles[h][-1]])
+            continue
+        if stacks[p][-1] != k:
+            continue
+        for _d, t, fwd in STEPS[seat][p]:
+            if fwd and t != FREE and not stacks[t] and HOME_OK[seat][t]:
+                low = min(low, VALUE[piles[t][-1]])
+    return low

@@ -1,0 +1,479 @@
+"""The Pentyrch state: the position's fields and the turn, tying together the board (``board.py``), the
+cards (``cards.py``), moves and payments (``moves.py``, ``notation.py``, ``reasons.py``), the end of a
+game (``scoring.py``), what each seat sees (``views.py``) and the worlds search draws (``worlds.py``).
+
+Chance: each game draws the layout pack (the 24 Ace-6 cards, top first) and then the hand pack (the
+sixteen 7-10 cards); a match of several games draws its two packs at the start of each game.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left
+from typing import TYPE_CHECKING, Any
+
+from gamester.core.cards import parse_card
+from gamester.core.errors import IllegalActionError
+from gamester.core.protocol import TERMINAL, State
+from gamester.core.rng import Chance
+from gamester.games.pentyrch import notation, reasons, scoring, views, worlds
+from gamester.games.pentyrch.board import CELL_NAMES, NUM_CELLS, OFF, layout_cell, parse_cell
+from gamester.games.pentyrch.cards import (
+    BIT,
+    COURT_OF_CARD,
+    HAND_CARDS,
+    LAYOUT_CARDS,
+    VALUE,
+    canon_cards,
+    codes,
+    court_code,
+)
+from gamester.games.pentyrch.moves import PASS, SAFE, Combos, Move, decode, exchange_floor, generate
+from gamester.games.pentyrch.views import Event
+from gamester.games.pentyrch.worlds import PassCons, WorldView
+
+if TYPE_CHECKING:
+    from gamester.games.pentyrch.game import PentyrchGame
+
+_NEW_GAME = Event.NEW_GAME
+_STEP = Event.STEP
+_EXCHANGE = Event.EXCHANGE
+_SHOW = Event.SHOW
+_BEAR_OFF = Event.BEAR_OFF
+_PASS = Event.PASS
+_FINISHED = Event.FINISHED
+_GAME_OVER = Event.GAME_OVER
+
+
+class PentyrchState(State):
+    game: PentyrchGame
+    __slots__ = (
+        "_n",
+        "_always",
+        "_overpay",
+        "_show",
+        "_reveal",
+        "_cover_any",
+        "_max_rounds",
+        "_games",
+        "_partners",
+        "_g",
+        "_owner",
+        "_dealer",
+        "_unit",
+        "_unit_seats",
+        "_piles",
+        "_stacks",
+        "_cpos",
+        "_hands",
+        "_hidden",
+        "_dealt",
+        "_setaside",
+        "_seat",
+        "_round",
+        "_moved",
+        "_finished",
+        "_over",
+        "_hist",
+        "_events",
+        "_legal",
+        "_combos",
+        "_total_scores",
+        "_total_returns",
+        "_caps",
+        "_passcons",
+        "_results",
+        "_past_games",
+    )
+
+    def __init__(self, game: PentyrchGame, seed: int, chance: Chance, *, _blank: bool = False) -> None:
+        self.game = game
+        self.seed = seed
+        self.chance = chance
+        if _blank:
+            return
+        o = game.options
+        self._n = o.players
+        self._always = o.combine == "always"
+        self._overpay = o.overpay
+        self._show = o.show
+        self._reveal = o.reveal_on_pass
+        self._cover_any = o.cover_any_direction
+        self._max_rounds = o.max_rounds
+        self._games = o.games
+        self._partners = o.partners
+        self._hist: list[Move] = []
+        self._events: list[tuple[Any, ...]] = []
+        self._total_scores = [0] * self._n
+        self._total_returns = [0.0] * self._n
+        self._results: list[dict[str, Any]] = []
+        # What each finished game of a match left hidden (determinize redraws it): see _end_game.
+        self._past_games: tuple[tuple[Any, ...], ...] = ()
+        self._over = False
+        self._g = 0
+        self._start_game()
+
+    # -- setting up ----------------------------------------------------------------------------
+    def _start_game(self) -> None:
+        n = self._n
+        g = self._g
+        # docs/rules/pentyrch.md, Seats, court cards and hands; The end (games): in game g player p sits at
+        # seat (p - g) mod n; with two players the colours swap each game.
+        if n == 2:
+            self._owner = [(s % 2 + g) % 2 for s in range(4)]
+        elif n == 3:
+            self._owner = [(s + g) % 3 for s in range(3)] + [-1]
+        else:
+            self._owner = [(s + g) % 4 for s in range(4)]
+        # docs/rules/pentyrch.md, Seats, court cards and hands: South deals (East with three players); a round
+        # runs from West to the dealer.
+        self._dealer = 2 if n == 3 else 3
+        # docs/rules/pentyrch.md, The end: what finishes is a seat, a two-player player's two seats, or a
+        # team.
+        self._unit_seats: list[tuple[int, ...]]
+        if n == 2 or self._partners:
+            self._unit = [0, 1, 0, 1]
+            self._unit_seats = [(0, 2), (1, 3)]
+        elif n == 3:
+            self._unit = [0, 1, 2, -1]
+            self._unit_seats = [(0,), (1,), (2,)]
+        else:
+            self._unit = [0, 1, 2, 3]
+            self._unit_seats = [(0,), (1,), (2,), (3,)]
+        parse = self.game.parse_chance
+        # Chance in the order used (docs/records.md): the layout pack (24), then the hand pack (16).
+        layout = self.chance.pack(LAYOUT_CARDS, parse)
+        deal = self.chance.pack(HAND_CARDS, parse)
+        # docs/rules/pentyrch.md, The board: top first, row by row from d7, skipping d4.
+        piles: list[list[int]] = [[] for _ in range(NUM_CELLS)]
+        for i, c in enumerate(layout):
+            piles[layout_cell(i)].append(c)
+        self._piles = piles
+        self._stacks: list[list[int]] = [[] for _ in range(NUM_CELLS)]
+        self._cpos = [-1] * 12
+        if n == 3:  # South's court cards never play
+            for k in (9, 10, 11):
+                self._cpos[k] = -2
+        # docs/rules/pentyrch.md, Seats, court cards and hands: one at a time from the dealer's left; with
+        # three the last card is set aside face down.
+        hands = [0] * n
+        self._setaside = -1
+        owner = self._owner
+        for i, c in enumerate(deal):
+            if n == 3 and i == 15:
+                self._setaside = c
+            else:
+                hands[owner[i % n]] |= BIT[c]
+        self._hands = hands
+        self._hidden = hands[:]
+        self._dealt = hands[:]
+        self._seat = 0
+        self._round = 0
+        self._moved = False
+        self._finished: list[int] = []
+        self._caps = [11] * n
+        self._passcons: PassCons = []
+        self._legal: list[int] | None = None
+        self._combos: Combos | None = None
+        self._events.append((_NEW_GAME, g))
+
+    # -- protocol ------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self._owner[self._seat]
+
+    def current_seat(self) -> int:
+        """The seat to move (0 West … 3 South), or -1 once the game is over."""
+        return -1 if self._over else self._seat
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def legal_actions(self) -> list[int]:
+        if self._over:
+            return []
+        if self._legal is None:
+            generate(self)
+        return list(self._legal)  # type: ignore[arg-type]
+
+    def decode_action(self, action: int) -> Move:
+        """The move tuple ``(k, frm, to, mode, top, rest)`` of a legal action (``moves.py`` explains
+        it); for search over worlds, called once per legal action, so the action is not checked."""
+        if self._legal is None:
+            generate(self)
+        return decode(self, action)
+
+    def world_view(self) -> WorldView:
+        """The board and the hand to move, read-only, for search (:class:`~.worlds.WorldView`)."""
+        return WorldView(self)
+
+    def apply_action(self, action: int) -> None:
+        if self._over:
+            raise IllegalActionError(reasons.why_illegal(self, action))
+        legal = self._legal
+        if legal is None:
+            generate(self)
+            legal = self._legal
+        if action.__class__ is not int:
+            raise IllegalActionError(reasons.why_illegal(self, action))
+        assert legal is not None
+        i = bisect_left(legal, action)
+        if i == len(legal) or legal[i] != action:
+            raise IllegalActionError(reasons.why_illegal(self, action))
+        m = decode(self, action)
+        self._events = []
+        self._legal = None
+        self._combos = None
+        self._hist.append(m)
+        seat = self._seat
+        if m[0] < 0:
+            self._pass(seat)
+        else:
+            self._move(seat, m)
+        self._advance()
+
+    def _move(self, seat: int, m: Move) -> None:
+        k, frm, to, mode, top, rest = m
+        stacks = self._stacks
+        self._moved = True
+        if frm >= 0:
+            stacks[frm].pop()
+        if to == OFF:
+            # docs/rules/pentyrch.md, Moving (1): the court card goes to safety.
+            self._cpos[k] = SAFE
+            self._events.append((_BEAR_OFF, seat, k, frm))
+            # docs/rules/pentyrch.md, The end: all the unit's court cards in safety: finished, no more turns.
+            u = self._unit[seat]
+            if u not in self._finished and scoring.unit_done(self, u):
+                self._finished.append(u)
+                self._events.append((_FINISHED, u))
+            return
+        if mode == 1:
+            # docs/rules/pentyrch.md, Moving, Exchange: the whole pile goes to the hand; the payment comes
+            # from the hand as it was before, the chosen card on top.
+            p = self._owner[seat]
+            pile = self._piles[to]
+            taken = 0
+            for c in pile:
+                taken |= BIT[c]
+            laid = rest | BIT[top]
+            self._hands[p] = (self._hands[p] & ~laid) | taken
+            self._hidden[p] &= ~laid
+            if rest:
+                new = canon_cards(rest)
+                new.reverse()
+                new.append(top)
+            else:
+                new = [top]
+            self._piles[to] = new
+            self._events.append((_EXCHANGE, seat, k, frm, to, pile, top, rest))
+            if not self._always and rest:
+                # The others now know no card of this hand reached the pile's value (determinize).
+                v = VALUE[pile[-1]]
+                if v < self._caps[p]:
+                    self._caps[p] = v
+        elif mode == 2:
+            # docs/rules/pentyrch.md, Moving, Showing: no card changes hands; the shown card is public.
+            p = self._owner[seat]
+            self._hidden[p] &= ~BIT[top]
+            self._events.append((_SHOW, seat, k, frm, to, top))
+        else:
+            self._events.append((_STEP, seat, k, frm, to, len(stacks[to])))
+        stacks[to].append(k)
+        self._cpos[k] = to
+
+    def _pass(self, seat: int) -> None:
+        p = self._owner[seat]
+        cpos = self._cpos
+        k0 = seat * 3
+        all_safe = cpos[k0] == SAFE and cpos[k0 + 1] == SAFE and cpos[k0 + 2] == SAFE
+        if all_safe:
+            # docs/rules/pentyrch.md, Moving, No move: a seat with all its cards in safety simply passes.
+            self._events.append((_PASS, seat, None, True))
+            return
+        if self._reveal:
+            # docs/rules/pentyrch.md, Moving, No move (reveal_on_pass): the hand is shown to all.
+            self._hidden[p] = 0
+            self._events.append((_PASS, seat, self._hands[p], False))
+            return
+        self._events.append((_PASS, seat, None, False))
+        # The others learn that the hand could pay for none of the piles it could step onto.
+        low = exchange_floor(self, seat)
+        if low <= 10 and self._hidden[p]:
+            self._passcons.append((p, low, self._hands[p], self._hidden[p]))
+
+    def _advance(self) -> None:
+        s = self._seat
+        dealer = self._dealer
+        unit = self._unit
+        finished = self._finished
+        while True:
+            if s == dealer:
+                # docs/rules/pentyrch.md, The end: after the dealer's turn the game may stop.
+                self._round += 1
+                reason = scoring.end_reason(self)
+                if reason is not None:
+                    self._end_game(reason)
+                    return
+                self._moved = False
+                s = 0
+            else:
+                s += 1
+            if not finished or unit[s] not in finished:
+                self._seat = s
+                return
+
+    def _end_game(self, reason: str) -> None:
+        result = scoring.game_result(self, reason)
+        rets = result["returns"]
+        pts = result["scores"]
+        for p in range(self._n):
+            self._total_scores[p] += pts[p]
+            self._total_returns[p] += rets[p]
+        self._results.append(result)
+        self._events.append((_GAME_OVER, self._g, reason, result["winners"], rets))
+        if self._g + 1 < self._games:
+            self._past_games += (
+                (
+                    self._owner,
+                    self._dealt[:],
+                    self._hidden[:],
+                    self._caps[:],
+                    self._passcons[:],
+                    self._setaside,
+                ),
+            )
+            # docs/rules/pentyrch.md, The end (games): the next game of the match, seats rotated.
+            self._g += 1
+            self._start_game()
+        else:
+            self._over = True
+
+    def returns(self) -> list[float]:
+        if not self._over:
+            return [0.0] * self._n
+        return list(self._total_returns)
+
+    def scores(self) -> list[int]:
+        if self._over:
+            return list(self._total_scores)
+        pts = scoring.game_points(self)
+        return [a + b for a, b in zip(self._total_scores, pts, strict=True)]
+
+    def clone(self) -> PentyrchState:
+        s = PentyrchState(self.game, self.seed, self.chance.copy(), _blank=True)
+        s._n = self._n
+        s._always = self._always
+        s._overpay = self._overpay
+        s._show = self._show
+        s._reveal = self._reveal
+        s._cover_any = self._cover_any
+        s._max_rounds = self._max_rounds
+        s._games = self._games
+        s._partners = self._partners
+        s._g = self._g
+        s._owner = self._owner
+        s._dealer = self._dealer
+        s._unit = self._unit
+        s._unit_seats = self._unit_seats
+        s._piles = [p[:] for p in self._piles]
+        s._stacks = [p[:] for p in self._stacks]
+        s._cpos = self._cpos[:]
+        s._hands = self._hands[:]
+        s._hidden = self._hidden[:]
+        s._dealt = self._dealt[:]
+        s._setaside = self._setaside
+        s._seat = self._seat
+        s._round = self._round
+        s._moved = self._moved
+        s._finished = self._finished[:]
+        s._over = self._over
+        s._hist = self._hist[:]
+        s._events = self._events[:]
+        s._legal = self._legal
+        s._combos = self._combos
+        s._total_scores = self._total_scores[:]
+        s._total_returns = self._total_returns[:]
+        s._caps = self._caps[:]
+        s._passcons = self._passcons[:]
+        s._results = [dict(r) for r in self._results]
+        s._past_games = self._past_games
+        return s
+
+    # -- notation ------------------------------------------------------------------------------
+    @staticmethod
+    def format_move(m: Move) -> str:
+        """docs/rules/pentyrch.md, Notation, canonical form (``notation.format_move``)."""
+        return notation.format_move(m)
+
+    def legal_action_strings(self) -> list[str]:
+        return notation.legal_action_strings(self)
+
+    def action_to_string(self, action: int) -> str:
+        return notation.action_to_string(self, action)
+
+    def string_to_action(self, text: str) -> int:
+        return notation.string_to_action(self, text)
+
+    def action_seen_by(self, action: int, viewer: int | None) -> str:
+        """docs/rules/pentyrch.md, What each player knows: a move's notation is public once it is made (the
+        cards it lays go on the pile), so a legal move reads the same to everyone; what an action
+        id would name in a position where it is not legal is told to the mover alone, since a
+        combination id is decoded against the mover's hand."""
+        if viewer is not None and not self._over and viewer == self._owner[self._seat]:
+            return self.action_to_string(action)
+        if action.__class__ is int and (action == PASS or notation.is_legal(self, action)):
+            return self.action_to_string(action)
+        return "an illegal move"
+
+    def history_strings(self) -> list[str]:
+        fmt = notation.format_move
+        return [fmt(m) for m in self._hist]
+
+    # -- information ---------------------------------------------------------------------------
+    def observation(self, player: int) -> dict[str, Any]:
+        """docs/rules/pentyrch.md, What each player knows: the board, every pile, cards that changed hands at
+        exchanges, shown hands and cards; never the unplayed dealt cards of others or the set-aside."""
+        self.check_player(player)
+        return views.view(self, player)
+
+    def public_observation(self) -> dict[str, Any]:
+        """What a spectator knows: the board and the cards of every hand seen so far, no hand at all
+        (``player`` None, ``my_seats`` empty)."""
+        return views.view(self, None)
+
+    def observation_tensor(self, player: int) -> list[float]:
+        """The observation as numbers (layout at ``views.OBS_SIZE``), for learning agents."""
+        self.check_player(player)
+        return views.observation_tensor(self, player)
+
+    def determinize(self, player: int, rng: random.Random) -> PentyrchState:
+        """A full state drawn uniformly from those ``player`` cannot tell apart from this one
+        (``worlds.determinize``)."""
+        self.check_player(player)
+        return worlds.determinize(self, player, rng)
+
+    def last_events(self) -> list[dict[str, Any]]:
+        return views.last_events(self)
+
+    def summary_extra(self) -> dict[str, Any]:
+        return views.summary_extra(self)
+
+    # -- helpers for tests, agents and interfaces ------------------------------------------------
+    def hand(self, player: int) -> list[str]:
+        """A player's hand in canonical order (not hidden-information safe: for tests and tools)."""
+        return codes(canon_cards(self._hands[player]))
+
+    def pile(self, cell: str) -> list[str]:
+        return codes(self._piles[parse_cell(cell)])
+
+    def stack(self, cell: str) -> list[str]:
+        return [court_code(k) for k in self._stacks[parse_cell(cell)]]
+
+    def where_is(self, court: str) -> str:
+        """``off``, ``safe`` or the cell of a court card."""
+        p = self._cpos[COURT_OF_CARD[parse_card(court)]]
+        return "off" if p == -1 else "safe" if p == SAFE else "out" if p == -2 else CELL_NAMES[p]
+
+    def __repr__(self) -> str:
+        # Not the seed: it rebuilds every hidden card, and a repr ends up in logs and tracebacks.
+        return f"<PentyrchState {self.game.spec()} {reasons.where(self)}>"

@@ -1,0 +1,124 @@
+"""Pentyrch's kit: one definition of the heuristic's move score, read through the seat's view (the
+notation of its legal actions and its observation's board) or through a sampled world's read-only
+WorldView, and both agree; the world view shows the state's board as the public API does."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import gamester
+from gamester.core.kit import View
+from gamester.games.pentyrch import heuristic, policy
+from gamester.games.pentyrch.board import CELL_NAMES, OFF
+from gamester.games.pentyrch.cards import codes, court_code
+from gamester.games.pentyrch.moves import SAFE
+from gamester.games.pentyrch.notation import read_move
+from gamester.games.pentyrch.state import PentyrchState
+
+SPECS = [
+    "pentyrch",
+    "pentyrch(players=2)",
+    "pentyrch(players=3)",
+    "pentyrch(partners=true)",
+    "pentyrch(combine=always,show=false)",
+    "pentyrch(overpay=true,max_rounds=6)",
+]
+
+
+def positions(spec: str, games: int, seed: int) -> Iterator[PentyrchState]:
+    """Every position of a few games played half by the heuristic's playout policy, half at random."""
+    game = gamester.load_game(spec)
+    rng = random.Random(seed)
+    for g in range(games):
+        state = game.new_initial_state(seed=seed * 100 + g)
+        assert isinstance(state, PentyrchState)
+        while not state.is_terminal():
+            yield state
+            legal = state.legal_actions()
+            if len(legal) > 2000:  # overpay: keep the test quick, move on from huge positions
+                state.apply_action(legal[rng.randrange(len(legal))])
+                continue
+            a = policy.heuristic_move(state, legal, rng) if rng.random() < 0.5 else rng.choice(legal)
+            state.apply_action(a)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_both_paths_give_every_move_the_same_score(spec: str) -> None:
+    """The playout path (decoded move tuples on the world's board) and the view path (notation read
+    back into the tuple, the observation's board) score every legal move identically, and both
+    choosers pick a move of the best score."""
+    rng = random.Random(3)
+    checked = 0
+    for state in positions(spec, 2, seed=7):
+        legal = state.legal_actions()
+        if len(legal) > 2000:
+            continue
+        p = state.current_player()
+        obs = state.observation(p)
+        stacks, piles = heuristic.board_of(obs)
+        world = state.world_view()
+        assert [list(s) for s in world.stacks] == stacks and [list(x) for x in world.piles] == piles
+        scores = {}
+        for score, a, m in policy.scored_moves(state, legal):
+            read = read_move(state.action_to_string(a))
+            # Bearing off is written without its cell; everything else reads back exactly.
+            assert read == (m if m[2] != OFF else (m[0], -1, OFF, 0, -1, 0))
+            assert score == heuristic.score_move(state.action_to_string(a), obs, obs["seat_to_move"])
+            assert score == heuristic.move_score(world.seat, read, stacks, piles)
+            scores[a] = score
+            checked += 1
+        best = max(scores.values())
+        assert scores[policy.heuristic_move(state, legal, rng)] == best
+        assert scores[heuristic.choose(View(state, p), obs, legal, rng)] == best
+        assert scores[state.game.kit().playout(state, legal, rng)] == best
+    assert checked > 300
+
+
+@pytest.mark.parametrize("spec", ["pentyrch", "pentyrch(players=2)", "pentyrch(players=3)"])
+def test_world_view_shows_the_board_the_public_api_shows(spec: str) -> None:
+    for i, state in enumerate(positions(spec, 1, seed=11)):
+        if i % 5:
+            continue
+        world = state.world_view()
+        for c, name in enumerate(CELL_NAMES):
+            assert codes(list(world.piles[c])) == state.pile(name)
+            assert [court_code(k) for k in world.stacks[c]] == state.stack(name)
+        for k in range(12):
+            where = state.where_is(court_code(k))
+            p = world.cpos[k]
+            assert where == (
+                "off" if p == -1 else "safe" if p == SAFE else "out" if p == -2 else CELL_NAMES[p]
+            )
+        obs = state.public_observation()
+        assert [None if q < 0 else q for q in world.owner] == obs["owners"]
+        assert world.players == obs["players"]
+        assert world.seat == state.current_seat() == obs["seat_to_move"]
+        player = state.current_player()
+        assert sorted(codes([c for c in range(52) if world.hand >> c & 1])) == sorted(state.hand(player))
+        partners = [world.unit[s] for s in range(4) if world.owner[s] >= 0]
+        assert len(set(partners)) == (2 if obs["players"] == 2 else obs["players"])
+
+
+def test_race_values_are_zero_sum_shares() -> None:
+    for spec in ("pentyrch", "pentyrch(players=2)", "pentyrch(players=3)"):
+        for i, state in enumerate(positions(spec, 1, seed=5)):
+            if i % 7:
+                continue
+            values = policy.race_values(state)
+            assert len(values) == state.game.num_players
+            assert sum(values) == pytest.approx(0.0, abs=1e-9)
+            assert all(-1.0 <= v <= 1.0 for v in values)
+
+
+def test_the_search_knowledge_reads_no_private_field_of_the_state() -> None:
+    """heuristic.py, policy.py and kit.py read a state only through its public methods, WorldView and
+    the engine's functions (``moves.decode``), never a private field."""
+    here = Path(gamester.__file__).parent / "games" / "pentyrch"
+    for name in ("heuristic.py", "policy.py", "kit.py"):
+        text = (here / name).read_text()
+        assert re.findall(r"\b(?!self\b)[a-z_]+\._[a-z]", text) == [], name
