@@ -490,7 +490,7 @@ class MiniTrickState(State):
                 for i, a in enumerate(dealt_part):
                     by_seat[(self._deal_dealer(k) + 1 + i) % n].append(a)
                 by_seat = [sorted(s) for s in by_seat]
-                stock = [ID2A[c] for c in pack[hs * n + 1 :]]
+                stock = sorted(ID2A[c] for c in pack[hs * n + 1 :])
             rng.shuffle(stock)
             d = self._deal_dealer(k)
             new_pack = [0] * len(pack)
