@@ -1,4 +1,4 @@
-"""Penneech: one test per ruling of ``shared/rules/penneech.md``, each on a hand-made pack."""
+"""Penneech: one test per ruling of ``docs/rules/penneech.md``, each on a hand-made pack."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ PLAIN_STOCK = "7C 8H 9H TH 2D 3D 4D 5D"  # turn-ups: no honours among them
 
 
 def test_card_codes_parse_leniently_and_print_two_characters() -> None:
-    """rules/penneech.md, Cards: parsers accept 10S, suit symbols and lower case; output is 2 chars."""
+    """docs/rules/penneech.md, The cards: parsers accept 10S, suit symbols and lower case; output is 2
+    chars."""
     s = new([deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)], redeal="off")
     assert s.string_to_action("10S") == s.string_to_action("TS") == s.string_to_action("t♠")
     assert s.action_to_string(s.string_to_action("q♥")) == "QH"
@@ -60,7 +61,8 @@ def test_card_codes_parse_leniently_and_print_two_characters() -> None:
 
 
 def test_seven_of_diamonds_tops_diamonds_when_not_trump() -> None:
-    """rules/penneech.md, Cards: the 7D ranks above the diamond Ace whether or not diamonds are trump."""
+    """docs/rules/penneech.md, The cards: the 7D ranks above the diamond Ace whether or not diamonds are
+    trump."""
     nd, d = "AD 2H 3C 4C 5C 6S 8S", "7D KC 9C 4S 5S 2C 6C"
     s = new([deal_pack(nd, d, "8H 9H TH 2D 3D 4D 5D 7H")], redeal="off")  # hearts are trump
     play(s, "AD 7D")
@@ -73,7 +75,7 @@ def test_seven_of_diamonds_tops_diamonds_when_not_trump() -> None:
 
 
 def test_deal_alternates_cards_non_dealer_first() -> None:
-    """rules/penneech.md, Seats, dealing: pack[0] to the non-dealer, pack[1] to the dealer, … ."""
+    """docs/rules/penneech.md, Dealing: pack[0] to the non-dealer, pack[1] to the dealer, … ."""
     s = new([deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)], redeal="off")
     assert s.observation(1)["hand"] == sorted(HANDS_ND.split(), key=CODES.index)
     assert s.observation(0)["hand"] == sorted(HANDS_D.split(), key=CODES.index)
@@ -91,7 +93,7 @@ def test_deal_alternates_cards_non_dealer_first() -> None:
     ],
 )
 def test_first_dealer_draw_lower_card_deals(c0: str, c1: str, dealer: int | None) -> None:
-    """rules/penneech.md, Seats, dealing: seat 0 takes pack[0], seat 1 pack[1]; the lower deals (A=1 …
+    """docs/rules/penneech.md, Dealing: seat 0 takes pack[0], seat 1 pack[1]; the lower deals (A=1 …
     K=13, 7D plain); equal ranks go on to pack[2] and pack[3]."""
     draw = [c0, c1, "3S", "4S"] + [c for c in CODES if c not in (c0, c1, "3S", "4S")]
     deal = deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)
@@ -104,7 +106,7 @@ def test_first_dealer_draw_lower_card_deals(c0: str, c1: str, dealer: int | None
 
 
 def test_dealer_alternates_each_deal() -> None:
-    """rules/penneech.md, Seats, dealing: the dealer alternates each deal."""
+    """docs/rules/penneech.md, Dealing: the dealer alternates each deal."""
     s = new(
         [deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK), deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)], redeal="off"
     )
@@ -124,8 +126,8 @@ LOW_D = "6D 8D 9D TD 6H 7H 7S"  # eligible only under no_ace_or_face
 
 
 def test_redeal_above_ten_counts_the_seven_of_diamonds() -> None:
-    """rules/penneech.md, Redeal: under above_ten the 7D makes a hand ineligible; under
-    no_ace_or_face it does not."""
+    """docs/rules/penneech.md, Dealing (asking for a new deal): under above_ten the 7D makes a hand
+    ineligible; under no_ace_or_face it does not."""
     pack = deal_pack(LOW_WITH_7D, HANDS_D, PLAIN_STOCK)
     s = new([pack], redeal="above_ten")
     assert s.observation(1)["phase"] == "play"
@@ -135,7 +137,8 @@ def test_redeal_above_ten_counts_the_seven_of_diamonds() -> None:
 
 
 def test_redeal_shows_the_hand_and_the_same_dealer_deals_a_new_pack() -> None:
-    """rules/penneech.md, Redeal: on redeal the hand is public and the same dealer deals again."""
+    """docs/rules/penneech.md, Dealing (asking for a new deal): on redeal the hand is public and the same
+    dealer deals again."""
     first = deal_pack(LOW_ND, HANDS_D, PLAIN_STOCK)
     second = deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)
     s = new([first, second])
@@ -149,8 +152,8 @@ def test_redeal_shows_the_hand_and_the_same_dealer_deals_a_new_pack() -> None:
 
 
 def test_dealer_chooses_only_after_non_dealer_keeps() -> None:
-    """rules/penneech.md, Redeal: both eligible, the non-dealer chooses first; the dealer only after a
-    keep; being asked tells the other seat the hand holds no high card."""
+    """docs/rules/penneech.md, Dealing (asking for a new deal): both eligible, the non-dealer chooses
+    first; the dealer only after a keep; being asked tells the other seat the hand holds no high card."""
     both_low_d = LOW_D
     s = new([deal_pack(LOW_ND, both_low_d, PLAIN_STOCK)])
     assert s.current_player() == 1
@@ -163,14 +166,15 @@ def test_dealer_chooses_only_after_non_dealer_keeps() -> None:
 
 
 def test_only_eligible_dealer_is_asked_and_others_learn_it() -> None:
-    """rules/penneech.md, Redeal: a seat not asked is known to hold a blocking card."""
+    """docs/rules/penneech.md, Dealing (asking for a new deal): a seat not asked is known to hold a
+    blocking card."""
     s = new([deal_pack(HANDS_ND, LOW_D, PLAIN_STOCK)])
     assert s.current_player() == 0 and legal(s) == ["keep", "redeal"]
     assert s.observation(0)["redeal_eligible"] == [True, False]
 
 
 def test_redeal_off_never_asks() -> None:
-    """rules/penneech.md, Redeal: redeal=off."""
+    """docs/rules/penneech.md, Dealing (asking for a new deal): redeal=off."""
     s = new([deal_pack(LOW_ND, LOW_D, PLAIN_STOCK)], redeal="off")
     assert s.observation(0)["phase"] == "play"
     with pytest.raises(IllegalActionError, match="redeal may be asked only before the first turn-up"):
@@ -181,22 +185,23 @@ def test_redeal_off_never_asks() -> None:
 
 
 def test_dealer_turns_up_first_and_scores_an_honour() -> None:
-    """rules/penneech.md, Turn-ups: the dealer turns the first card and scores an honour at once."""
+    """docs/rules/penneech.md, Turn-ups and trumps: the dealer turns the first card and scores an honour
+    at once."""
     s = new([deal_pack(HANDS_ND, HANDS_D, "KD 8H 9H TH 2D 3D 4D 5D")], redeal="off")
     assert s.scores() == [4, 0]
     assert s.observation(1)["trump"] == "D"
 
 
 def test_seven_of_diamonds_turned_up_scores_fourteen() -> None:
-    """rules/penneech.md, Cards: the 7D turned up scores 14."""
+    """docs/rules/penneech.md, The cards: the 7D turned up scores 14."""
     nd = "AH 2H 3C 4C 5C 6S 8S"
     s = new([deal_pack(nd, HANDS_D, "7D 8H 9H TH 2D 3D 4D 5D")], redeal="off")
     assert s.scores() == [14, 0]
 
 
 def test_trick_winner_turns_up_next_and_final_turn_up_scores() -> None:
-    """rules/penneech.md, Turn-ups: the winner of each trick turns the next card; after trick 7 its
-    winner turns an eighth card, which scores but sets no trump."""
+    """docs/rules/penneech.md, Turn-ups and trumps: the winner of each trick turns the next card; after
+    trick 7 its winner turns an eighth card, which scores but sets no trump."""
     # Seat 1 (non-dealer) holds all the high clubs; clubs are trump throughout via the turn-ups.
     nd = "AC KC QC JC TC 9C 8C"
     d = "2H 3H 4H 5H 6H 8H 9H"
@@ -224,7 +229,7 @@ def _follow_state(follow: str) -> PenneechState:
 
 
 def test_follow_suit_or_trump_allows_a_trump_instead() -> None:
-    """rules/penneech.md, Tricks (follow=suit_or_trump): holding the led suit, play it or a trump."""
+    """docs/rules/penneech.md, Tricks (follow=suit_or_trump): holding the led suit, play it or a trump."""
     s = _follow_state("suit_or_trump")
     play(s, "AH")
     assert legal(s) == ["2H", "3S", "4S", "5S", "6S", "7S"]
@@ -237,7 +242,7 @@ def test_follow_suit_or_trump_allows_a_trump_instead() -> None:
 
 
 def test_follow_suit_obliges_the_led_suit() -> None:
-    """rules/penneech.md, Tricks (follow=suit): follow suit if able."""
+    """docs/rules/penneech.md, Tricks (follow=suit): follow suit if able."""
     s = _follow_state("suit")
     play(s, "AH")
     assert legal(s) == ["2H"]
@@ -247,7 +252,7 @@ def test_follow_suit_obliges_the_led_suit() -> None:
 
 @pytest.mark.parametrize("follow", ["suit", "suit_or_trump"])
 def test_void_follower_may_play_anything(follow: str) -> None:
-    """rules/penneech.md, Tricks: a follower void in the led suit may play any card."""
+    """docs/rules/penneech.md, Tricks: a follower void in the led suit may play any card."""
     s = _follow_state(follow)
     play(s, "AH 2H")  # seat 1 wins trick 1 with AH and leads again
     play(s, "2C")
@@ -255,7 +260,7 @@ def test_void_follower_may_play_anything(follow: str) -> None:
 
 
 def test_highest_trump_wins_else_highest_of_led_suit() -> None:
-    """rules/penneech.md, Tricks: the highest trump wins; with no trump, the highest of the led suit;
+    """docs/rules/penneech.md, Tricks: the highest trump wins; with no trump, the highest of the led suit;
     an off-suit card that is not trump never wins."""
     s = _follow_state("suit_or_trump")
     play(s, "AH 3S")  # spades trump: the 3S beats the Ace
@@ -268,7 +273,7 @@ def test_highest_trump_wins_else_highest_of_led_suit() -> None:
 
 
 def test_follow_suit_void_is_revealed_by_any_off_suit_card() -> None:
-    """rules/penneech.md, Tricks (follow=suit): any card off the led suit shows a void."""
+    """docs/rules/penneech.md, Tricks (follow=suit): any card off the led suit shows a void."""
     s = _follow_state("suit")
     play(s, "AH 2H 2C 3S")
     assert s.observation(1)["known_voids"] == [["C"], []]
@@ -282,7 +287,7 @@ HON_D = "2H QS 4S 5S 6S 7S 8D"
 
 @pytest.mark.parametrize(("trick_honours", "points"), [("any", 5 + 3), ("trump", 3)])
 def test_trick_honours_any_or_trump(trick_honours: str, points: int) -> None:
-    """rules/penneech.md, Tricks (trick_honours): 'any' scores every A/K/Q/J in the trick, 'trump' only
+    """docs/rules/penneech.md, Tricks (trick_honours): 'any' scores every A/K/Q/J in the trick, 'trump' only
     those of the trick's trump suit."""
     s = new([deal_pack(HON_ND, HON_D, "9S 8H 9H TH 2D 3D 4D 5D")], redeal="off", trick_honours=trick_honours)
     play(s, "AH QS")  # spades trump: seat 0 trumps the Ace with the Queen
@@ -291,7 +296,7 @@ def test_trick_honours_any_or_trump(trick_honours: str, points: int) -> None:
 
 @pytest.mark.parametrize(("trump_card", "points"), [("9D", 7 + 5), ("9S", 5)])
 def test_seven_of_diamonds_won_scores_seven_only_when_diamonds_trump(trump_card: str, points: int) -> None:
-    """rules/penneech.md, Cards: the 7D won in a trick scores 7 only when diamonds are trump."""
+    """docs/rules/penneech.md, The cards: the 7D won in a trick scores 7 only when diamonds are trump."""
     nd = "7D 2C 3C 4C 5C 6C 8C"
     d = "AD 2H 4S 5S 6S 7S 8D"
     s = new([deal_pack(nd, d, trump_card + " 8H 9H TH 2D 3D 4D 5D")], redeal="off")
@@ -304,7 +309,7 @@ def test_seven_of_diamonds_won_scores_seven_only_when_diamonds_trump(trump_card:
 
 @pytest.mark.parametrize("tricks", [4, 5, 6, 7])
 def test_card_bonus_is_two_tricks_minus_seven(tricks: int) -> None:
-    """rules/penneech.md, End of deal: the seat with 4+ tricks scores 2 x tricks - 7."""
+    """docs/rules/penneech.md, End of the deal: the seat with 4+ tricks scores 2 x tricks - 7."""
     # Seat 1 holds only clubs, seat 0 only hearts, no honours anywhere. The leader keeps winning
     # until a heart is turned up, when seat 0 trumps and then keeps the lead with diamonds trump.
     nd, d = "2C 3C 4C 5C 6C 7C 8C", "2H 3H 4H 5H 6H 7H 8H"
@@ -319,7 +324,7 @@ def test_card_bonus_is_two_tricks_minus_seven(tricks: int) -> None:
 
 
 def test_card_bonus_exact_for_five_tricks() -> None:
-    """rules/penneech.md, End of deal: five tricks score 3; scoring follows the order of events."""
+    """docs/rules/penneech.md, End of the deal: five tricks score 3; scoring follows the order of events."""
     nd = "AC 2C 3C 4C 5C 2D 3D"
     d = "2H 3H 4H 5H 6H 7H 8H"
     # Clubs trump for the first five tricks (seat 1 wins them), then hearts for the last two.
@@ -338,7 +343,7 @@ def test_card_bonus_exact_for_five_tricks() -> None:
 
 
 def test_reaching_the_target_wins_at_once_mid_deal() -> None:
-    """rules/penneech.md, Winning: the first to the target wins at that instant, even mid-deal; nothing
+    """docs/rules/penneech.md, Winning: the first to the target wins at that instant, even mid-deal; nothing
     more happens, not even the trick's turn-up."""
     s = new([deal_pack(HON_ND, HON_D, "9S 8H 9H TH 2D 3D 4D 5D")], redeal="off", target=8)
     play(s, "AH QS")  # 8 points of honours to seat 0: exactly the target
@@ -351,13 +356,13 @@ def test_reaching_the_target_wins_at_once_mid_deal() -> None:
 
 
 def test_turn_up_can_win_the_game() -> None:
-    """rules/penneech.md, Winning: a turn-up that reaches the target ends the game before any play."""
+    """docs/rules/penneech.md, Winning: a turn-up that reaches the target ends the game before any play."""
     s = new([deal_pack(HANDS_ND, HANDS_D, "7D 8H 9H TH 2D 3D 4D 5D")], redeal="off", target=14)
     assert s.is_terminal() and s.returns() == [1.0, -1.0] and s.legal_actions() == []
 
 
 def test_objective_deal_plays_through_and_returns_the_difference() -> None:
-    """rules/penneech.md, Winning (objective=deal): one deal, played through its card bonus whatever
+    """docs/rules/penneech.md, Winning (objective=deal): one deal, played through its card bonus whatever
     the target; returns the score difference."""
     s = new([deal_pack(HON_ND, HON_D, "9S 8H 9H TH 2D 3D 4D 5D")], redeal="off", target=8, objective="deal")
     play(s, "AH QS")
@@ -372,7 +377,7 @@ def test_objective_deal_plays_through_and_returns_the_difference() -> None:
 
 
 def test_match_to_any_target_ends_exactly_at_target() -> None:
-    """rules/penneech.md, Winning: games to any target; the winner is the first to reach it."""
+    """docs/rules/penneech.md, Winning: games to any target; the winner is the first to reach it."""
     for target in (5, 31, 121):
         g = gamester.load_game("penneech", target=target)
         s = g.new_initial_state(seed=target)
@@ -388,7 +393,7 @@ def test_match_to_any_target_ends_exactly_at_target() -> None:
 
 
 def test_rule_sets_and_overrides() -> None:
-    """rules/penneech.md, Rule sets: cotton and pagat bundles; explicit options override them."""
+    """docs/rules/penneech.md, Rule sets: cotton and pagat bundles; explicit options override them."""
     assert gamester.load_game("penneech(ruleset=cotton)").options.trick_honours == "trump"
     assert gamester.load_game("penneech(ruleset=cotton)").options.redeal == "no_ace_or_face"
     assert gamester.load_game("penneech(ruleset=pagat)").options.follow == "suit"
@@ -467,7 +472,7 @@ def test_record_that_ends_a_deal_must_carry_the_next_pack() -> None:
 
 
 def test_observation_hides_the_other_hand_and_the_stock() -> None:
-    """rules/penneech.md, What each seat knows."""
+    """docs/rules/penneech.md, What each player knows."""
     s = new([deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)], redeal="off")
     text = repr(s.observation(0))
     for c in HANDS_ND.split():
@@ -477,7 +482,7 @@ def test_observation_hides_the_other_hand_and_the_stock() -> None:
 
 
 def test_determinize_respects_voids_and_redeal_knowledge() -> None:
-    """rules/penneech.md, What each seat knows: worlds keep the opponent's revealed voids and what the
+    """docs/rules/penneech.md, What each player knows: worlds keep the opponent's revealed voids and what the
     redeal choices told."""
     s = _follow_state("suit_or_trump")
     play(s, "AH 2H 2C 3S")  # hearts are trump for trick 2: the 3S is no trump, so seat 0 has no clubs

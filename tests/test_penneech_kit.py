@@ -5,6 +5,8 @@ solver against brute force over the real engine; the read-only world view."""
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -310,3 +312,53 @@ def test_deal_opening_replays_to_the_world_and_restock_keeps_what_was_seen() -> 
         assert isinstance(fresh, PenneechState)
         w = fresh.world_view()
         assert w._replace(stock=now.stock) == now and sorted(w.stock) == sorted(now.stock)
+
+
+# -- Citations -----------------------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = [
+    line[3:].strip()
+    for line in (ROOT / "docs/rules/penneech.md").read_text().splitlines()
+    if line.startswith("## ")
+]
+
+
+def _cited(text: str) -> list[str]:
+    return re.findall(r"docs/rules/penneech\.md,\s+([A-Z][a-z-]+(?: [a-z-]+)*)", text)
+
+
+def test_error_messages_cite_sections_that_exist() -> None:
+    """The engine's messages name docs/rules/penneech.md and one of its sections."""
+    game = gamester.load_game("penneech")
+    msgs = []
+    for seed in range(300):
+        s = game.new_initial_state(seed=seed)
+        if s.legal_actions() == [52, 53]:
+            with pytest.raises(gamester.core.errors.IllegalActionError) as e:
+                s.apply_action(0)
+            msgs.append(str(e.value))
+            break
+    for s in _card_positions("penneech", 3, 5):
+        if s.world_view().led >= 0 and len(s.legal_actions()) < sum(s.observation(0)["hand_sizes"]) // 2:
+            with pytest.raises(gamester.core.errors.IllegalActionError) as e:
+                s.apply_action(52)
+            msgs.append(str(e.value))
+            k = s.seat_knowledge()
+            bad = next(x for x in cards_of(k.hand) if x not in s.legal_actions())
+            with pytest.raises(gamester.core.errors.IllegalActionError) as e:
+                s.apply_action(bad)
+            msgs.append(str(e.value))
+            break
+    assert len(msgs) == 3
+    for msg in msgs:
+        assert "(docs/rules/penneech.md, " in msg and _cited(msg), msg
+        assert all(any(sec.startswith(name) for sec in SECTIONS) for name in _cited(msg)), msg
+
+
+def test_the_package_cites_only_sections_that_exist() -> None:
+    names = set()
+    for path in (ROOT / "src/gamester/games/penneech").glob("*.py"):
+        names.update(_cited(" ".join(path.read_text().split())))
+    assert names, "no citation found"
+    missing = sorted(n for n in names if not any(sec.startswith(n) for sec in SECTIONS))
+    assert not missing, f"cited sections not in docs/rules/penneech.md: {missing}"

@@ -21,7 +21,7 @@ def power(code: str) -> int:
 
 
 def ref_legal(hand: list[str], led: str | None, trump: str, follow: str) -> list[str]:
-    """rules/penneech.md, Tricks: the follow rules, written the slow and obvious way."""
+    """docs/rules/penneech.md, Tricks: the follow rules, written the slow and obvious way."""
     if led is None:
         return hand
     same = [c for c in hand if c[1] == led[1]]

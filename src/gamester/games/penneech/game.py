@@ -770,12 +770,12 @@ class PenneechState(State):
         if self._phase == REDEAL_PHASE:
             return (
                 f"{self._str(action)} is not legal: seat {self._cur} must first answer 'keep' or "
-                f"'redeal' (rules/penneech.md, Redeal; {where})"
+                f"'redeal' (docs/rules/penneech.md, Dealing; {where})"
             )
         if action in (KEEP, REDEAL):
             return (
                 f"{self._str(action)} is not legal: a redeal may be asked only before the first "
-                f"turn-up, by a seat holding no card that blocks it (rules/penneech.md, Redeal; "
+                f"turn-up, by a seat holding no card that blocks it (docs/rules/penneech.md, Dealing; "
                 f"{where})"
             )
         if type(action) is not int or not 0 <= action < 52:
@@ -793,7 +793,7 @@ class PenneechState(State):
         )
         return (
             f"{card_code(action)} is not legal: seat {seat} {rule} to the led {card_code(led)} "
-            f"(rules/penneech.md, Tricks, follow={self.game.options.follow}); legal: {legal} "
+            f"(docs/rules/penneech.md, Tricks, follow={self.game.options.follow}); legal: {legal} "
             f"({where})"
         )
 
