@@ -27,8 +27,10 @@ from typing import Any
 import pytest
 
 import gamester
+import tests.test_agents as agents_suite
 import tests.test_conformance as conformance
 import tests.test_leaks as leaks
+import tests.test_player_checks as player_checks
 import tests.test_state_fields as state_fields
 from gamester.agents import View, best_agent_spec, make_agent
 from gamester.agents.rollout import RolloutAgent
@@ -235,6 +237,16 @@ def _plays(trick: dict[str, Any]) -> list[tuple[str, int]]:
     return [(c, (trick["leader"] + i) % 2) for i, c in enumerate(trick["cards"])]
 
 
+def test_state_fields_and_player_checks() -> None:
+    """tests/test_state_fields.py and tests/test_player_checks.py, on this game."""
+    state_fields.test_clone_of_clone_is_independent_of_both(NAME)
+    state_fields.test_slotted_states_pickle_and_copy(NAME)
+    for bad in player_checks.BAD_PLAYERS:
+        player_checks.test_a_bad_player_is_refused_by_name(NAME, bad)
+    player_checks.test_every_real_player_still_gets_its_view(NAME)
+    player_checks.test_a_states_repr_names_no_hand_card_and_not_the_seed(NAME)
+
+
 # -- rules from hand-made deals ------------------------------------------------------------------
 # Two players, dealer 0: pack[0::2] to seat 1, pack[1::2] to seat 0, pack[8] turned up.
 DEAL = ["AH", "KC", "QH", "QC", "KS", "AC", "QS", "KD", "AD", "KH", "AS", "QD"]
@@ -364,6 +376,16 @@ def test_every_generic_agent_plays_a_whole_game(agent: str, spec: str) -> None:
     assert len(state.returns()) == game.num_players
 
 
+@pytest.mark.parametrize(
+    "agent", ["heuristic", "ismcts:iterations=40", "rollout:worlds=3", "futures:worlds=3"]
+)
+def test_agents_cannot_cheat_and_are_deterministic(agent: str) -> None:
+    """tests/test_agents.py's checks: two states the seat cannot tell apart lead a seeded agent to
+    the same action; the same seed gives the same action."""
+    agents_suite.test_cannot_cheat(NAME, agent)
+    agents_suite.test_legal_and_deterministic(NAME, agent)
+
+
 def test_pimc_and_lookahead_refuse_with_a_clear_error() -> None:
     game = gamester.load_game(NAME)
     with pytest.raises(AgentError, match="'minitrick' offers no solver; try 'ismcts'"):
@@ -432,12 +454,6 @@ def test_a_game_with_a_bare_kit_plays_with_the_generic_agents(bare: MiniTrickGam
     assert gamester.replay(state.record()).returns() == state.returns()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/gamester/web/service.py:744 agent_menu offers 'heuristic' (from _MENU) to every game, "
-    "also to one whose kit has no heuristic: the lobby shows a computer player that create_table "
-    "then refuses",
-)
 def test_web_agent_menu_offers_only_agents_the_game_can_seat(bare: MiniTrickGame) -> None:
     pytest.importorskip("fastapi")
     from gamester.web.service import agent_menu

@@ -735,16 +735,14 @@ def _player_counts(cls: type[Game]) -> list[int]:
         return []
 
 
-_MENU = [
-    ("random", "Beginner: plays any legal move", 0),
-    ("heuristic", "Casual: plays by simple rules of thumb", 1),
-]
-
-
 def agent_menu(game_name: str) -> list[dict[str, Any]]:
-    """The computer players a table can seat, weakest first, with a label for people."""
-    best = best_agent_spec(game_name)
-    out = [{"spec": s, "label": label, "strength": k} for s, label, k in _MENU]
+    """The computer players a table can seat, weakest first, with a label for people (only those the
+    game's kit supports: ``heuristic`` needs its heuristic)."""
+    game = load_game(game_name)
+    best = best_agent_spec(game)
+    out: list[dict[str, Any]] = [{"spec": "random", "label": "Beginner: plays any legal move", "strength": 0}]
+    if game.kit().has_heuristic:
+        out.append({"spec": "heuristic", "label": "Casual: plays by simple rules of thumb", "strength": 1})
     out.append(
         {"spec": "ismcts:iterations=300", "label": "Club player: searches a few hundred games", "strength": 2}
     )
