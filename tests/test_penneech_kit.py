@@ -293,6 +293,7 @@ def test_world_view_says_what_the_observations_say_and_the_stock(spec: str) -> N
         assert ([] if w.led < 0 else [gamester.core.cards.card_code(w.led)]) == o0["trick"]
         assert list(w.tricks) == o0["tricks_won"] and list(w.scores) == o0["scores"] == s.scores()
         assert (w.dealer, w.deal, w.leader) == (o0["dealer"], o0["deal"], o0["leader"])
+        assert (s.dealer, s.deal_number) == (w.dealer, w.deal)
         assert [[s for s in "CDHS" if w.voids[p] >> "CDHS".index(s) & 1] for p in (0, 1)] == o1["known_voids"]
 
 

@@ -534,6 +534,17 @@ class PenneechState(State):
         """The cards ``seat`` has played in this deal."""
         return self._dealt[seat] & ~self._hands[seat]
 
+    @property
+    def deal_number(self) -> int:
+        """Deals started so far less one (redeals included): public, and changes the moment a deal
+        ends (searches that stop at a deal's end read it at every step: a property, not a view)."""
+        return self._deal_no
+
+    @property
+    def dealer(self) -> int:
+        """The seat that deals the current deal (after a deal's end: the next one's dealer)."""
+        return self._dealer
+
     def world_view(self) -> PenneechWorld:
         """This state as a :class:`PenneechWorld` (every card in the open: for sampled worlds)."""
         pack = self._pack
@@ -578,6 +589,20 @@ class PenneechState(State):
         if target is not None:
             s._target = target
         return s, plays
+
+    def scores_before_this_deal(self) -> list[int]:
+        """Right after the action that ended a deal: the scores as that deal ended, the new deal's
+        first turn-up taken back (docs/rules/penneech.md, Turn-ups and trumps: the dealer turns it
+        up as the deal starts). Otherwise the scores."""
+        s = list(self._scores)
+        events = self._events
+        for i, e in enumerate(events):
+            if e[0] == "deal":
+                for f in events[i + 1 :]:
+                    if f[0] == "turnup":
+                        s[f[1]] -= f[3]
+                break
+        return s
 
     def restocked(self, rng: random.Random) -> PenneechState:
         """A copy of this (sampled) world with the unturned stock in a fresh order, and a fresh

@@ -25,25 +25,19 @@ class PenneechRace:
         self.target = target
 
     def deal_number(self, world: State) -> int:
-        # Read at every step of a playout (futures), so straight from the field, not world_view().
+        # Read at every step of a playout (futures): the property, not a world_view() (4 us).
         assert isinstance(world, PenneechState)
-        return world._deal_no
+        return world.deal_number
 
     def next_dealer(self, world: State) -> int:
         assert isinstance(world, PenneechState)
-        return world.world_view().dealer
+        return world.dealer
 
     def scores_before_next_deal(self, world: State) -> list[int]:
         """The scores with the next deal's first turn-up taken back (docs/rules/penneech.md, Turn-ups
         and trumps: the dealer turns up the first trump as the deal starts)."""
-        s = list(world.scores())
-        seen_deal = False
-        for e in world.last_events():
-            if e["type"] == "deal":
-                seen_deal = True
-            elif e["type"] == "turn_up" and seen_deal:
-                s[e["seat"]] -= e["points"]
-        return s
+        assert isinstance(world, PenneechState)
+        return world.scores_before_this_deal()
 
     def deal_replay(self, world: State) -> tuple[State, list[int]]:
         """The world at the first trick of its deal (the dealt hands, the first turn-up, no tricks

@@ -255,25 +255,31 @@ class Solver:
 
 
 # -- rollout knowledge for ISMCTS (the kit's rollout_model) -----------------------------------------------
+# The policy runs at every step of every rollout, so it reads the world's fields directly (one
+# world_view() measured 4 us on the loaded 2-core test machine, against 15 ns for a field); the rest
+# reads the deal_number property, world_view() and the public API.
 def _rollout_start(state: Any) -> int:
     assert isinstance(state, PenneechState)
-    return state.world_view().deal
+    return state.deal_number
 
 
 def _rollout_stop(state: Any, deal_no: int, steps: int) -> bool:
-    return bool(state._deal_no != deal_no)
+    return bool(state.deal_number != deal_no)
 
 
 def _rollout_value(state: Any) -> list[float]:
     """docs/rules/penneech.md, Winning: +1/-1 returns, estimated from the race to the target."""
-    if state._deal_only:
-        d = float(state._scores[0] - state._scores[1])
+    s0, s1 = state.scores()
+    options = state.game.options
+    if options.objective == "deal":
+        d = float(s0 - s1)
         return [d, -d]
-    p = race(state._scores[0], state._scores[1], state._target)
+    p = race(s0, s1, options.target)
     return [2.0 * p - 1.0, 1.0 - 2.0 * p]
 
 
 def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
+    """A cheap playout policy that reads both hands (a perfect-information rollout in a sampled world)."""
     led = state._led
     if legal[0] >= 52:
         return legal[rng.randrange(len(legal))]
