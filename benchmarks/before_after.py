@@ -607,6 +607,8 @@ def run(args: argparse.Namespace) -> int:
         "after": _side("after", args.after, args.after_python, args.after_env),
     }
     rounds = args.rounds or (5 if args.quick else 12)
+    limit = args.budget or (120.0 if args.quick else 600.0)
+    rounds_done = 0
     slice_s = args.slice or (0.25 if args.quick else 0.5)
     timeout = max(120.0, 40 * slice_s)
     t_start = time.perf_counter()
@@ -658,9 +660,16 @@ def run(args: argparse.Namespace) -> int:
 
         total = rounds * len(figs) * 2
         done = 0
+        rounds_start = time.perf_counter()
         for r in range(rounds):
             if interrupted:
                 break
+            spent = time.perf_counter() - t_start
+            per_round = (time.perf_counter() - rounds_start) / r if r else 0.0
+            if r >= 2 and spent + per_round > limit:
+                note(f"stopping after {r} rounds: another would pass the {limit:.0f} s budget (--budget)")
+                break
+            rounds_done = r + 1
             order = ("before", "after") if r % 2 == 0 else ("after", "before")
             for fig in figs:
                 if fig.errors:
@@ -696,6 +705,7 @@ def run(args: argparse.Namespace) -> int:
         paired = min(len(v) for v in fig.slices.values())
         for v in fig.slices.values():
             del v[paired:]
+    rounds_done = max((len(f.slices["before"]) for f in figs), default=0)
 
     results = [summarize(f) for f in figs]
     elapsed = time.perf_counter() - t_start
@@ -712,8 +722,10 @@ def run(args: argparse.Namespace) -> int:
     for name, s in sides.items():
         env = " ".join(f"{k}={v}" for k, v in s.env.items())
         print(f"{name + ':':8}{s.info.get('gamester')} (Python {s.info.get('python')}) {env}".rstrip())
-    clock = "wall-clock" if args.wall else "CPU (process_time)"
-    print(f"{rounds} rounds of ~{slice_s:g} s slices per side and figure, {clock} seconds, {elapsed:.0f} s")
+    clock = "wall-clock" if args.wall else "CPU"
+    print(
+        f"{rounds_done} rounds of ~{slice_s:g} s slices per side and figure ({clock} time), {elapsed:.0f} s"
+    )
     print("after/before: the median of the rounds' paired ratios, with a distribution-free 95% interval")
     print("for it (order statistics); each side's own figure is over all its slices.")
     print()
@@ -723,7 +735,7 @@ def run(args: argparse.Namespace) -> int:
             json.dump(
                 {
                     "sides": desc,
-                    "rounds": rounds,
+                    "rounds": rounds_done,
                     "slice_seconds": slice_s,
                     "clock": "wall" if args.wall else "cpu",
                     "seconds": elapsed,
@@ -762,6 +774,11 @@ def main() -> None:
     ap.add_argument("--after-env", metavar="KEY=VAL", action="append", default=[], help="repeatable")
     ap.add_argument("--quick", action="store_true", help="5 rounds of 0.25 s slices (about 2 minutes)")
     ap.add_argument("--rounds", type=int, help="turns per side and figure (default 12; --quick 5)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        help="no round starts that would end past this many seconds (default 600; --quick 120)",
+    )
     ap.add_argument("--slice", type=float, help="seconds of work per turn (default 0.5; --quick 0.25)")
     ap.add_argument("--games", nargs="+", choices=GAMES, help="only these games")
     ap.add_argument("--only", action="append", default=[], help="only figures whose key contains this")
@@ -771,6 +788,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.rounds is not None and args.rounds < 1:
         ap.error("--rounds must be at least 1")
+    if args.budget is not None and args.budget <= 0:
+        ap.error("--budget must be positive")
     if args.slice is not None and args.slice <= 0:
         ap.error("--slice must be positive")
     try:
