@@ -613,65 +613,65 @@ def test_web_lists_it_and_bots_play_a_table_to_the_end(
 
 
 @pytest.mark.slow
-def test_browser_table_page_draws_a_game_it_has_no_module_for(entry_point_dir: Path, tmp_path: Path) -> None:
+def test_browser_table_page_draws_a_game_it_has_no_module_for(
+    entry_point_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """web/static/js/table.js held GAMES = {penneech, piquesept, pentyrch} (replay.js the same): the
-    lobby offered the game and its table page threw "Cannot read properties of undefined"."""
+    lobby offered the game and its table page threw "Cannot read properties of undefined".
+
+    The server runs in a thread of this process (uvicorn on 127.0.0.1), its bot worker spawned with
+    the entry point on its path; Chromium starts meanwhile."""
     sync_api = pytest.importorskip("playwright.sync_api")
+    uvicorn = pytest.importorskip("uvicorn")
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("Debian's chromium is not installed")
     import socket
+    import threading
     import urllib.request
 
+    from gamester.web import create_app
+
+    monkeypatch.syspath_prepend(str(entry_point_dir))
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
     base = f"http://127.0.0.1:{port}"
-    env = {**_env(entry_point_dir), "GAMESTER_BOT_WORKERS": "1"}
-    log = tmp_path / "serve.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gamester", "serve", "--host", "127.0.0.1", "--port", str(port)]
-            + ["--db", f"sqlite:///{tmp_path / 'b.db'}"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=str(entry_point_dir),
-        )
+    app = create_app(f"sqlite:///{tmp_path / 'b.db'}", bot_workers=1)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    errors: list[str] = []
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
-            try:
-                with urllib.request.urlopen(f"{base}/api/health", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.2)
-        body = json.dumps({"game": NAME, "options": {}, "seats": ["random", "random"], "clock": None})
-        req = urllib.request.Request(
-            f"{base}/api/tables", data=body.encode(), headers={"Content-Type": "application/json"}
-        )
-        with urllib.request.urlopen(req, timeout=10) as r:
-            tid = json.load(r)["id"]
-        errors: list[str] = []
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
             )
             try:
+                deadline = time.monotonic() + 60
+                while not server.started:
+                    assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+                    time.sleep(0.1)
+                body = json.dumps({"game": NAME, "options": {}, "seats": ["random", "random"], "clock": None})
+                req = urllib.request.Request(
+                    f"{base}/api/tables", data=body.encode(), headers={"Content-Type": "application/json"}
+                )
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    tid = json.load(r)["id"]
                 page = browser.new_page()
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 page.goto(f"{base}/#/table/{tid}")
                 # The finished game's result, drawn by the page (or the error it throws instead).
-                end = time.monotonic() + 15
+                end = time.monotonic() + 30
                 while not errors and not page.locator('[data-testid="result"]').count():
                     assert time.monotonic() < end, "the table page drew no result"
                     page.wait_for_timeout(100)
             finally:
                 browser.close()
-        assert errors == []
     finally:
-        proc.terminate()
-        proc.wait(15)
+        server.should_exit = True
+        thread.join(30)
+    assert errors == []
+    assert not thread.is_alive()
 
 
 # -- interop -------------------------------------------------------------------------------------
