@@ -501,18 +501,22 @@ def summarize(fig: Figure) -> dict[str, Any]:
     return res
 
 
-def median_interval(xs: list[float]) -> tuple[float, float] | None:
-    """A distribution-free interval for the median of ``xs``: the k-th smallest and k-th largest,
-    with the largest k for which it misses the median with probability at most 5% (Binomial(n, 1/2)
-    tails); with fewer than 6 values that is the whole range."""
+def median_interval(xs: list[float]) -> tuple[float, float, float] | None:
+    """A distribution-free interval for the median of ``xs`` and its coverage: the k-th smallest and
+    k-th largest, with the largest k for which it misses the median with probability at most 5%
+    (Binomial(n, 1/2) tails). With fewer than 6 values that is the whole range, covering less."""
     n = len(xs)
     if n < 2:
         return None
+
+    def miss(k: int) -> float:  # P(the median lies outside [k-th smallest, k-th largest])
+        return float(2 * sum(math.comb(n, i) for i in range(k)) / 2**n)
+
     k = 1
-    while k + 1 <= n // 2 and 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n <= 0.05:
+    while k + 1 <= n // 2 and miss(k + 1) <= 0.05:
         k += 1
     ordered = sorted(xs)
-    return ordered[k - 1], ordered[n - k]
+    return ordered[k - 1], ordered[n - k], 1.0 - miss(k)
 
 
 def _paired(fig: Figure, what: str, lower_is_better: bool) -> list[float]:
@@ -545,7 +549,8 @@ def table(results: list[dict[str, Any]], figs: list[Figure]) -> str:
         ratio = _ratio(res["after_over_before"])
         ci = res["after_over_before_ci"]
         if ci:
-            ratio += f" [{ci[0]:.2f}–{ci[1]:.2f}]"
+            cover = "" if ci[2] >= 0.95 else f", {ci[2]:.0%}"  # too few rounds for 95%
+            ratio += f" [{ci[0]:.2f}–{ci[1]:.2f}{cover}]"
         if res["errors"]:
             ratio += " " + "; ".join(f"{side} failed: {msg}" for side, msg in res["errors"].items())
         lines.append(
