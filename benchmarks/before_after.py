@@ -139,8 +139,13 @@ class Worker:
             peer = f"open_spiel {getattr(pyspiel, '__version__', '?')}"
         except ImportError as e:
             peer = f"no OpenSpiel ({e})"
+        where = os.path.dirname(os.path.abspath(str(gamester.__file__)))
+        compiled = sum(  # extension modules inside the package: a compiled build has some
+            f.endswith((".so", ".pyd")) for _, _, files in os.walk(where) for f in files
+        )
         return {
-            "gamester": os.path.dirname(os.path.abspath(str(gamester.__file__))),
+            "gamester": where,
+            "compiled_modules": compiled,
             "python": sys.version.split()[0],
             "executable": sys.executable,
             "best_agents": dict(best) if isinstance(best, dict) else None,
@@ -720,13 +725,17 @@ def run(args: argparse.Namespace) -> int:
             "python": s.python,
             "env": s.env,
             "gamester": s.info.get("gamester"),
+            "compiled_modules": s.info.get("compiled_modules"),
             "peer": s.info.get("peer"),
         }
         for name, s in sides.items()
     }
     for name, s in sides.items():
         env = " ".join(f"{k}={v}" for k, v in s.env.items())
-        print(f"{name + ':':8}{s.info.get('gamester')} (Python {s.info.get('python')}) {env}".rstrip())
+        built = (
+            f", {s.info.get('compiled_modules')} compiled modules" if s.info.get("compiled_modules") else ""
+        )
+        print(f"{name + ':':8}{s.info.get('gamester')} (Python {s.info.get('python')}{built}) {env}".rstrip())
     clock = "wall-clock" if args.wall else "CPU"
     print(
         f"{rounds_done} rounds of ~{slice_s:g} s slices per side and figure ({clock} time), {elapsed:.0f} s"
