@@ -700,6 +700,15 @@ def test_openspiel_adapter() -> None:
     assert g.num_players() == 3 and g.get_type().max_num_players == 3 and g.get_type().min_num_players == 2
     assert (g.min_utility(), g.max_utility()) == (-1.0, 2.0)
     pyspiel.random_sim_test(g, num_sims=3, serialize=True, verbose=False)
+    # OpenSpiel's own ISMCTS, as an agent seeing only its seat, plays a whole game through it.
+    game = gamester.load_game(f"{NAME}(ruleset=match)")
+    state = game.new_initial_state(seed=8)
+    bots = [make_agent("openspiel-ismcts:simulations=20", game=game, seed=1), make_agent("heuristic", seed=2)]
+    while not state.is_terminal():
+        p = state.current_player()
+        a = bots[p].step(View(state, p))
+        assert a in state.legal_actions()
+        state.apply_action(a)
 
 
 def test_no_source_file_names_the_fourth_game() -> None:
