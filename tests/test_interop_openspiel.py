@@ -43,7 +43,7 @@ def _random_play(state: pyspiel.State, rng: np.random.RandomState, limit: int = 
 
 
 def test_register_names_and_types() -> None:
-    assert sorted(gos.register()) == ["gamester_penneech", "gamester_pentyrch", "gamester_piquesept"]
+    assert {"gamester_penneech", "gamester_pentyrch", "gamester_piquesept"} <= set(gos.register())
     g = pyspiel.load_game("gamester_penneech")
     t = g.get_type()
     assert t.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION

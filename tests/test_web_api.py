@@ -29,7 +29,7 @@ def c(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 def test_health_and_games(c: TestClient) -> None:
     assert c.get("/api/health").json() == {"ok": True}
     games = {g["name"]: g for g in c.get("/api/games").json()["games"]}
-    assert set(games) == {"penneech", "piquesept", "pentyrch"}
+    assert {"penneech", "piquesept", "pentyrch"} <= set(games)  # other installed games may be listed too
     for g in games.values():
         assert g["players"] and all(isinstance(n, int) for n in g["players"])
         assert g["options"] and {"name", "type", "default", "choices"} <= set(g["options"][0])
