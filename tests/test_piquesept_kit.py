@@ -162,6 +162,9 @@ def test_deal_scoring() -> None:
     assert rules.deal_returns(2, 64, 3) == (1, 1, -2)
     for p in range(131):
         assert sum(rules.deal_returns(0, p, 4)) == 0 == sum(rules.deal_returns(1, p, 3))
+        for n in (3, 4):
+            for s in range(n):
+                assert rules.deal_returns(s, p, n) == tuple(rules.seat_return(p, q == s, n) for q in range(n))
     assert deal_return(70, True, 4) == pytest.approx(3.70)
     assert deal_return(70, False, 4) == pytest.approx(-1 + 0.60)
 

@@ -5,8 +5,10 @@ Cards are dense actions ``suit * 8 + r`` (suits ``C D H S``, ``r`` 0-7 for ``7 8
 hand is a 32-bit mask of them. Each rule cites its section of ``docs/rules/piquesept.md``.
 
 Where a hot loop needs a rule thousands of times a second it reads a table made here from the rule's
-one definition (``PTS``, ``VAL``, ``TOP_RANK``) or calls the function (``playable``: the call measured
-within noise of the expression written out in ``apply_action``), never a second spelling of the rule.
+one definition (``PTS``, ``VAL``, ``TOP_RANK``), never a second spelling of the rule. One exception,
+said where it is: ``apply_action``'s play branch spells :func:`playable` out in place (the call costs
+about 100 ns, 3-4% of the engine's time per action), and tests/test_piquesept_kit.py compares the
+engine's legal cards with :func:`playable` at every step of random games.
 """
 
 from __future__ import annotations
@@ -87,7 +89,10 @@ def beats_all(card: int, led: int, others: int) -> bool:
 # -- The soloist and the opening trick ------------------------------------------------------------
 def soloist_of(hands: Sequence[int]) -> int:
     """docs/rules/piquesept.md, The soloist and the opening trick: the holder of the 7S."""
-    return next(seat for seat, h in enumerate(hands) if h >> SEVEN_S & 1)
+    for seat, h in enumerate(hands):
+        if h >> SEVEN_S & 1:
+            return seat
+    raise ValueError("no hand holds the 7S")
 
 
 def drawer_of(soloist: int, players: int) -> int:
@@ -108,20 +113,35 @@ TOP_RANK: dict[str, tuple[int, ...]] = {
 }
 
 
-def forced_first_mask(hand: int, top: tuple[int, ...]) -> int:
-    """docs/rules/piquesept.md, The soloist and the opening trick: a defender's legal cards in trick 1.
+def forced_first_masks(hands: Sequence[int], top: tuple[int, ...]) -> list[int]:
+    """docs/rules/piquesept.md, The soloist and the opening trick: each hand's legal cards in trick 1.
 
-    His highest spade (spade order 7 A K Q J T 9 8); with no spade, every card of the highest rank in
-    the order of ``top`` (a ``TOP_RANK`` table); equally high cards of different suits are a real choice.
-    The soloist's only card is the 7S (:data:`SEVEN_S`).
+    The soloist's 7S; a defender's highest spade (spade order 7 A K Q J T 9 8); with no spade, every
+    card of his highest rank in the order of ``top`` (a ``TOP_RANK`` table): equally high cards of
+    different suits are a real choice. (One call for all the hands of a deal: the engine deals often.)
     """
-    sp = hand & SPADES
-    if sp:
-        if sp & (1 << SEVEN_S):
-            return 1 << SEVEN_S
-        return 1 << (sp.bit_length() - 1)
-    r = top[(hand | hand >> 8 | hand >> 16) & 0xFF]
-    return hand & RANK_MASK[r] if r >= 0 else 0
+    out = []
+    for hand in hands:
+        sp = hand & SPADES
+        if sp:
+            out.append(1 << SEVEN_S if sp >> SEVEN_S & 1 else 1 << (sp.bit_length() - 1))
+        else:
+            r = top[(hand | hand >> 8 | hand >> 16) & 0xFF]
+            out.append(hand & RANK_MASK[r] if r >= 0 else 0)
+    return out
+
+
+def forced_first_mask(hand: int, top: tuple[int, ...]) -> int:
+    """:func:`forced_first_masks` of one hand."""
+    return forced_first_masks((hand,), top)[0]
+
+
+# docs/rules/piquesept.md, The soloist and the opening trick: the 7S cannot be beaten, whatever was led,
+# so the soloist, who leads it, takes the first trick (the engine counts on it).
+SEVEN_S_UNBEATEN = all(
+    VAL[ls][SEVEN_S] > VAL[ls][a] for ls in range(4) for a in range(NUM_ACTIONS) if a != SEVEN_S
+)
+assert SEVEN_S_UNBEATEN
 
 
 def first_trick_allowed(card: int, order: tuple[int, ...]) -> int:
@@ -185,5 +205,8 @@ def seat_return(soloist_points: int, is_soloist: bool, players: int) -> int:
 
 
 def deal_returns(soloist: int, soloist_points: int, players: int) -> tuple[int, ...]:
-    """Every seat's :func:`seat_return` for a deal."""
-    return tuple(seat_return(soloist_points, q == soloist, players) for q in range(players))
+    """Every seat's :func:`seat_return` for a deal (the same sums, the sign computed once)."""
+    sign = deal_sign(soloist_points)
+    out = [-sign] * players
+    out[soloist] = sign * (players - 1)
+    return tuple(out)
