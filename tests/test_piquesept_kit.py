@@ -311,20 +311,24 @@ def test_piquesept_solver_is_exact() -> None:
             vals.append(brute(c))
         return max(vals) if s.current_player() == v.soloist else min(vals)
 
-    game = gamester.load_game("piquesept")
     checked = 0
-    for seed in range(10):
-        s = game.new_initial_state(seed=seed)
-        assert isinstance(s, PiqueseptState)
-        rng = random.Random(seed)
-        while s.deal_view().phase != PLAY or s.deal_view().tricks_played < 5:
-            la = s.legal_actions()
-            s.apply_action(la[rng.randrange(len(la))])
-        v = s.deal_view()
-        exact = v.taken[v.soloist] + Solver(v).future(v)
-        assert exact == brute(s)
-        checked += 1
-    assert checked == 10
+    for players, tricks in ((4, 5), (3, 6)):
+        game = gamester.load_game("piquesept", players=players)
+        for seed in range(12):
+            s = game.new_initial_state(seed=seed)
+            assert isinstance(s, PiqueseptState)
+            rng = random.Random(seed)
+            while s.deal_view().phase != PLAY or s.deal_view().tricks_played < tricks:
+                la = s.legal_actions()
+                s.apply_action(la[rng.randrange(len(la))])
+            for _ in range(seed % players):  # start inside a trick too
+                la = s.legal_actions()
+                s.apply_action(la[rng.randrange(len(la))])
+            v = s.deal_view()
+            exact = v.taken[v.soloist] + Solver(v).future(v)
+            assert exact == brute(s)
+            checked += 1
+    assert checked == 24
 
 
 # -- Citations ---------------------------------------------------------------------------------------
