@@ -97,7 +97,7 @@ def test_follow_tables_are_the_follow_rule() -> None:
             for ls in range(4):
                 allowed = rules.FOLLOW_MASKS[fs][trump][ls]
                 assert allowed == rules.follow_mask(13 * ls, trump, fs)
-                extra = rules.FOLLOW_EXTRA[fs][trump * 4 + ls]
+                extra = rules.FOLLOW_EXTRA[fs][trump][ls]
                 assert allowed == SUIT_MASKS[ls] | (SUIT_MASKS[extra] if extra >= 0 else 0)
 
 

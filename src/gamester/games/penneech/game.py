@@ -666,7 +666,7 @@ class PenneechState(State):
                 follow = hand >> SHIFT[ls] & 8191
                 if follow:
                     chunks = _CHUNK
-                    extra = self._follow[self._trump * 4 + ls]
+                    extra = self._follow[self._trump][ls]
                     if extra >= 0:
                         more = hand >> SHIFT[extra] & 8191
                         if more:

@@ -100,13 +100,6 @@ def card_bonus(tricks_won: int) -> int:
     return 2 * tricks_won - 7 if tricks_won >= 4 else 0
 
 
-def deal_bonus(tricks: Sequence[int]) -> tuple[int, int]:
-    """docs/rules/penneech.md, End of the deal: (seat, points) of the card bonus after seven tricks
-    (exactly one seat won four or more)."""
-    seat = 0 if card_bonus(tricks[0]) else 1
-    return seat, card_bonus(tricks[seat])
-
-
 HIGH_MASK = mask_of(c for c in range(52) if c % 13 in _HONOUR_BY_RANK)
 REDEAL_BLOCKERS: dict[str, int] = {
     "above_ten": HIGH_MASK | (1 << SEVEN_D),
@@ -151,19 +144,29 @@ FOLLOW_MASKS: dict[bool, tuple[tuple[int, ...], ...]] = {
 }
 """``FOLLOW_MASKS[follow_suit][trump][led suit]``: :func:`follow_mask`."""
 
-FOLLOW_EXTRA: dict[bool, tuple[int, ...]] = {
-    fs: tuple(
-        next((s for s in range(4) if s != ls and FOLLOW_MASKS[fs][t][ls] & SUIT_MASKS[s]), -1)
-        for t in range(4)
-        for ls in range(4)
-    )
-    for fs in (False, True)
+
+def _extra_suit(follow_suit: bool, trump: int, ls: int) -> int:
+    allowed = FOLLOW_MASKS[follow_suit][trump][ls]
+    return next((s for s in range(4) if s != ls and allowed & SUIT_MASKS[s]), -1)
+
+
+FOLLOW_EXTRA: dict[bool, tuple[tuple[int, ...], ...]] = {
+    fs: tuple(tuple(_extra_suit(fs, t, ls) for ls in range(4)) for t in range(4)) for fs in (False, True)
 }
-"""``FOLLOW_EXTRA[follow_suit][trump * 4 + led suit]``: the suit besides the led one that a follower
-holding the led suit may play (:func:`follow_mask`), or -1."""
+"""``FOLLOW_EXTRA[follow_suit][trump][led suit]``: the suit besides the led one that a follower holding
+the led suit may play (:func:`follow_mask`), or -1."""
 
 CARD_BONUS: tuple[int, ...] = tuple(card_bonus(t) for t in range(TRICKS + 1))
 """``CARD_BONUS[tricks won]``: :func:`card_bonus`."""
+
+
+def deal_bonus(tricks: Sequence[int]) -> tuple[int, int]:
+    """docs/rules/penneech.md, End of the deal: (seat, points) of the card bonus after seven tricks
+    (exactly one seat won four or more): :func:`card_bonus`, read from its table."""
+    bonus = CARD_BONUS[tricks[0]]
+    if bonus:
+        return 0, bonus
+    return 1, CARD_BONUS[tricks[1]]
 
 
 def trick_outcomes(points: Sequence[Sequence[int]], follow_suit: bool) -> tuple[tuple[int, ...], ...]:
