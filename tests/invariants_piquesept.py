@@ -8,7 +8,8 @@ the holder of the 7S, card points add up to 130 per finished deal, and returns a
 from __future__ import annotations
 
 from gamester.core.protocol import State
-from gamester.games.piquesept.game import PTS, SEVEN_S, TOTAL_POINTS, PiqueseptState
+from gamester.games.piquesept.game import PiqueseptState
+from gamester.games.piquesept.rules import PTS, SEVEN_S, TOTAL_POINTS
 
 
 def check(state: State) -> None:

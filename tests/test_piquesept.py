@@ -78,7 +78,7 @@ def test_deal_one_card_at_a_time_from_dealers_left() -> None:
 
 def test_pack_has_32_cards_and_130_points() -> None:
     """docs/rules/piquesept.md, The cards: the piquet pack, card points A 11, 7S 10, T 10, K 4, Q 3, J 2."""
-    from gamester.games.piquesept.game import PTS, TOTAL_POINTS
+    from gamester.games.piquesept.rules import PTS, TOTAL_POINTS
 
     g = gamester.load_game("piquesept")
     assert isinstance(g, PiqueseptGame)
@@ -262,7 +262,7 @@ def test_soloist_never_has_to_follow() -> None:
 
 def test_spade_order_seven_tops_ace() -> None:
     """docs/rules/piquesept.md, The cards: spade order 7 A K Q J T 9 8; any spade beats the led suit."""
-    from gamester.games.piquesept.game import VAL
+    from gamester.games.piquesept.rules import VAL
 
     g = gamester.load_game("piquesept")
     st = g.new_initial_state(seed=0)
@@ -866,13 +866,13 @@ def test_first_trick_inference_matches_the_rule() -> None:
     """docs/rules/piquesept.md, The soloist and the opening trick: the engine's forced cards are those of
     ``forced_first_mask``, and whatever a defender may play there, his dealt hand fits the inference
     ``first_trick_allowed`` that determinize relies on."""
-    from gamester.games.piquesept.game import (
+    from gamester.games.piquesept.game import mask_to_actions
+    from gamester.games.piquesept.rules import (
         FIRST_ORDER,
         SEVEN_S,
         TOP_RANK,
         first_trick_allowed,
         forced_first_mask,
-        mask_to_actions,
     )
 
     for how in ("rank", "points"):

@@ -25,45 +25,17 @@ from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
 from gamester.games.piquesept.deal import DealView
 from gamester.games.piquesept.options import RULESETS, PiqueseptOptions
-
-# The rules of play live in rules.py (the names re-exported with ``as`` are for the engine's users).
 from gamester.games.piquesept.rules import (
-    FIRST_ORDER as FIRST_ORDER,
-)
-from gamester.games.piquesept.rules import (
-    NUM_ACTIONS as NUM_ACTIONS,
-)
-from gamester.games.piquesept.rules import (
-    PTS as PTS,
-)
-from gamester.games.piquesept.rules import (
-    RANK_MASK as RANK_MASK,
-)
-from gamester.games.piquesept.rules import (
-    SEVEN_S as SEVEN_S,
-)
-from gamester.games.piquesept.rules import (
-    SPADE as SPADE,
-)
-from gamester.games.piquesept.rules import (
-    SPADES as SPADES,
-)
-from gamester.games.piquesept.rules import (
-    SUIT_MASK as SUIT_MASK,
-)
-from gamester.games.piquesept.rules import (
-    TOP_RANK as TOP_RANK,
-)
-from gamester.games.piquesept.rules import (
-    TOTAL_POINTS as TOTAL_POINTS,
-)
-from gamester.games.piquesept.rules import (
-    VAL as VAL,
-)
-from gamester.games.piquesept.rules import (
-    WIN_POINTS as WIN_POINTS,
-)
-from gamester.games.piquesept.rules import (
+    FIRST_ORDER,
+    NUM_ACTIONS,
+    PTS,
+    SPADE,
+    SPADES,
+    SUIT_MASK,
+    TOP_RANK,
+    TOTAL_POINTS,
+    VAL,
+    WIN_POINTS,
     deal_returns,
     drawer_of,
     forced_first_masks,
@@ -72,12 +44,6 @@ from gamester.games.piquesept.rules import (
     soloist_of,
     trick_points,
     winning_index,
-)
-from gamester.games.piquesept.rules import (
-    first_trick_allowed as first_trick_allowed,
-)
-from gamester.games.piquesept.rules import (
-    forced_first_mask as forced_first_mask,
 )
 
 # Dense action <-> core card id (suit * 13 + rank, rank 5 = seven … 12 = ace).
