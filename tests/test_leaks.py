@@ -433,7 +433,12 @@ def _held_spade_at_deal(obs: dict[str, Any], hand: list[str], q: int) -> bool:
     return any(c.endswith("S") for c in hand)
 
 
-@pytest.mark.parametrize("spec", SPECS)
+# hand_made_twins has a recipe for each of the games shipped here; another installed game is checked
+# by the world-built twins above.
+HAND_MADE = ("penneech", "piquesept", "pentyrch")
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.partition("(")[0] in HAND_MADE])
 def test_hand_made_twins_look_the_same_and_give_the_same_worlds(spec: str) -> None:
     """The same checks as above on twins built without ``determinize`` (so a resampler that never
     produced some kind of twin cannot hide a leak that only such a twin shows)."""
