@@ -28,6 +28,8 @@ from gamester.games.penneech.rules import outcomes as outcomes_of
 MU = 14.0
 SIGMA = 12.0
 INF = float("inf")
+# A list's __getitem__ is a fast method; a tuple's (rules.POWER) a slower slot wrapper: a sort key here.
+_power = list(POWER).__getitem__
 
 
 def race(s0: int, s1: int, target: int) -> float:
@@ -194,7 +196,7 @@ class Solver:
                 moves.append(low.bit_length() - 1)
                 m ^= low
             if led < 0:
-                moves.sort(key=POWER.__getitem__, reverse=True)
+                moves.sort(key=_power, reverse=True)
             if bm >= 0 and bm in moves:
                 moves.remove(bm)
                 moves.insert(0, bm)
