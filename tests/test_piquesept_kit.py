@@ -87,6 +87,8 @@ def test_trick_winner_highest_spade_else_highest_of_led_suit() -> None:
         vals = [rules.VAL[led][a] for a in spade_order]
         assert vals == sorted(vals, reverse=True) and min(vals) >= 16
     assert rules.VAL[2][A["AH"]] > rules.VAL[2][A["7H"]] >= 0 > rules.VAL[2][A["AC"]]
+    assert rules.card_value(A["7S"], 0) == 24 and rules.card_value(A["8S"], 2) == 17
+    assert rules.card_value(A["KD"], 1) == 6 and rules.card_value(A["KD"], 0) == -1
     assert rules.beats_all(A["AH"], 2, mask("KH QH AC 7D"))
     assert not rules.beats_all(A["AH"], 2, mask("KH 8S"))  # any spade overtakes
 
@@ -107,6 +109,10 @@ def test_forced_first_trick() -> None:
     assert codes(rules.forced_first_mask(mask("7S AS 9S AC"), top_rank)) == "7S"
     assert codes(rules.forced_first_mask(mask("KS 8S AH"), top_rank)) == "KS"
     assert codes(rules.forced_first_mask(mask("TS AS 8S"), top_rank)) == "AS"
+    deal = [mask("7S AS 9S AC"), mask("KS 8S AH"), mask("JC 9C JH TH JD"), mask("QD")]
+    assert [codes(m) for m in rules.forced_first_masks(deal, top_rank)] == ["7S", "KS", "JC JD JH", "QD"]
+    # The 7S beats every card whatever was led, so the soloist, who leads it, takes the first trick.
+    assert rules.SEVEN_S_UNBEATEN and rules.winning_index(cards("7S AS TH 8S")) == 0
     no_spade = mask("JC 9C JH TH JD")
     assert codes(rules.forced_first_mask(no_spade, top_rank)) == "JC JD JH"
     assert codes(rules.forced_first_mask(no_spade, top_points)) == "TH"  # A T K Q J 9 8 7
