@@ -169,6 +169,7 @@ def generate(state: PentyrchState) -> None:
     count = state.game.combo_count
     show = state._show
     always = state._always
+    codes = codes_of
     cover_any = state._cover_any
     home_ok = HOME_OK[seat]
     steps = STEPS[seat]
@@ -192,9 +193,9 @@ def generate(state: PentyrchState) -> None:
                 v = VALUE[pile[-1]]
                 sm = hand & GE[v]
                 if sm:
-                    extend(map(a.__add__, codes_of(sm)))
+                    extend(map(a.__add__, codes(sm)))
                 if show and len(pile) == 1 and hand & EQ[v]:
-                    extend(map((a + 40).__add__, codes_of(hand & EQ[v])))
+                    extend(map((a + 40).__add__, codes(hand & EQ[v])))
                 if always or not sm:
                     n = count(hand, v)
                     if n:
@@ -224,9 +225,9 @@ def generate(state: PentyrchState) -> None:
                 v = VALUE[pile[-1]]
                 sm = hand & GE[v]
                 if sm:
-                    extend(map(a.__add__, codes_of(sm)))
+                    extend(map(a.__add__, codes(sm)))
                 if show and len(pile) == 1 and hand & EQ[v]:
-                    extend(map((a + 40).__add__, codes_of(hand & EQ[v])))
+                    extend(map((a + 40).__add__, codes(hand & EQ[v])))
                 if always or not sm:
                     n = count(hand, v)
                     if n:

@@ -29,11 +29,12 @@ from gamester.games.pentyrch.worlds import WorldView
 
 def scored_moves(state: PentyrchState, legal: list[int]) -> list[tuple[float, int, Move]]:
     """(heuristic score, action, move) of every legal action of the seat to move."""
-    world = state.world_view()
-    seat, stacks, piles = world.seat, world.stacks, world.piles
+    seat = state.current_seat()
+    stacks, piles = state.cells()
+    state.legal_actions()  # the moves generated, if not yet: decode reads them
     out = []
     for a in legal:
-        m = state.decode_action(a)
+        m = decode(state, a)
         out.append((move_score(seat, m, stacks, piles), a, m))
     return out
 
@@ -41,8 +42,8 @@ def scored_moves(state: PentyrchState, legal: list[int]) -> list[tuple[float, in
 def heuristic_move(state: PentyrchState, legal: list[int], rng: random.Random) -> int:
     """The action the heuristic agent would choose (ties broken by ``rng``); ``legal`` are the
     state's legal actions."""
-    world = state.world_view()
-    seat, stacks, piles = world.seat, world.stacks, world.piles
+    seat = state.current_seat()
+    stacks, piles = state.cells()
     best = -math.inf
     choice = legal[0]
     tie = 0.0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gamester.core.cards import parse_card
@@ -201,6 +202,11 @@ class PentyrchState(State):
         if self._legal is None:
             generate(self)
         return decode(self, action)
+
+    def cells(self) -> tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]:
+        """(stacks, piles) of every cell, top last: the state's own lists, read-only (what
+        :class:`~.worlds.WorldView` also shows, without building one: playouts ask at every move)."""
+        return self._stacks, self._piles
 
     def world_view(self) -> WorldView:
         """The board and the hand to move, read-only, for search (:class:`~.worlds.WorldView`)."""
