@@ -1,6 +1,7 @@
 """Penneech: the rules engine.
 
-Every rule cites the section of ``docs/rules/penneech.md`` (section names in the comments). Hands are
+Every rule cites the section of ``docs/rules/penneech.md`` (section names in the comments); the rule
+primitives (who wins a trick, what may follow, what scores) are written once in ``rules.py``. Hands are
 52-bit masks of card ids (``gamester.core.cards``); actions are the card ids 0–51, then ``keep`` (52)
 and ``redeal`` (53). Dealing, turn-ups and trick resolution happen inside ``apply_action``: chance is
 never an action, it is drawn through ``self.chance`` (one pack per deal, redeals included; with

@@ -1,6 +1,8 @@
-"""What Penneech offers search (``gamester.core.kit``): the heuristic and its fast copy on a sampled
-world, the exact solver of a deal and the rollout model (``solver.py``), and the race of deals to the
-target that ``futures`` scores (:class:`PenneechRace`).
+"""What Penneech offers search (``gamester.core.kit``): the heuristic (one decision, read from a
+seat's observation or, fast, from a sampled world: ``heuristic.py``), the exact solver of a deal and
+the rollout model (``solver.py``), the race of deals to the target that ``futures`` scores
+(:class:`PenneechRace`) and a read-only view of a sampled world (:meth:`PenneechKit.world_view`).
+The rule primitives they share are ``rules.py``.
 
 Everything here that reads a world reads a state the agent sampled itself through ``determinize``.
 """

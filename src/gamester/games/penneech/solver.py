@@ -1,10 +1,11 @@
 """Penneech: the rest of a deal solved exactly in one sampled world.
 
-The world is a determinized state (both hands and the stock order known), read through its fields
-without changing it. Alpha-beta over the remaining cards, with a transposition table of value bounds
-keyed by both hands, the stock position, the card led, the player to move, the tricks and the scores.
-Rules follow ``games/penneech/game.py`` (docs/rules/penneech.md, Tricks, Turn-ups and trumps, End of the deal,
-Winning); ``tests/test_agents.py`` checks this solver against a brute-force search over the real engine.
+The world is a determinized state (both hands and the stock order known), read through its
+``world_view()`` without changing it. Alpha-beta over the remaining cards, with a transposition table
+of value bounds keyed by both hands, the stock position, the card led, the player to move, the tricks
+and the scores. Tricks, follows and points are the tables of ``rules.py`` (docs/rules/penneech.md,
+Tricks, Turn-ups and trumps, End of the deal); the scoring order and the target are the engine's
+(Winning); ``tests/test_penneech_kit.py`` checks this solver against brute force over the real engine.
 
 Values are seat 0's: a win inside the deal is 1 and a loss 0; a deal that ends without a winner is
 scored by :func:`race`, the chance that seat 0 wins the race to the target from those scores. With
