@@ -11,6 +11,8 @@ take from each cell, home cells and goals.
 
 from __future__ import annotations
 
+from typing import Final
+
 ROWS: tuple[tuple[str, ...], ...] = (
     ("d7",),
     ("c6", "d6", "e6"),
@@ -20,35 +22,44 @@ ROWS: tuple[tuple[str, ...], ...] = (
     ("c2", "d2", "e2"),
     ("d1",),
 )
-CELL_NAMES: tuple[str, ...] = tuple(name for row in ROWS for name in row)
-NUM_CELLS = len(CELL_NAMES)  # 25
-CELL_INDEX: dict[str, int] = {name: i for i, name in enumerate(CELL_NAMES)}
-FREE = CELL_INDEX["d4"]  # 12: the free space, never holds a pile
-PILE_CELLS: tuple[int, ...] = tuple(c for c in range(NUM_CELLS) if c != FREE)
-OFF = 25  # the target of bearing off (a court card in safety)
+CELL_NAMES: Final[tuple[str, ...]] = tuple(name for row in ROWS for name in row)
+NUM_CELLS: Final = len(CELL_NAMES)  # 25
+CELL_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(CELL_NAMES)}
+FREE: Final = CELL_INDEX["d4"]  # 12: the free space, never holds a pile
+PILE_CELLS: Final[tuple[int, ...]] = tuple(c for c in range(NUM_CELLS) if c != FREE)
+OFF: Final = 25  # the target of bearing off (a court card in safety)
 
 # x = file (a = 0 … g = 6), y = rank (1 … 7).
-COORDS: tuple[tuple[int, int], ...] = tuple((ord(n[0]) - ord("a"), int(n[1])) for n in CELL_NAMES)
+COORDS: Final[tuple[tuple[int, int], ...]] = tuple((ord(n[0]) - ord("a"), int(n[1])) for n in CELL_NAMES)
 _AT: dict[tuple[int, int], int] = {xy: i for i, xy in enumerate(COORDS)}
 
 # Compass directions, numbered for the dense action encoding (north = toward rank 7).
-DIRS: tuple[tuple[int, int], ...] = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
-DIR_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
-ENTER_SLOT = 8  # direction slot of entering from off the board
-OFF_SLOT = 9  # direction slot of bearing off
-SLOTS = 10
+DIRS: Final[tuple[tuple[int, int], ...]] = (
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+)
+DIR_NAMES: Final = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+ENTER_SLOT: Final = 8  # direction slot of entering from off the board
+OFF_SLOT: Final = 9  # direction slot of bearing off
+SLOTS: Final = 10
 
 # Seats: 0 West (hearts), 1 North (clubs), 2 East (diamonds), 3 South (spades).
-SEAT_NAMES = ("West", "North", "East", "South")
-SEAT_SUIT = (2, 0, 1, 3)
-HOME: tuple[int, ...] = (CELL_INDEX["a4"], CELL_INDEX["d7"], CELL_INDEX["g4"], CELL_INDEX["d1"])
-GOAL: tuple[int, ...] = (CELL_INDEX["g4"], CELL_INDEX["d1"], CELL_INDEX["a4"], CELL_INDEX["d7"])
+SEAT_NAMES: Final = ("West", "North", "East", "South")
+SEAT_SUIT: Final = (2, 0, 1, 3)
+HOME: Final[tuple[int, ...]] = (CELL_INDEX["a4"], CELL_INDEX["d7"], CELL_INDEX["g4"], CELL_INDEX["d1"])
+GOAL: Final[tuple[int, ...]] = (CELL_INDEX["g4"], CELL_INDEX["d1"], CELL_INDEX["a4"], CELL_INDEX["d7"])
 # docs/rules/pentyrch.md, Moving: each seat's forward, from its home toward its goal.
-FORWARD: tuple[tuple[int, int], ...] = ((1, 0), (0, -1), (-1, 0), (0, 1))
+FORWARD: Final[tuple[tuple[int, int], ...]] = ((1, 0), (0, -1), (-1, 0), (0, 1))
 
 # docs/rules/pentyrch.md, Moving: a home cell holds only its owner's court cards and those of the seat
 # whose goal it is. HOME_OK[seat][cell] is False for the home cells that seat may never stand on.
-HOME_OK: tuple[tuple[bool, ...], ...] = tuple(
+HOME_OK: Final[tuple[tuple[bool, ...], ...]] = tuple(
     tuple(not (c in HOME and c != HOME[s] and c != GOAL[s]) for c in range(NUM_CELLS)) for s in range(4)
 )
 
@@ -61,8 +72,8 @@ def neighbour(cell: int, d: int) -> int:
 
 
 # NEIGH[cell][d]: the neighbour in direction d, or -1.
-NEIGH: tuple[tuple[int, ...], ...] = tuple(tuple(neighbour(c, d) for d in range(8)) for c in range(25))
-NEIGHBOURS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+NEIGH: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(neighbour(c, d) for d in range(8)) for c in range(25))
+NEIGHBOURS: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(
     tuple((d, neighbour(c, d)) for d in range(8) if neighbour(c, d) >= 0) for c in range(NUM_CELLS)
 )
 
@@ -76,13 +87,13 @@ def is_forward_or_side(seat: int, d: int) -> bool:
 
 # STEPS[seat][cell]: ((direction, target, forward_ok), …) in direction order, every neighbour listed;
 # forward_ok says whether the step is allowed without the cover_any_direction option.
-STEPS: tuple[tuple[tuple[tuple[int, int, bool], ...], ...], ...] = tuple(
+STEPS: Final[tuple[tuple[tuple[tuple[int, int, bool], ...], ...], ...]] = tuple(
     tuple(tuple((d, t, is_forward_or_side(s, d)) for d, t in NEIGHBOURS[c]) for c in range(NUM_CELLS))
     for s in range(4)
 )
 
 # DIR_BETWEEN[a][b]: the direction from cell a to the adjacent cell b, or -1.
-DIR_BETWEEN: tuple[tuple[int, ...], ...] = tuple(
+DIR_BETWEEN: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(next((d for d, t in NEIGHBOURS[a] if t == b), -1) for b in range(NUM_CELLS))
     for a in range(NUM_CELLS)
 )

@@ -8,6 +8,8 @@ mask. Every table here is computed once at import.
 
 from __future__ import annotations
 
+from typing import Final
+
 from gamester.core.cards import card_code, cards_of
 from gamester.games.pentyrch.board import SEAT_SUIT
 
@@ -17,25 +19,25 @@ def _value(c: int) -> int:
     return 1 if r == 12 else (r + 2 if r <= 8 else 0)
 
 
-VALUE: tuple[int, ...] = tuple(_value(c) for c in range(52))
-NONCOURT: tuple[int, ...] = tuple(c for c in range(52) if c % 13 not in (9, 10, 11))
-IDX40: tuple[int, ...] = tuple(NONCOURT.index(c) if c in NONCOURT else -1 for c in range(52))
-LAYOUT_CARDS: tuple[int, ...] = tuple(c for c in NONCOURT if VALUE[c] <= 6)  # Ace-6: 24 cards
-HAND_CARDS: tuple[int, ...] = tuple(c for c in NONCOURT if VALUE[c] >= 7)  # 7-10: 16 cards
+VALUE: Final[tuple[int, ...]] = tuple(_value(c) for c in range(52))
+NONCOURT: Final[tuple[int, ...]] = tuple(c for c in range(52) if c % 13 not in (9, 10, 11))
+IDX40: Final[tuple[int, ...]] = tuple(NONCOURT.index(c) if c in NONCOURT else -1 for c in range(52))
+LAYOUT_CARDS: Final[tuple[int, ...]] = tuple(c for c in NONCOURT if VALUE[c] <= 6)  # Ace-6: 24 cards
+HAND_CARDS: Final[tuple[int, ...]] = tuple(c for c in NONCOURT if VALUE[c] >= 7)  # 7-10: 16 cards
 # docs/rules/pentyrch.md, Notation: canonical order is value high to low, then suit C D H S.
-CANON: tuple[int, ...] = tuple((10 - VALUE[c]) * 4 + c // 13 for c in range(52))
-COURT_IDS: tuple[int, ...] = tuple(SEAT_SUIT[k // 3] * 13 + 9 + k % 3 for k in range(12))
-COURT_OF_CARD: dict[int, int] = {c: k for k, c in enumerate(COURT_IDS)}
-COURT_RANK_NAMES = ("Jack", "Queen", "King")
+CANON: Final[tuple[int, ...]] = tuple((10 - VALUE[c]) * 4 + c // 13 for c in range(52))
+COURT_IDS: Final[tuple[int, ...]] = tuple(SEAT_SUIT[k // 3] * 13 + 9 + k % 3 for k in range(12))
+COURT_OF_CARD: Final[dict[int, int]] = {c: k for k, c in enumerate(COURT_IDS)}
+COURT_RANK_NAMES: Final = ("Jack", "Queen", "King")
 # docs/rules/pentyrch.md, The end: Jack 3, Queen 2, King 1.
-POINTS = (3, 2, 1)
-BIT: tuple[int, ...] = tuple(1 << c for c in range(52))
+POINTS: Final = (3, 2, 1)
+BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(52))
 # GE[v] / EQ[v]: the non-court cards worth at least / exactly v (v = 0 … 11).
-GE: tuple[int, ...] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] >= v) for v in range(12))
-EQ: tuple[int, ...] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] == v) for v in range(12))
+GE: Final[tuple[int, ...]] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] >= v) for v in range(12))
+EQ: Final[tuple[int, ...]] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] == v) for v in range(12))
 # SIG[chunk]: the value counts of one suit's 13 rank bits, four bits per value; adding the four suits'
 # entries gives a hand's value signature, which is all a combination count depends on.
-SIG: tuple[int, ...] = tuple(
+SIG: Final[tuple[int, ...]] = tuple(
     sum(1 << (4 * VALUE[r]) for r in range(13) if m >> r & 1 and VALUE[r]) for m in range(1 << 13)
 )
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from gamester.core.cards import parse_card
 from gamester.core.kit import View
@@ -29,7 +29,7 @@ from gamester.games.pentyrch.moves import Move
 from gamester.games.pentyrch.notation import read_move
 
 # DIST[a][b]: king-move distance between cells.
-DIST: tuple[tuple[int, ...], ...] = tuple(
+DIST: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(max(abs(COORDS[a][0] - COORDS[b][0]), abs(COORDS[a][1] - COORDS[b][1])) for b in range(NUM_CELLS))
     for a in range(NUM_CELLS)
 )

@@ -22,7 +22,7 @@ the game (:class:`~gamester.games.pentyrch.game.PentyrchGame`), shared by all it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from gamester.core.errors import IllegalActionError
 from gamester.games.pentyrch.board import (
@@ -42,19 +42,19 @@ from gamester.games.pentyrch.cards import BIT, EQ, GE, IDX40, NONCOURT, VALUE, c
 if TYPE_CHECKING:
     from gamester.games.pentyrch.state import PentyrchState
 
-SAFE = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered, -2 out of play
-PASS = 0
-PAYS = 81
-SHOW_CODE = 41
-COMBO_BASE = 1 + 12 * SLOTS * PAYS  # 9721
-MAX_EXCHANGE_MOVES = 15
-MAX_MINIMAL_COMBOS = 4992
-MAX_OVERPAY_COMBOS = 16 * (1 << 15) - 16  # sum over k >= 2 of k * C(16, k)
+SAFE: Final = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered, -2 out of play
+PASS: Final = 0
+PAYS: Final = 81
+SHOW_CODE: Final = 41
+COMBO_BASE: Final = 1 + 12 * SLOTS * PAYS  # 9721
+MAX_EXCHANGE_MOVES: Final = 15
+MAX_MINIMAL_COMBOS: Final = 4992
+MAX_OVERPAY_COMBOS: Final = 16 * (1 << 15) - 16  # sum over k >= 2 of k * C(16, k)
 
 Move = tuple[int, int, int, int, int, int]
 # One exchange's combination moves, in rank order: (k, frm, to, hand, pile value, count).
 Combos = list[tuple[int, int, int, int, int, int]]
-PASS_MOVE: Move = (-1, -1, -1, 0, -1, 0)
+PASS_MOVE: Final[Move] = (-1, -1, -1, 0, -1, 0)
 _PASS_LIST = [PASS]
 _SINGLES: dict[int, tuple[int, ...]] = {}
 
