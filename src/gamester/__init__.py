@@ -18,9 +18,14 @@ from gamester.core import (
     summary,
 )
 
+from gamester.core.build import compiled as _compiled
+
 __version__ = "0.1.0"
+compiled: bool = _compiled()
+"""True in the build mypyc compiled (``pip install .`` with a C compiler), False in pure Python."""
 __all__ = [
     "TERMINAL",
+    "compiled",
     "GameError",
     "IllegalActionError",
     "InvalidActionError",

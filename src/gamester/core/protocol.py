@@ -15,8 +15,9 @@ import dataclasses
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
+from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
 from gamester.core.errors import GameError, quote
 from gamester.core.options import RuleSet, options_to_json
 from gamester.core.rng import Chance, make_rng, new_seed
@@ -28,8 +29,12 @@ TERMINAL = -4
 """``current_player()`` once the game is over (OpenSpiel's marker)."""
 
 
-class Game(ABC):
-    """A game with its options fixed. Subclasses set the class attributes below."""
+# Compiled (docs/compiled.md), the protocol's classes stay open to subclasses written in plain Python:
+# a game from another package or a test, an adapter's Chance.
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Game(ABC, Generic[OptionsT]):
+    """A game with its options fixed (an ``OptionsT``, the game's options dataclass: a game declares
+    ``class MyGame(Game[MyOptions])``). Subclasses set the class attributes below."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -37,7 +42,9 @@ class Game(ABC):
     options_class: ClassVar[type]
     rulesets: ClassVar[Mapping[str, RuleSet]]
 
-    def __init__(self, options: Any) -> None:
+    options: OptionsT
+
+    def __init__(self, options: OptionsT) -> None:
         self.options = options
 
     # -- description -------------------------------------------------------------------------
@@ -71,6 +78,11 @@ class Game(ABC):
 
     def __hash__(self) -> int:
         return hash((self.name, self.options))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A game is its class and options. Said explicitly so that a compiled game pickles too
+        # (mypyc's classes cannot be rebuilt without calling __init__).
+        return (type(self), (self.options,))
 
     # -- states ------------------------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None, chance: Sequence[Any] | None = None) -> State:
@@ -137,14 +149,15 @@ def _spec_value(v: Any) -> str:
     return str(v)
 
 
-class State(ABC):
+@mypyc_attr(allow_interpreted_subclasses=True)
+class State(ABC, Generic[GameT]):
     """One position. Subclasses keep their own fields; this base holds the bookkeeping."""
 
     # Slots all the way down (abc.ABC declares empty ones): a state has no __dict__, so assigning a
     # mistyped field raises AttributeError. Subclasses list only their own fields.
     __slots__ = ("game", "seed", "chance")
 
-    game: Game
+    game: GameT  # a game declares class MyState(State[MyGame]); a bare State is a State[Game]
     seed: int
     chance: Chance
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from hashlib import blake2b
 from typing import Any
 
+from gamester.core._mypyc import mypyc_attr
 from gamester.core.cards import card_code
 from gamester.core.errors import RecordError, quote
 
@@ -206,6 +207,7 @@ def make_rng(seed: int | None) -> random.Random:
 _MAX_PACK = 104  # a record's pack longer than this is refused unread (the largest pack has 52 cards)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # adapters subclass it (docs/compiled.md)
 class Chance:
     """Hands out chance outcomes in order, from a given list or from the state's generator.
 

@@ -1,0 +1,172 @@
+"""The compiled build (docs/compiled.md): mypyc compiles the core, the games and the search agents
+from the same typed source when a C compiler works; otherwise gamester installs as pure Python.
+
+Everything else about the package is in pyproject.toml. What this file decides:
+
+* ``pip install .`` (a wheel) compiles the modules of :func:`compiled_modules` when a C compiler and
+  the Python headers work, and says on stderr in one line when it falls back to pure Python.
+* ``GAMESTER_PURE=1`` forces pure Python; ``GAMESTER_COMPILE=1`` asks for the compiled build even in an
+  editable install (``pip install -e .`` is pure by default: a stale extension next to an edited
+  ``.py`` would silently run the old code).
+* Metadata-only steps (egg_info, dist_info) compile nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE / "src"
+
+# What is compiled: globs over the package, relative to src/.
+INCLUDE = (
+    "gamester/core/*.py",
+    "gamester/games/*.py",
+    "gamester/games/*/*.py",
+    "gamester/agents/*.py",
+)
+# What mypyc cannot or should not take, each with its reason.
+EXCLUDE = {
+    # Its .pyi stub is what mypy reads (type-variable defaults, mypyc_attr); compiled, the stub's
+    # imports would run. It holds no code worth compiling.
+    "gamester/core/_mypyc.py": "typing helpers whose stub is for the type checker only",
+    # The agents' registry and the interface other packages subclass (entry points, tests' views):
+    # nothing hot, and interpreted subclasses of compiled classes cost every call.
+    "gamester/agents/__init__.py": "registry of agent specs, nothing hot",
+}
+
+NOTICE = "gamester: installing the pure-Python build"
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def compiled_modules() -> list[str]:
+    """The source files to compile (relative to src/), sorted; the exclusions left out."""
+    found: set[str] = set()
+    for pattern in INCLUDE:
+        found.update(p.relative_to(SRC).as_posix() for p in SRC.glob(pattern))
+    return sorted(found - set(EXCLUDE))
+
+
+def _wants_extensions(argv: list[str]) -> tuple[bool, str]:
+    """Whether this setup.py run builds code (and so may compile), and why not if not."""
+    commands = {a for a in argv[1:] if not a.startswith("-")}
+    if not commands & {"bdist_wheel", "build", "build_ext", "install", "editable_wheel", "develop"}:
+        return False, ""  # metadata only: nothing to build, nothing to say
+    if _flag("GAMESTER_PURE"):
+        return False, "GAMESTER_PURE is set"
+    if commands & {"editable_wheel", "develop"} and not _flag("GAMESTER_COMPILE"):
+        return False, "an editable install stays pure Python (GAMESTER_COMPILE=1 compiles it)"
+    return True, ""
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _compiler_problem() -> str | None:
+    """None if a C compiler builds a Python extension here, else what is wrong (one line)."""
+    include = sysconfig.get_paths().get("include", "")
+    if not os.path.exists(os.path.join(include, "Python.h")):
+        return f"no Python headers ({include}/Python.h is missing)"
+    try:
+        from setuptools._distutils.ccompiler import new_compiler
+        from setuptools._distutils.sysconfig import customize_compiler
+
+        cc: Any = new_compiler()
+        customize_compiler(cc)
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "probe.c")
+            with open(src, "w") as f:
+                f.write("#include <Python.h>\nint gamester_probe(void) { return Py_IsInitialized(); }\n")
+            cc.compile([src], output_dir=tmp, include_dirs=[include])
+    except Exception as e:  # any failure at all means: no working compiler
+        text = " ".join(str(e).split()) or type(e).__name__
+        return f"no working C compiler ({text[:160]})"
+    return None
+
+
+class BuildExt(build_ext):
+    """Builds the compiled modules, in parallel; a compiler failing half way leaves pure Python."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as e:
+            _say(f"{NOTICE}: compiling failed ({' '.join(str(e).split())[:160]})")
+            self.extensions = []
+
+    def build_extension(self, ext: Any) -> None:
+        # mypyc puts most of the code in one extension of many C files; distutils compiles an
+        # extension's files one after another, so they are handed to a pool here.
+        serial = self.compiler.compile
+        workers = int(self.parallel or 1)
+
+        def compile_all(sources: list[str], output_dir: str | None = None, **kw: Any) -> list[str]:
+            if workers < 2 or len(sources) < 2:
+                return serial(sources, output_dir=output_dir, **kw)
+            for obj in self.compiler.object_filenames(sources, output_dir=output_dir or ""):
+                os.makedirs(os.path.dirname(obj) or ".", exist_ok=True)
+            with ThreadPoolExecutor(workers) as pool:
+                parts = pool.map(lambda src: serial([src], output_dir=output_dir, **kw), sources)
+                return [obj for part in parts for obj in part]
+
+        self.compiler.compile = compile_all
+        try:
+            super().build_extension(ext)
+        finally:
+            del self.compiler.compile
+
+
+def _ext_modules() -> list[Any]:
+    wanted, why = _wants_extensions(sys.argv)
+    if not wanted:
+        if why:
+            _say(f"{NOTICE}: {why}")
+        return []
+    problem = _compiler_problem()
+    if problem:
+        _say(f"{NOTICE}: {problem}")
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        _say(f"{NOTICE}: mypyc is not installed (it comes with mypy, a build requirement)")
+        return []
+    cwd = os.getcwd()
+    os.chdir(SRC)  # mypyc names modules by their paths
+    try:
+        exts: list[Any] = mypycify(
+            [*compiled_modules(), f"--cache-dir={HERE / 'build' / 'mypy_cache'}"],
+            opt_level=os.environ.get("GAMESTER_OPT_LEVEL", "3"),
+            multi_file=True,  # several C files, so the build can use every core
+            target_dir=str(HERE / "build" / "mypyc"),
+        )
+    except BaseException as e:  # mypy's type errors end in SystemExit
+        _say(f"{NOTICE}: mypyc refused the source ({' '.join(str(e).split())[:160]})")
+        return []
+    finally:
+        os.chdir(cwd)
+    for ext in exts:  # mypyc's paths are relative to src/
+        ext.sources = [s if os.path.isabs(s) else str(SRC / s) for s in ext.sources]
+    _say(f"gamester: compiling {len(compiled_modules())} modules with mypyc")
+    return exts
+
+
+setup(ext_modules=_ext_modules(), cmdclass={"build_ext": BuildExt})
