@@ -17,7 +17,6 @@ from gamester.core import (
     replay,
     summary,
 )
-
 from gamester.core.build import compiled as _compiled
 
 __version__ = "0.1.0"
