@@ -175,13 +175,12 @@ def _played_out(prefix: tuple[int, ...], rng: random.Random) -> tuple[list[int],
 REDEALS_BOUNDED = 5
 
 
-class PenneechGame(Game):
+class PenneechGame(Game[PenneechOptions]):
     name = "penneech"
     title = "Penneech"
     rules_version = 1
     options_class = PenneechOptions
     rulesets = RULESETS
-    options: PenneechOptions
 
     def __init__(self, options: PenneechOptions) -> None:
         super().__init__(options)
@@ -338,8 +337,7 @@ _O_VOIDS, _O_PHASE, _O_SCALARS = 316, 320, 323
 OBS_SIZE = _O_SCALARS + 8
 
 
-class PenneechState(State):
-    game: PenneechGame
+class PenneechState(State[PenneechGame]):
     __slots__ = (
         "_follow",
         "_points",

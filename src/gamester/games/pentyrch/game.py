@@ -93,13 +93,12 @@ __all__ = [
 ]
 
 
-class PentyrchGame(Game):
+class PentyrchGame(Game[PentyrchOptions]):
     name = "pentyrch"
     title = "Pentyrch"
     rules_version = 1
     options_class = PentyrchOptions
     rulesets = RULESETS
-    options: PentyrchOptions
 
     def __init__(self, options: PentyrchOptions) -> None:
         super().__init__(options)

@@ -46,8 +46,7 @@ _FINISHED = Event.FINISHED
 _GAME_OVER = Event.GAME_OVER
 
 
-class PentyrchState(State):
-    game: PentyrchGame
+class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this module
     __slots__ = (
         "_n",
         "_always",

@@ -92,13 +92,12 @@ def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-class PiqueseptGame(Game):
+class PiqueseptGame(Game[PiqueseptOptions]):
     name = "piquesept"
     title = "Piquesept"
     rules_version = 1
     options_class = PiqueseptOptions
     rulesets: ClassVar[Mapping[str, RuleSet]] = RULESETS
-    options: PiqueseptOptions
 
     def __init__(self, options: PiqueseptOptions) -> None:
         super().__init__(options)
@@ -173,9 +172,7 @@ def _obs_layout(n: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-class PiqueseptState(State):
-    game: PiqueseptGame
-
+class PiqueseptState(State[PiqueseptGame]):
     __slots__ = (
         "_n",
         "_next",
