@@ -1,4 +1,4 @@
-"""Pentyrch: one test per ruling and option of rules/pentyrch.md, from hand-made layouts and hands.
+"""Pentyrch: one test per ruling and option of docs/rules/pentyrch.md, from hand-made layouts and hands.
 
 Most tests start from the fixed deal below (``new_initial_state(chance=[LAYOUT, HANDS])``) and play
 moves; tests of a particular board (a court card in mid-board, a full stack, empty hands) set the
@@ -145,7 +145,7 @@ def targets(s: PentyrchState, court: str) -> set[str]:
 
 # -- the playing surface, seats and hands -----------------------------------------------------------
 def test_layout_fills_rows_from_the_top_skipping_the_free_space() -> None:
-    """rules/pentyrch.md, Laying out: pack[0] -> d7, pack[1..3] -> c6 d6 e6, ..., pack[23] -> d1."""
+    """docs/rules/pentyrch.md, The board: pack[0] -> d7, pack[1..3] -> c6 d6 e6, ..., pack[23] -> d1."""
     s = new()
     assert s.pile("d7") == ["AC"]
     assert [s.pile(c)[0] for c in ("c6", "d6", "e6")] == ["2C", "3C", "4C"]
@@ -157,7 +157,8 @@ def test_layout_fills_rows_from_the_top_skipping_the_free_space() -> None:
 
 
 def test_four_hands_dealt_one_at_a_time_from_the_dealers_left() -> None:
-    """rules/pentyrch.md, Hands: four each with four players, West (the dealer's left) first."""
+    """docs/rules/pentyrch.md, Seats, court cards and hands: four each with four players, West (the dealer's
+    left) first."""
     s = new()
     assert s.hand(0) == ["TC", "9C", "8C", "7C"]
     assert s.hand(3) == ["TS", "9S", "8S", "7S"]
@@ -165,7 +166,8 @@ def test_four_hands_dealt_one_at_a_time_from_the_dealers_left() -> None:
 
 
 def test_three_players_set_one_card_aside_and_south_sits_out() -> None:
-    """rules/pentyrch.md, Hands and Seats: five each with three, the last card set aside unseen;
+    """docs/rules/pentyrch.md, Seats, court cards and hands: five each with three, the last card set aside
+    unseen;
     East deals, so a round is West, North, East."""
     s = new("pentyrch(players=3)")
     assert [len(s.hand(p)) for p in range(3)] == [5, 5, 5]
@@ -179,7 +181,8 @@ def test_three_players_set_one_card_aside_and_south_sits_out() -> None:
 
 
 def test_two_players_one_hand_two_seats() -> None:
-    """rules/pentyrch.md, Seats: with two players A plays West and East, B North and South, one hand
+    """docs/rules/pentyrch.md, Seats, court cards and hands: with two players A plays West and East, B North
+    and South, one hand
     each of eight; turns go West, North, East, South; current_player is the player."""
     s = new("pentyrch(players=2)")
     assert len(s.hand(0)) == 8 and len(s.hand(1)) == 8
@@ -195,7 +198,7 @@ def test_two_players_one_hand_two_seats() -> None:
 
 
 def test_partners_only_with_four_players() -> None:
-    """rules/pentyrch.md, Seats: option partners is for four players."""
+    """docs/rules/pentyrch.md, Seats, court cards and hands: option partners is for four players."""
     with pytest.raises(OptionError, match="partners"):
         gamester.load_game("pentyrch(players=3,partners=true)")
     assert gamester.load_game("pentyrch(partners=true)").num_players == 4
@@ -216,13 +219,13 @@ def test_partners_only_with_four_players() -> None:
 def test_steps_go_forward_diagonally_forward_or_sideways(
     seat: int, court: str, cell: str, expected: set[str]
 ) -> None:
-    """rules/pentyrch.md, Directions: each seat's forward points at its goal; never backward."""
+    """docs/rules/pentyrch.md, Moving: each seat's forward points at its goal; never backward."""
     s = arrange(new(), seat=seat, courts={court: cell}, hands={p: [HANDS[p + 12]] for p in range(4)})
     assert targets(s, court) == expected
 
 
 def test_backward_step_refused_with_rule_and_position() -> None:
-    """rules/pentyrch.md, Directions: a backward step is illegal; the error names move, rule, place."""
+    """docs/rules/pentyrch.md, Moving: a backward step is illegal; the error names move, rule, place."""
     s = arrange(new(), courts={"JH": "c4"}, hands={0: ["TC"]})
     with pytest.raises(IllegalActionError) as e:
         s.apply_action(s.string_to_action("JH c4-b4 TC"))
@@ -236,7 +239,7 @@ def test_backward_step_refused_with_rule_and_position() -> None:
 
 
 def test_home_cell_holds_only_its_owner_and_the_seat_it_is_the_goal_of() -> None:
-    """rules/pentyrch.md, Directions: a4 (West's home, East's goal) is closed to North and South."""
+    """docs/rules/pentyrch.md, Moving: a4 (West's home, East's goal) is closed to North and South."""
     s = arrange(new(), seat=1, courts={"JC": "b5"}, hands={1: ["TD"]})
     assert "a4" not in targets(s, "JC")
     with pytest.raises(IllegalActionError, match="home cell"):
@@ -250,7 +253,7 @@ def test_home_cell_holds_only_its_owner_and_the_seat_it_is_the_goal_of() -> None
 
 # -- stacks -----------------------------------------------------------------------------------------
 def test_covering_order_outside_the_free_space() -> None:
-    """rules/pentyrch.md, Stacks: a King covers a Queen or Jack, a Queen a Jack; no other way."""
+    """docs/rules/pentyrch.md, Moving, Stacks: a King covers a Queen or Jack, a Queen a Jack; no other way."""
     s = arrange(
         new(),
         courts={"KH": "c4", "QH": "b5", "JH": "b3", "JC": "c5", "QC": "d5", "KC": "c3"},
@@ -266,7 +269,8 @@ def test_covering_order_outside_the_free_space() -> None:
 
 
 def test_on_the_free_space_the_order_reverses() -> None:
-    """rules/pentyrch.md, Stacks: on the free space a Jack covers a Queen or King, a Queen a King."""
+    """docs/rules/pentyrch.md, Moving, Stacks: on the free space a Jack covers a Queen or King, a Queen a
+    King."""
     s = arrange(new(), courts={"JH": "c4", "KC": "d4"}, hands={0: []})
     assert legal(s) == ["JH c4-d4"]
     play(s, "JH c4-d4")
@@ -278,7 +282,7 @@ def test_on_the_free_space_the_order_reverses() -> None:
 
 
 def test_empty_free_space_is_free_of_charge() -> None:
-    """rules/pentyrch.md, A turn (3): onto an empty free space with no payment."""
+    """docs/rules/pentyrch.md, Moving (3): onto an empty free space with no payment."""
     s = arrange(new(), courts={"JH": "c4"}, hands={0: ["TC"]})
     assert "JH c4-d4" in legal(s)
     assert not any(m.startswith("JH c4-d4 ") for m in legal(s))
@@ -287,7 +291,8 @@ def test_empty_free_space_is_free_of_charge() -> None:
 
 
 def test_stack_of_three_is_full_and_only_the_top_moves() -> None:
-    """rules/pentyrch.md, Stacks: at most three; cards underneath wait until those above move away."""
+    """docs/rules/pentyrch.md, Moving, Stacks: at most three; cards underneath wait until those above move
+    away."""
     s = arrange(
         new(), seat=1, courts={"JH": "c4", "QH": "c4", "KC": "c4", "JC": "c5", "KD": "d5"}, hands={1: []}
     )
@@ -305,7 +310,7 @@ def test_stack_of_three_is_full_and_only_the_top_moves() -> None:
 
 
 def test_cover_any_direction_lets_covers_go_backward() -> None:
-    """rules/pentyrch.md, A turn (3), cover_any_direction: covering steps may go backward; exchanges
+    """docs/rules/pentyrch.md, Moving (3), cover_any_direction: covering steps may go backward; exchanges
     and free steps still may not."""
     kwargs = {"courts": {"KH": "c4", "JC": "b4"}, "hands": {0: ["TC"]}}
     s = arrange(new(), **kwargs)  # type: ignore[arg-type]
@@ -317,7 +322,7 @@ def test_cover_any_direction_lets_covers_go_backward() -> None:
 
 # -- entering, bearing off --------------------------------------------------------------------------
 def test_enter_by_exchange_then_by_covering() -> None:
-    """rules/pentyrch.md, A turn (2): enter by exchange when no court card is on the home cell, else by
+    """docs/rules/pentyrch.md, Moving (2): enter by exchange when no court card is on the home cell, else by
     covering the top card there."""
     s = new()
     assert legal(s)[:4] == ["JH @a4 7C", "JH @a4 8C", "JH @a4 9C", "JH @a4 TC"]
@@ -330,7 +335,7 @@ def test_enter_by_exchange_then_by_covering() -> None:
 
 
 def test_bear_off_from_the_goal_only_the_top_card() -> None:
-    """rules/pentyrch.md, A turn (1): the top court card on the goal cell goes to safety; it is a whole
+    """docs/rules/pentyrch.md, Moving (1): the top court card on the goal cell goes to safety; it is a whole
     turn."""
     s = arrange(new(), courts={"JH": "g4", "KH": "f4"}, hands={0: []})
     assert "JH off" in legal(s)
@@ -348,7 +353,8 @@ def test_bear_off_from_the_goal_only_the_top_card() -> None:
 
 # -- exchange ---------------------------------------------------------------------------------------
 def test_exchange_takes_the_whole_pile_and_pays_from_the_old_hand() -> None:
-    """rules/pentyrch.md, Exchange: the pile goes to the hand; the payment comes from the hand as it
+    """docs/rules/pentyrch.md, Moving, Exchange: the pile goes to the hand; the payment comes from the hand
+    as it
     was before the move, the chosen card on top."""
     s = arrange(new(), courts={"JH": "c4"}, piles={"d5": ["2C", "9D"], "c5": ["5S"]}, hands={0: ["TC", "3H"]})
     # A 9 on top: only the Ten will do alone; the 2C and 9D taken cannot pay for this same move.
@@ -364,7 +370,8 @@ def test_exchange_takes_the_whole_pile_and_pays_from_the_old_hand() -> None:
 
 
 def test_combination_only_when_no_single_card_will_do() -> None:
-    """rules/pentyrch.md, Exchange (combine=when_needed): two or more cards only if no single card is
+    """docs/rules/pentyrch.md, Moving, Exchange (combine=when_needed): two or more cards only if no single
+    card is
     high enough; minimal: no card could be left out; the first listed ends on top."""
     s = arrange(
         new(), courts={"JH": "c4"}, piles={"c5": ["8S"], "d5": ["4C"]}, hands={0: ["5D", "3S", "2H", "AC"]}
@@ -386,7 +393,8 @@ def test_combination_only_when_no_single_card_will_do() -> None:
 
 
 def test_combine_always_allows_combinations_beside_single_cards() -> None:
-    """rules/pentyrch.md, Exchange (combine=always): a combination even when one card would do."""
+    """docs/rules/pentyrch.md, Moving, Exchange (combine=always): a combination even when one card would
+    do."""
     s = arrange(
         new("pentyrch(combine=always)"),
         courts={"JH": "c4"},
@@ -398,7 +406,8 @@ def test_combine_always_allows_combinations_beside_single_cards() -> None:
 
 
 def test_overpay_drops_the_minimal_limit() -> None:
-    """rules/pentyrch.md, Exchange (overpay): cards that could be left out may be laid as well."""
+    """docs/rules/pentyrch.md, Moving, Exchange (overpay): cards that could be left out may be laid as
+    well."""
     kw = {"courts": {"JH": "c4"}, "piles": {"c5": ["8S"]}, "hands": {0: ["5D", "3S", "AC"]}}
     s = arrange(new(), **kw)  # type: ignore[arg-type]
     assert "JH c4-c5 5D+3S+AC" not in legal(s)
@@ -410,7 +419,7 @@ def test_overpay_drops_the_minimal_limit() -> None:
 
 
 def test_payment_counts_from_the_payment_table() -> None:
-    """rules/pentyrch.md, Exchange: the worst hand (the sixteen Aces-4s) has 4,992 minimal
+    """docs/rules/pentyrch.md, Moving, Exchange: the worst hand (the sixteen Aces-4s) has 4,992 minimal
     combinations against a Ten, the bound the action space is sized on."""
     hand = 0
     for c in NONCOURT:
@@ -421,7 +430,7 @@ def test_payment_counts_from_the_payment_table() -> None:
 
 
 def test_show_instead_of_exchanging() -> None:
-    """rules/pentyrch.md, Exchange (show): on a one-card pile, show a card of equal value; no card
+    """docs/rules/pentyrch.md, Moving, Showing: on a one-card pile, show a card of equal value; no card
     changes hands and the shown card becomes known."""
     kw = {"courts": {"JH": "c4"}, "piles": {"c5": ["7S"], "d5": ["2C", "6S"]}, "hands": {0: ["7C", "6D"]}}
     s = arrange(new(), **kw)  # type: ignore[arg-type]
@@ -441,7 +450,7 @@ def test_show_instead_of_exchanging() -> None:
 
 # -- must move, pass --------------------------------------------------------------------------------
 def test_must_move_and_pass_shows_the_hand() -> None:
-    """rules/pentyrch.md, A turn: you must move if you can; otherwise pass, showing your hand."""
+    """docs/rules/pentyrch.md, Moving: you must move if you can; otherwise pass, showing your hand."""
     s = arrange(
         new(),
         courts={"JH": "c4"},
@@ -462,7 +471,7 @@ def test_must_move_and_pass_shows_the_hand() -> None:
 
 
 def test_pass_without_showing() -> None:
-    """rules/pentyrch.md, A turn (reveal_on_pass=false): the hand stays hidden."""
+    """docs/rules/pentyrch.md, Moving, No move (reveal_on_pass=false): the hand stays hidden."""
     s = arrange(
         new("pentyrch(reveal_on_pass=false)"),
         courts={"JH": "c4", "QH": "c4"},
@@ -481,7 +490,7 @@ def test_pass_without_showing() -> None:
 
 # -- end --------------------------------------------------------------------------------------------
 def test_first_to_finish_ends_the_game_at_the_end_of_the_round() -> None:
-    """rules/pentyrch.md, End: finishing stops a seat's turns; play goes on to the dealer, and
+    """docs/rules/pentyrch.md, The end: finishing stops a seat's turns; play goes on to the dealer, and
     everyone finished by then wins: w winners +1, the others -w/(n-w)."""
     s = arrange(
         new(),
@@ -501,7 +510,7 @@ def test_first_to_finish_ends_the_game_at_the_end_of_the_round() -> None:
 
 
 def test_blocked_round_ends_the_game_count_then_points() -> None:
-    """rules/pentyrch.md, End: a round with no move ends the game: most cards in safety, then points
+    """docs/rules/pentyrch.md, The end: a round with no move ends the game: most cards in safety, then points
     (J 3, Q 2, K 1); a tie at the top is shared; nothing in safety is a draw."""
 
     def blocked(courts: dict[str, str]) -> PentyrchState:
@@ -519,7 +528,8 @@ def test_blocked_round_ends_the_game_count_then_points() -> None:
 
 
 def test_a_round_with_a_move_goes_on_and_max_rounds_ends() -> None:
-    """rules/pentyrch.md, End (max_rounds): after that many rounds the game ends at the round's end."""
+    """docs/rules/pentyrch.md, The end (max_rounds): after that many rounds the game ends at the round's
+    end."""
     s = new("pentyrch(max_rounds=2)")
     play(s, "JH @a4 9C", "JC @d7 7D", "JD @g4 7H", "JS @d1 7S")
     assert not s.is_terminal()
@@ -529,7 +539,7 @@ def test_a_round_with_a_move_goes_on_and_max_rounds_ends() -> None:
 
 
 def test_seat_with_all_cards_safe_passes_until_its_team_finishes() -> None:
-    """rules/pentyrch.md, A turn and End (partners): a seat whose cards are safe passes; the team
+    """docs/rules/pentyrch.md, Moving; The end (partners): a seat whose cards are safe passes; the team
     finishes when both seats have; both partners share the result."""
     s = arrange(
         new("pentyrch(partners=true)"),
@@ -551,7 +561,8 @@ def test_seat_with_all_cards_safe_passes_until_its_team_finishes() -> None:
 
 
 def test_two_player_finish_needs_both_seats() -> None:
-    """rules/pentyrch.md, Seats and End: a two-player player finishes when all six cards are safe."""
+    """docs/rules/pentyrch.md, Seats, court cards and hands; The end: a two-player player finishes when all
+    six cards are safe."""
     s = arrange(
         new("pentyrch(players=2)"),
         courts={"JH": "safe", "QH": "safe", "KH": "g4", "JD": "safe", "QD": "safe", "KD": "b4"},
@@ -563,7 +574,7 @@ def test_two_player_finish_needs_both_seats() -> None:
 
 
 def test_match_rotates_seats_and_sums() -> None:
-    """rules/pentyrch.md, End (games): in game g player p sits at seat (p - g) mod n; each game draws
+    """docs/rules/pentyrch.md, The end (games): in game g player p sits at seat (p - g) mod n; each game draws
     its layout pack and hand pack; scores and returns are summed."""
     game = gamester.load_game("pentyrch(games=2,max_rounds=1)")
     hands2 = HANDS[1:] + HANDS[:1]
@@ -587,7 +598,7 @@ def test_match_rotates_seats_and_sums() -> None:
 
 # -- notation ---------------------------------------------------------------------------------------
 def test_notation_round_trip_and_canonical_order() -> None:
-    """rules/pentyrch.md, Action notation: payment cards after the top card go by value high to low,
+    """docs/rules/pentyrch.md, Notation: payment cards after the top card go by value high to low,
     then suit C D H S; the parser takes any order of them."""
     s = arrange(new(), courts={"JH": "c4"}, piles={"c5": ["TS"]}, hands={0: ["4D", "3S", "2C", "AH"]})
     a = s.string_to_action("JH c4-c5 AH+2C+3S+4D")
@@ -616,7 +627,7 @@ def test_action_space_size() -> None:
 
 # -- knowledge --------------------------------------------------------------------------------------
 def test_observation_hides_dealt_cards_and_determinize_respects_it() -> None:
-    """rules/pentyrch.md, What each seat knows: the board and exchanged cards are public; the unplayed
+    """docs/rules/pentyrch.md, What each player knows: the board and exchanged cards are public; the unplayed
     dealt cards of others and the set-aside card are not."""
     s = play(new("pentyrch(players=3)"), "JH @a4 TC", "JC @d7 TD")
     obs = s.observation(0)
@@ -631,7 +642,8 @@ def test_observation_hides_dealt_cards_and_determinize_respects_it() -> None:
 
 
 def test_determinize_keeps_what_a_combination_revealed() -> None:
-    """rules/pentyrch.md, Exchange (combine=when_needed): paying with two cards shows no single card
+    """docs/rules/pentyrch.md, Moving, Exchange (combine=when_needed): paying with two cards shows no single
+    card
     of the hand was high enough, so no world gives that hand one."""
     s = arrange(
         new(),
@@ -694,7 +706,7 @@ def test_illegal_int_actions_name_the_rule() -> None:
 
 
 def test_determinize_never_needs_its_unconstrained_fallback() -> None:
-    """rules/pentyrch.md, What each seat knows: worlds keep what play revealed; the real deal always
+    """docs/rules/pentyrch.md, What each player knows: worlds keep what play revealed; the real deal always
     qualifies, so the redraw loop must never run out (its fallback would weaken searches)."""
     from gamester.games.pentyrch import game as pentyrch_game
 

@@ -43,7 +43,7 @@ def position(spec: str, steps: int) -> State:
 @pytest.mark.parametrize(
     "spec,steps,counts",
     [
-        # rules/pentyrch.md, A turn (2): at the start every court card enters by exchange, one card each.
+        # docs/rules/pentyrch.md, Moving (2): at the start every court card enters by exchange, one card each.
         ("pentyrch", 0, [12, 144, 1728, 20736]),
         ("pentyrch(players=2)", 0, [24, 576, 13824]),
         ("pentyrch(players=3)", 0, [15, 225, 3375]),
@@ -56,14 +56,13 @@ def position(spec: str, steps: int) -> State:
     ],
 )
 def test_perft(spec: str, steps: int, counts: list[int]) -> None:
-    """Legal move sequences from fixed positions (rules/pentyrch.md, A turn, Exchange, Stacks)."""
+    """Legal move sequences from fixed positions (docs/rules/pentyrch.md, Moving, Exchange, Stacks)."""
     s = position(spec, steps)
     assert [perft(s, d) for d in range(1, len(counts) + 1)] == counts
 
 
 def test_perft_through_notation() -> None:
-    """Every legal action's notation parses back to it, two plies deep (rules/pentyrch.md, Action
-    notation)."""
+    """Every legal action's notation parses back to it, two plies deep (docs/rules/pentyrch.md, Notation)."""
     s = position("pentyrch", 40)
     n = 0
     for a in s.legal_actions():
