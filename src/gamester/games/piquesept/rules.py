@@ -5,28 +5,30 @@ Cards are dense actions ``suit * 8 + r`` (suits ``C D H S``, ``r`` 0-7 for ``7 8
 hand is a 32-bit mask of them. Each rule cites its section of ``docs/rules/piquesept.md``.
 
 Where a hot loop needs a rule thousands of times a second it reads a table made here from the rule's
-one definition (``PTS``, ``VAL``, ``TOP_RANK``), never a second spelling of the rule. Two exceptions,
-said where they are: ``apply_action``'s play branch and the solver's search spell :func:`playable` out
-in place (the call costs 3-4% of the engine's time per action and 3% of the solver's, counted with
-valgrind), and the tests check both against :func:`playable`: the engine's legal cards at every step
-of random games, the solver against a brute force over the engine's legal cards.
+one definition (``PTS``, ``VAL``, ``TOP_RANK``; ``Final``, so a compiled build reads them without a
+dictionary lookup), never a second spelling of the rule. Two exceptions, said where they are:
+``apply_action``'s play branch and the solver's search spell :func:`playable` out in place (the call
+costs 3-4% of the engine's time per action and 3% of the solver's, counted with valgrind), and the
+tests check both against :func:`playable`: the engine's legal cards at every step of random games,
+the solver against a brute force over the engine's legal cards.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
-NUM_ACTIONS = 32
-ALL_CARDS = (1 << NUM_ACTIONS) - 1
-SPADE = 3
-SPADES = 0xFF << 24
-SUIT_MASK: tuple[int, ...] = tuple(0xFF << (8 * s) for s in range(4))
-RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 8 + r) for s in range(4)) for r in range(8))
-SEVEN_S = 24  # the 7S: suit 3, r 0
+NUM_ACTIONS: Final = 32
+ALL_CARDS: Final = (1 << NUM_ACTIONS) - 1
+SPADE: Final = 3
+SPADES: Final = 0xFF << 24
+SUIT_MASK: Final[tuple[int, ...]] = tuple(0xFF << (8 * s) for s in range(4))
+RANK_MASK: Final[tuple[int, ...]] = tuple(sum(1 << (s * 8 + r) for s in range(4)) for r in range(8))
+SEVEN_S: Final = 24  # the 7S: suit 3, r 0
 
 # -- The cards -------------------------------------------------------------------------------------
 # docs/rules/piquesept.md, The cards: Ace 11, 7S 10, Ten 10, King 4, Queen 3, Jack 2, others 0.
-_POINTS_BY_R = (0, 0, 0, 10, 2, 3, 4, 11)
+_POINTS_BY_R: Final[tuple[int, ...]] = (0, 0, 0, 10, 2, 3, 4, 11)
 
 
 def card_points(card: int) -> int:
@@ -34,8 +36,8 @@ def card_points(card: int) -> int:
     return 10 if card == SEVEN_S else _POINTS_BY_R[card & 7]
 
 
-PTS: tuple[int, ...] = tuple(card_points(a) for a in range(NUM_ACTIONS))
-TOTAL_POINTS = sum(PTS)  # 130
+PTS: Final[tuple[int, ...]] = tuple(card_points(a) for a in range(NUM_ACTIONS))
+TOTAL_POINTS: Final = sum(PTS)  # 130
 assert TOTAL_POINTS == 130
 
 
@@ -46,7 +48,7 @@ def trick_points(cards: Iterable[int]) -> int:
 
 # docs/rules/piquesept.md, The cards: spades rank 7 A K Q J T 9 8 (the Seven jumps to the top), the
 # other suits A K Q J T 9 8 7.
-SPADE_POWER: tuple[int, ...] = tuple(8 if r == 0 else r for r in range(8))
+SPADE_POWER: Final[tuple[int, ...]] = tuple(8 if r == 0 else r for r in range(8))
 
 
 def card_value(card: int, led: int) -> int:
@@ -59,7 +61,7 @@ def card_value(card: int, led: int) -> int:
 
 
 # VAL[led suit][card] = card_value(card, led): what every trick in the engine and the solver compares.
-VAL: tuple[tuple[int, ...], ...] = tuple(
+VAL: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(card_value(a, ls) for a in range(NUM_ACTIONS)) for ls in range(4)
 )
 
@@ -103,12 +105,12 @@ def drawer_of(soloist: int, players: int) -> int:
 
 # "Highest card" orders for a defender with no spade, as r values from high to low
 # (docs/rules/piquesept.md, The soloist and the opening trick; option first_trick_highest).
-FIRST_ORDER: dict[str, tuple[int, ...]] = {
+FIRST_ORDER: Final[dict[str, tuple[int, ...]]] = {
     "rank": (7, 6, 5, 4, 3, 2, 1, 0),
     "points": tuple(sorted(range(8), key=lambda r: (_POINTS_BY_R[r], r), reverse=True)),
 }
 # For each order and each set of ranks held (8 bits), the highest rank held in that order (-1: none).
-TOP_RANK: dict[str, tuple[int, ...]] = {
+TOP_RANK: Final[dict[str, tuple[int, ...]]] = {
     name: tuple(next((r for r in order if m >> r & 1), -1) for m in range(256))
     for name, order in FIRST_ORDER.items()
 }
@@ -139,7 +141,7 @@ def forced_first_mask(hand: int, top: tuple[int, ...]) -> int:
 
 # docs/rules/piquesept.md, The soloist and the opening trick: the 7S cannot be beaten, whatever was led,
 # so the soloist, who leads it, takes the first trick (the engine counts on it).
-SEVEN_S_UNBEATEN = all(
+SEVEN_S_UNBEATEN: Final = all(
     VAL[ls][SEVEN_S] > VAL[ls][a] for ls in range(4) for a in range(NUM_ACTIONS) if a != SEVEN_S
 )
 assert SEVEN_S_UNBEATEN
@@ -181,7 +183,7 @@ def shown_void(card: int, led: int) -> int:
 
 
 # -- Scoring ---------------------------------------------------------------------------------------
-WIN_POINTS = TOTAL_POINTS // 2 + 1  # 66
+WIN_POINTS: Final = TOTAL_POINTS // 2 + 1  # 66
 
 
 def deal_sign(soloist_points: int) -> int:
@@ -193,7 +195,7 @@ def deal_sign(soloist_points: int) -> int:
 
 
 # The soloist's point totals at which his result steps up, highest first: (66, 65).
-RESULT_STEPS: tuple[int, ...] = tuple(
+RESULT_STEPS: Final[tuple[int, ...]] = tuple(
     p for p in range(TOTAL_POINTS, 0, -1) if deal_sign(p) != deal_sign(p - 1)
 )
 
