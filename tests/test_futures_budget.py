@@ -36,14 +36,14 @@ def _decision() -> Any:
 def test_drawing_worlds_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     # No world is ever consistent with the opponent's plays: rejection sampling would use its whole
     # budget of draws (tries x worlds = 2,400) before the first playout, whatever seconds= said.
-    monkeypatch.setattr(futures, "_mismatches", lambda kit, race, world, seat, limit: 1)
+    monkeypatch.setattr(futures, "_mismatches", lambda kit, race, world, seat, limit, tie: 1)
     view = CountingView(_decision(), 0)
     make_agent("futures:seconds=0", seed=1).evaluate(view)
     assert 1 <= view.draws <= 3
 
 
 def test_without_seconds_the_draw_budget_is_spent_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(futures, "_mismatches", lambda kit, race, world, seat, limit: 1)
+    monkeypatch.setattr(futures, "_mismatches", lambda kit, race, world, seat, limit, tie: 1)
     view = CountingView(_decision(), 0)
     out = make_agent("futures:worlds=2,tries=3", seed=1).evaluate(view)
     assert view.draws == 2 * 3 + 1 and out["worlds"] == 2

@@ -162,14 +162,13 @@ def _bank(game: Game, size: int) -> Bank:
     return bank
 
 
-def _mismatches(kit: Kit, race: DealRace, world: State, opp: int, limit: int) -> int:
+def _mismatches(kit: Kit, race: DealRace, world: State, opp: int, limit: int, tie: random.Random) -> int:
     """How many of ``opp``'s choices in this deal (more than one legal card) the heuristic would have
     made otherwise, were ``world`` the true deal; counting stops at ``limit``. The deal is replayed
     from its first trick (``race.deal_replay``): the world holds the dealt hands and the turn-ups; the
     plays are public."""
     s, plays = race.deal_replay(world)
     miss = 0
-    tie = random.Random(0)  # card plays of the heuristic break no ties by chance
     for a in plays:
         if s.current_player() == opp:
             legal = s.legal_actions()
@@ -204,6 +203,9 @@ class FuturesAgent(EvaluatingAgent):
         self.bank_size = int_param("bank", bank, 10)
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
         self.rng = random.Random(seed_param(seed))
+        # The heuristic's tie-breaks in replays and playouts (Penneech's card plays break none by
+        # chance); one generator per agent, not a new one per call.
+        self._tie = random.Random(0)
         self._cache: dict[tuple[int, int, int], float] = {}
         self._cache_key: Any = None
         self._deal_agent: RolloutAgent | None = None
@@ -232,7 +234,7 @@ class FuturesAgent(EvaluatingAgent):
     def _finish(self, kit: Kit, race: DealRace, state: State, me: int) -> float:
         """Play on with the heuristic in both seats to the deal's end; ``me``'s estimated return."""
         deal = race.deal_number(state)
-        tie = random.Random(0)  # card plays of the heuristic break no ties by chance
+        tie = self._tie
         while not state.is_terminal():
             if race.deal_number(state) != deal:
                 # The next deal's first turn-up is taken back: the bank's futures hold their own.
@@ -265,7 +267,7 @@ class FuturesAgent(EvaluatingAgent):
         while best is None or (budget[0] > 0 and (deadline is None or time.perf_counter() < deadline)):
             budget[0] -= 1
             world = view.determinize(self.rng)
-            miss = _mismatches(kit, race, world, 1 - me, best_miss)
+            miss = _mismatches(kit, race, world, 1 - me, best_miss, self._tie)
             if miss == 0:
                 pool.append(world)
                 return world, 0
