@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
 from gamester.core.errors import GameError, quote
-from gamester.core.options import RuleSet, options_to_json
+from gamester.core.options import RuleSet, build_options, options_to_json
 from gamester.core.rng import Chance, make_rng, new_seed
 
 if TYPE_CHECKING:
@@ -80,9 +80,9 @@ class Game(ABC, Generic[OptionsT]):
         return hash((self.name, self.options))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # A game is its class and options. Said explicitly so that a compiled game pickles too
-        # (mypyc's classes cannot be rebuilt without calling __init__).
-        return (type(self), (self.options,))
+        # A game is its class and its options' JSON. Said explicitly so that a compiled game pickles
+        # too (mypyc's classes, its frozen option dataclasses included, cannot be rebuilt field by field).
+        return (_rebuild_game, (type(self), self.options_json()))
 
     # -- states ------------------------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None, chance: Sequence[Any] | None = None) -> State:
@@ -139,6 +139,11 @@ class Game(ABC, Generic[OptionsT]):
 
 
 _KITS: dict[Game, Kit] = {}
+
+
+def _rebuild_game(cls: type[Game], options: dict[str, Any]) -> Game:
+    """Unpickle a game (``Game.__reduce__``): its options from their JSON, through the usual checks."""
+    return cls(build_options(cls.options_class, cls.rulesets, options, cls.name))
 
 
 def _spec_value(v: Any) -> str:
