@@ -144,12 +144,13 @@ class Kit:
     recommended_agent: ClassVar[str] = "ismcts:seconds=1"
     skill_ladder: ClassVar[str] = "ismcts:iterations={}"
     """The agent ``analyse`` measures skill with, ``{}`` standing for its budget (docs/analysis.md)."""
-    rollout_model: RolloutModel | None = None
-    solver: Solver | None = None
-    race: DealRace | None = None
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        # Set here, not as class defaults: a compiled (mypyc) class has no class-level instance defaults.
+        self.rollout_model: RolloutModel | None = None
+        self.solver: Solver | None = None
+        self.race: DealRace | None = None
 
     def heuristic(self, view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
         """The heuristic's choice among ``legal`` for ``view``'s player (``obs``: its observation)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gamester.core.kit import Kit, RolloutModel, View
+from gamester.core.kit import Kit, View
 from gamester.core.protocol import State
 from gamester.games.penneech import heuristic, solver
 from gamester.games.penneech.game import PenneechGame, PenneechState, PenneechWorld
@@ -65,7 +65,7 @@ class PenneechKit(Kit):
 
     def __init__(self, game: PenneechGame) -> None:
         super().__init__(game)
-        self.rollout_model: RolloutModel | None = solver.ROLLOUT
+        self.rollout_model = solver.ROLLOUT
         self.solver = solver  # the module offers the Solver protocol's three functions
         self.deal_only = game.options.objective == "deal"
         self.race = None if self.deal_only else PenneechRace(game.options.target)
