@@ -30,7 +30,7 @@ _SHUFFLERS: dict[tuple[int, int], Shuffler] = {}
 
 
 def _make_shuffler(n: int, used: int) -> Shuffler:
-    """Straight-line Fisher–Yates (top first) fixing positions ``0 … used-1`` of ``n`` items.
+    """Fisher–Yates (top first) fixing positions ``0 … used-1`` of ``n`` items.
 
     Position i swaps with a uniform j in ``i … n-1``: the offsets are the mixed-radix digits of one
     uniform number below P, the product of the radices. It comes from a single ``getrandbits`` call
@@ -38,7 +38,8 @@ def _make_shuffler(n: int, used: int) -> Shuffler:
     (odds below 2**-64), so its remainder mod P is exactly uniform; the quotient, independent of the
     remainder, is returned too (a seed for the rest of a partial pack). The remainder is cut into
     segments whose radix product stays below 2**30, so the digits come from one-digit ints
-    (CPython's fast path). Unrolled, because this runs once per deal in every playout.
+    (CPython's fast path). A plain loop over a precomputed plan (it used to be generated code run by
+    ``exec``, about 15% faster in pure Python but never compiled by mypyc).
     """
     last = min(used, n - 1)
     prod = 1
@@ -46,14 +47,6 @@ def _make_shuffler(n: int, used: int) -> Shuffler:
         prod *= n - k
     bits = prod.bit_length() + 64
     limit = (1 << bits) // prod * prod
-    lines = [
-        "def shuffle(rng, items):",
-        "    o = list(items)",
-        f"    x = rng.getrandbits({bits})",
-        f"    while x >= {limit}:",
-        f"        x = rng.getrandbits({bits})",
-        f"    t, x = divmod(x, {prod})",
-    ]
     segments: list[tuple[list[int], int]] = []
     seg: list[int] = []
     seg_prod = 1
@@ -65,25 +58,34 @@ def _make_shuffler(n: int, used: int) -> Shuffler:
         seg_prod *= n - k
     if seg:
         segments.append((seg, seg_prod))
-    for si, (seg, seg_prod) in enumerate(segments):
-        if si < len(segments) - 1:
-            lines.append(f"    y = x % {seg_prod}")
-            lines.append(f"    x //= {seg_prod}")
-        else:
-            lines.append("    y = x")
-        for ki, k in enumerate(seg):
-            offset = f"{k} + " if k else ""
-            if ki < len(seg) - 1:
-                lines.append(f"    j = {offset}y % {n - k}")
-                lines.append(f"    y //= {n - k}")
-            else:  # the segment's last digit is what is left of it
-                lines.append(f"    j = {offset}y")
-            lines.append(f"    o[{k}], o[j] = o[j], o[{k}]")
-    lines.append("    return o, t")
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines), namespace)  # noqa: S102 - generated from integers only, see docstring
-    fn: Shuffler = namespace["shuffle"]
-    return fn
+    # Per segment: its radix product (0 for the last segment, which takes what is left of the number),
+    # its digits but the last as (position, radix), and the last digit's position (what is left).
+    plan: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = tuple(
+        (0 if si == len(segments) - 1 else sp, tuple((k, n - k) for k in ks[:-1]), ks[-1])
+        for si, (ks, sp) in enumerate(segments)
+    )
+
+    def shuffle(rng: random.Random, items: Sequence[int]) -> tuple[list[int], int]:
+        o = list(items)
+        x = rng.getrandbits(bits)
+        while x >= limit:
+            x = rng.getrandbits(bits)
+        t, x = divmod(x, prod)
+        for sp, digits, lk in plan:
+            if sp:
+                y = x % sp
+                x //= sp
+            else:
+                y = x
+            for k, r in digits:
+                j = k + y % r
+                y //= r
+                o[k], o[j] = o[j], o[k]
+            j = lk + y
+            o[lk], o[j] = o[j], o[lk]
+        return o, t
+
+    return shuffle
 
 
 def _shuffler(n: int, used: int) -> Shuffler:
