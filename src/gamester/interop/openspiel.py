@@ -40,6 +40,7 @@ PREFIX = "gamester_"
 MAX_CHANCE_OUTCOMES = 52  # chance actions are card ids
 _REGISTERED: dict[str, type[pyspiel.Game]] = {}
 
+
 def _word_codes(game: str, option: str) -> dict[str, int] | None:
     """Options whose choices mix words and numbers get one OpenSpiel type, an int: the words are coded
     -1, -2, … in the order of the choices (Penneech's first dealer is a seat, 0 or 1, or the draw: -1;

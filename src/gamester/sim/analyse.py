@@ -44,7 +44,6 @@ LIMIT_REASONS = frozenset({"max_rounds"})
 """End reasons (in a game's public summary ``results``) that mean a limit stopped the game."""
 
 
-
 @dataclass
 class Analysis:
     """What to analyse and how (the command's options)."""
