@@ -11,8 +11,11 @@ What a kit may offer (each part is optional; ``None`` or ``has_heuristic = False
 * ``heuristic(view, obs, legal, rng)``: a good player's rules of thumb, reading only the seat's
   :class:`View` (its observation, legal actions and notation); ties broken by ``rng``.
 * ``playout(world, legal, rng)``: the same choice for the seat to move in a *world* (a full state the
-  agent drew itself through ``determinize``), computed as fast as the game can; it must choose exactly
-  what ``heuristic`` chooses from that seat's view.
+  agent drew itself through ``determinize``), computed as fast as the game can from what that seat
+  knows; it must give every action the score ``heuristic`` gives it from that seat's view (Penneech
+  and Piquesept choose identically, generator included; Pentyrch's playout draws for ties only).
+* A typed, read-only snapshot of a world for agents of one's own (``PenneechKit.world_view``,
+  ``PiqueseptKit.deal_view``, ``PentyrchState.world_view``): game-specific, so not part of this base.
 * ``rule_choice(view, legal)``: a decision the heuristic makes by rule, with its estimated chance of
   winning (no search needed).
 * ``rollout_model``: where a playout may stop, how to score it there and a cheap playout policy.
