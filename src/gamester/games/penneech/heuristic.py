@@ -29,6 +29,7 @@ from typing import Any
 from gamester.core.cards import SUIT_MASKS
 from gamester.core.kit import View
 from gamester.games.penneech.game import (
+    REDEAL,
     PenneechGame,
     PenneechState,
     SeatKnowledge,
@@ -37,10 +38,6 @@ from gamester.games.penneech.game import (
 from gamester.games.penneech.rules import ABOVE, BEATERS, POWER, TRICK_POINTS, TURNUP_POINTS
 
 TURNUP_EV = sum(TURNUP_POINTS) / 52  # a turn-up's average points: the honours of a pack over its cards
-# One name a line: mypy (so mypyc) cannot type a tuple-unpacked constant read across the import
-# cycle with kit.py (issue 16).
-KEEP = 52
-REDEAL = 53
 _ALL = (1 << 52) - 1
 _ROWS = (TRICK_POINTS["any"], TRICK_POINTS["trump"])  # by trick_honours=trump (False, True)
 

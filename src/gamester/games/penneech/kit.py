@@ -15,9 +15,7 @@ from typing import Any
 from gamester.core.kit import Kit, View
 from gamester.core.protocol import State
 from gamester.games.penneech import heuristic, solver
-from gamester.games.penneech.game import PenneechGame, PenneechState, PenneechWorld
-
-REDEAL = heuristic.REDEAL
+from gamester.games.penneech.game import REDEAL, PenneechGame, PenneechState, PenneechWorld
 
 
 class PenneechRace:
