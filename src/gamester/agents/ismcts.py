@@ -171,20 +171,8 @@ def _iterate(
             state.apply_action(la[randrange(len(la))] if len(la) > 1 else la[0])
         returns = state.returns()
     else:
-        marker = model.start(state)
-        stop = model.stop
-        policy = model.policy
-        steps = 0
-        while not state.is_terminal() and not stop(state, marker, steps):
-            la = state.legal_actions()
-            if len(la) == 1:
-                state.apply_action(la[0])
-            elif policy is None:
-                state.apply_action(la[randrange(len(la))])
-            else:
-                state.apply_action(policy(state, la, rng))
-            steps += 1
-        returns = state.returns() if state.is_terminal() else model.value(state)
+        estimate = model_rollout(state, model, rng)
+        returns = state.returns() if estimate is None else estimate
     lo = min(returns)
     hi = max(returns)
     if lo < spread[0]:
@@ -198,3 +186,25 @@ def _iterate(
         edge.w += r
         # The share of a win: returns above 0 win, below lose (estimates count in proportion).
         edge.wins += 1.0 if r >= 1.0 else 0.0 if r <= -1.0 else 0.5 + 0.5 * r
+
+
+def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list[float] | None:
+    """Play ``state`` on with the model's policy (uniform where it has none) until the game ends
+    (None) or the model stops the playout (then its estimated returns)."""
+    marker = model.start(state)
+    stop = model.stop
+    policy = model.policy
+    randrange = rng.randrange
+    steps = 0
+    while not state.is_terminal():
+        if stop(state, marker, steps):
+            return model.value(state)
+        la = state.legal_actions()
+        if len(la) == 1:
+            state.apply_action(la[0])
+        elif policy is None:
+            state.apply_action(la[randrange(len(la))])
+        else:
+            state.apply_action(policy(state, la, rng))
+        steps += 1
+    return None

@@ -24,6 +24,7 @@ import random
 from collections.abc import Callable
 
 from gamester.agents.base import Agent, View, make_agent
+from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.record import winners
@@ -56,11 +57,7 @@ class Estimator:
             return self._model_playout
         if kit.has_move_scores:
             return self._horizon_playout
-        self._policy_spec = "heuristic"
-        try:
-            make_agent("heuristic", game=game)
-        except GameError:
-            self._policy_spec = "random"
+        self._policy_spec = "heuristic" if kit.has_heuristic else "random"
         self._policy: list[Agent] = []
         return self._agent_playout
 
@@ -89,22 +86,11 @@ class Estimator:
     def _model_playout(self, world: State, seat: int, rng: random.Random) -> float:
         model = world.game.kit().rollout_model
         assert model is not None
-        marker = model.start(world)
-        steps = 0
-        while not world.is_terminal():
-            if model.stop(world, marker, steps):
-                # Zero-sum +1/-1 returns estimated from the race: a chance p is worth 2p - 1.
-                return max(0.0, min(1.0, (model.value(world)[seat] + 1.0) / 2.0))
-            legal = world.legal_actions()
-            if len(legal) == 1:
-                a = legal[0]
-            elif model.policy is not None:
-                a = model.policy(world, legal, rng)
-            else:
-                a = legal[rng.randrange(len(legal))]
-            world.apply_action(a)
-            steps += 1
-        return _terminal_chance(world, seat)
+        value = model_rollout(world, model, rng)
+        if value is None:
+            return _terminal_chance(world, seat)
+        # Zero-sum +1/-1 returns estimated from the race: a chance p is worth 2p - 1.
+        return max(0.0, min(1.0, (value[seat] + 1.0) / 2.0))
 
     def _horizon_playout(self, world: State, seat: int, rng: random.Random) -> float:
         kit = world.game.kit()
