@@ -20,7 +20,7 @@ from typing import Any
 
 from gamester.core.cards import SUIT_MASKS
 from gamester.core.kit import RolloutModel, View
-from gamester.games.penneech.game import KEEP, PLAY, REDEAL, PenneechState
+from gamester.games.penneech.game import PLAY, REDEAL, PenneechState
 from gamester.games.penneech.rules import BEATERS, CARD_BONUS, FOLLOW_MASKS, POWER, TRICKS, TURNUP_POINTS
 from gamester.games.penneech.rules import outcomes as outcomes_of
 
@@ -45,11 +45,7 @@ def race(s0: int, s1: int, target: int) -> float:
 def fixed_choice(view: View, legal: list[int], rng: random.Random) -> int | None:
     """Decisions the solver does not make: a redeal offer is always taken (an eligible hand holds no
     honour and no card above a Ten, worth less than the average fresh deal)."""
-    if REDEAL in legal:
-        return REDEAL
-    if KEEP in legal:
-        return KEEP
-    return None
+    return REDEAL if REDEAL in legal else None
 
 
 def as_probability(value: float, view: View) -> float | None:
