@@ -47,6 +47,7 @@ export class TableScreen {
     this.prev = null;
     this.log = [];
     this.hint = null;
+    this.hintPending = false;
     this.selection = {};
     this.pending = false;
     this.closed = false;
@@ -162,6 +163,7 @@ export class TableScreen {
     if (state === "open") {
       notice.hidden = true;
     } else if (state === "lost") {
+      this.hintPending = false; // a hint asked for is lost with the connection
       notice.hidden = false;
       notice.textContent = "Connection lost — reconnecting…";
     } else if (state === "refused") {
@@ -189,12 +191,12 @@ export class TableScreen {
       this.table = { ...this.table, ...msg.table };
       this.updateSeats();
     } else if (msg.type === "hint") {
-      if (this.view && msg.seq === this.view.seq) {
-        this.hint = msg;
-        this.renderBoard();
-      }
+      this.hintPending = false;
+      if (this.view && msg.seq === this.view.seq) this.hint = msg;
+      this.renderBoard();
     } else if (msg.type === "error") {
       this.pending = false;
+      this.hintPending = false;
       if (msg.code === "busy") toast("A hint is already on its way.");
       else toast(msg.message || msg.code, "error");
       this.renderBoard();
@@ -222,6 +224,7 @@ export class TableScreen {
         if (msg.status) this.table.status = msg.status;
         this.pending = false;
         if (!this.hint || this.hint.seq !== msg.seq) this.hint = null;
+        if (fresh) this.hintPending = false; // an answer about an earlier position is not awaited
         this.selection = {};
         if (fresh && last) this.addEvents(msg.events);
         else if (!last && !this.restoreLog(msg.seq)) this.addEvents(msg.events, true);
@@ -388,7 +391,8 @@ export class TableScreen {
     this.frame.status.textContent = this.statusText(ctx);
     this.frame.status.classList.toggle("your-turn", ctx.legal.length > 0);
     const canHint = this.me !== null && ctx.legal.length > 1 && this.view.status === "playing";
-    this.frame.hintBtn.disabled = !canHint;
+    this.frame.hintBtn.disabled = !canHint || this.hintPending;
+    this.frame.hintBtn.textContent = this.hintPending ? "Thinking…" : "Hint";
     this.frame.hintBtn.hidden = this.me === null;
     this.updateSeats();
     this.renderOver(ctx);
@@ -435,10 +439,10 @@ export class TableScreen {
   askHint() {
     if (!this.view || !this.view.legal.length) return;
     if (this.hint && this.hint.seq === this.view.seq) return;
-    this.frame.hintBtn.disabled = true;
-    this.frame.hintBtn.textContent = "Thinking…";
-    this.sock.send({ type: "hint", seq: this.view.seq });
-    setTimeout(() => { this.frame.hintBtn.textContent = "Hint"; }, 1500);
+    if (!this.sock.send({ type: "hint", seq: this.view.seq })) return;
+    // "Thinking…" until the answer (or an error) comes back, however long the search takes.
+    this.hintPending = true;
+    this.renderBoard();
   }
 
   onKey(ev) {
