@@ -41,7 +41,6 @@ from gamester.games.piquesept.rules import (
 if TYPE_CHECKING:
     from gamester.games.piquesept.game import PiqueseptState
 
-ALL = ALL_CARDS
 FALLBACKS = [0]
 """How often no world could be rebuilt (a bug if ever non-zero; ``determinize`` then raises)."""
 
@@ -119,8 +118,8 @@ def _world_deal(
     s, r = soloist, drawer_of(soloist, n)
     played = [0] * n
     later = [0] * n
-    lv = [ALL] * n  # later-trick voids, as allowed masks
-    t1 = [ALL] * n
+    lv = [ALL_CARDS] * n  # later-trick voids, as allowed masks
+    t1 = [ALL_CARDS] * n
     for i, (leader, cards) in enumerate(tricks):
         seat = leader
         ls = cards[0] >> 3
@@ -191,7 +190,7 @@ def _world_deal(
         allowed = []
         caps = []
         for q in others:
-            a = ALL if q == s else lv[q] & t1[q]
+            a = ALL_CARDS if q == s else lv[q] & t1[q]
             if loc[q] & ~a & ~(1 << x if x >= 0 and q == r else 0):
                 bad = True
             allowed.append(a)
