@@ -65,8 +65,7 @@ class PenneechKit(Kit):
         super().__init__(game)
         self.rollout_model = solver.ROLLOUT
         self.solver = solver  # the module offers the Solver protocol's three functions
-        self.deal_only = game.options.objective == "deal"
-        self.race = None if self.deal_only else PenneechRace(game.options.target)
+        self.race = None if game.options.objective == "deal" else PenneechRace(game.options.target)
 
     def world_view(self, world: State) -> PenneechWorld:
         """A read-only snapshot of a sampled ``world``, every card in the open (:class:`PenneechWorld`)."""
