@@ -59,11 +59,8 @@ def mask_value(mask: int) -> int:
 
 def cards_of_mask(mask: int) -> list[int]:
     """The cards of ``mask``, highest id first (so ``pop()`` hands them out lowest first)."""
-    out = []
-    while mask:
-        c = mask.bit_length() - 1
-        out.append(c)
-        mask ^= 1 << c
+    out = cards_of(mask)
+    out.reverse()
     return out
 
 

@@ -74,9 +74,9 @@ def winners(state: PentyrchState, reason: str) -> list[int]:
                         pts += POINTS[k % 3]
             return count, pts
 
-        units = range(len(state._unit_seats))
-        best = max(merit(u) for u in units)
-        win_units = [u for u in units if merit(u) == best]
+        merits = [merit(u) for u in range(len(state._unit_seats))]
+        best = max(merits)
+        win_units = [u for u, m in enumerate(merits) if m == best]
     return sorted({p for u in win_units for p in unit_players(state, u)})
 
 

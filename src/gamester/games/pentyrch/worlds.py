@@ -13,8 +13,9 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gamester.core.cards import cards_of
 from gamester.core.rng import make_rng
-from gamester.games.pentyrch.cards import BIT, HAND_CARDS, VALUE, canon_cards, cards_of_mask, mask_value
+from gamester.games.pentyrch.cards import BIT, HAND_CARDS, VALUE, cards_of_mask, mask_value
 
 if TYPE_CHECKING:
     from gamester.games.pentyrch.state import PentyrchState
@@ -123,7 +124,7 @@ def draw_hidden(
         pool |= hidden[q]
     if setaside >= 0:
         pool |= BIT[setaside]
-    cards = sorted(canon_cards(pool))
+    cards = cards_of(pool)  # card order, as the shuffle expects
     sizes = [hidden[q].bit_count() for q in others]
     limits = []
     for q in others:
