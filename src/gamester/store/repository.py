@@ -174,11 +174,7 @@ class SqlTableRepository:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sa.Connection]:
-        if self._lock is None:
-            with self.engine.begin() as c:
-                yield c
-            return
-        with self._lock, self.engine.begin() as c:
+        with self._lock or contextlib.nullcontext(), self.engine.begin() as c:
             yield c
 
     # -- tables --------------------------------------------------------------------------------

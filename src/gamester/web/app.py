@@ -40,6 +40,7 @@ RATE_BURST = 40.0
 FLOOD_ERRORS = 20.0
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _STATUSES = ("waiting", "playing", "over")
+_DB_DOWN = "the database is unavailable; try again"
 
 
 def _env_float(name: str, default: float) -> float:
@@ -213,7 +214,7 @@ def create_app(
 
     @app.exception_handler(sa_exc.OperationalError)
     async def _db_down(_r: Request, _e: Exception) -> JSONResponse:
-        return _error(503, "unavailable", "the database is unavailable; try again")
+        return _error(503, "unavailable", _DB_DOWN)
 
     @app.exception_handler(Exception)
     async def _unexpected(_r: Request, e: Exception) -> JSONResponse:
@@ -459,17 +460,11 @@ async def _ws_loop(
             await conn.send({"type": "error", "code": e.code, "message": e.message})
         except GameError as e:
             await conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})
-        except Exception as e:  # noqa: BLE001 - e.g. the database is unreachable: say so, keep the socket
-            unavailable = isinstance(e, sa_exc.OperationalError)
-            await conn.send(
-                {
-                    "type": "error",
-                    "code": "unavailable" if unavailable else "server_error",
-                    "message": "the database is unavailable; try again"
-                    if unavailable
-                    else f"internal error ({type(e).__name__}); nothing was changed",
-                }
-            )
+        except sa_exc.OperationalError:  # the database is unreachable: say so, keep the socket
+            await conn.send({"type": "error", "code": "unavailable", "message": _DB_DOWN})
+        except Exception as e:  # noqa: BLE001 - a bug: still an answer, and the socket stays open
+            message = f"internal error ({type(e).__name__}); nothing was changed"
+            await conn.send({"type": "error", "code": "server_error", "message": message})
 
 
 async def _hint(conn: Connection, runtime: Runtime, seat: int, seq: int) -> None:

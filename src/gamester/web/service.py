@@ -557,11 +557,6 @@ class TableService:
             )
             return text, status
 
-    def message(self, table_id: str, viewer: int, seq: int) -> dict[str, Any] | None:
-        """:meth:`message_text` as a dict."""
-        got = self.message_text(table_id, viewer, seq)
-        return None if got is None else dict(json.loads(got[0]))
-
     def status(self, table_id: str) -> str:
         return self._entry(table_id, sync=False).row.status
 
