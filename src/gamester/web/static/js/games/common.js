@@ -60,9 +60,9 @@ export function sentence(...parts) {
 
 export { cardText };
 
-/** Arrow keys move between playable cards, Enter or Space plays, 1-9 plays the nth playable card. */
-export function cardKeys(ev, board) {
-  const btns = [...board.querySelectorAll(".hand .card-btn.playable")];
+/** Arrow keys move between playable cards (or the given buttons), Enter or Space plays, 1-9 plays the
+ * nth one. */
+export function cardKeys(ev, board, btns = [...board.querySelectorAll(".hand .card-btn.playable")]) {
   if (!btns.length) return false;
   const i = btns.indexOf(document.activeElement);
   if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {

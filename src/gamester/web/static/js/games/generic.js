@@ -5,8 +5,8 @@
 // filtered for this seat or for a spectator, so it cannot show a card that is not meant to be seen.
 
 import { cardSVG } from "../cards.js";
-import { cardText, el, put, suitText, SUIT_NAMES } from "../ui.js";
-import { cardButton, hintBox } from "./common.js";
+import { cardText, clear, el, put, suitText, SUIT_NAMES } from "../ui.js";
+import { cardButton, cardKeys, hintBox } from "./common.js";
 
 const CARD = /^[2-9TJQKA][CDHS]$/;
 // Fields that name a seat by its number; `current_player` is also drawn as the seat to move.
@@ -206,11 +206,6 @@ function moves(ctx) {
   return box;
 }
 
-function clear(node) {
-  while (node.firstChild) node.removeChild(node.firstChild);
-  return node;
-}
-
 const STYLE = `
 .gn-seats { display: flex; flex-wrap: wrap; gap: 8px; }
 .gn-seat-panel { flex: 1 1 180px; }
@@ -248,20 +243,7 @@ function ensureStyle() {
 /** Arrow keys move between the legal moves (raised cards first), 1-9 press the nth. */
 function moveKeys(ev, board) {
   const cards = [...board.querySelectorAll(".hand .card-btn.playable")];
-  const btns = cards.length ? cards : [...board.querySelectorAll(".gn-move")];
-  if (!btns.length) return false;
-  if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
-    const i = btns.indexOf(document.activeElement);
-    const d = ev.key === "ArrowRight" ? 1 : -1;
-    btns[i < 0 ? (d > 0 ? 0 : btns.length - 1) : (i + d + btns.length) % btns.length].focus();
-    return true;
-  }
-  if (/^[1-9]$/.test(ev.key)) {
-    const b = btns[Number(ev.key) - 1];
-    if (b) b.click();
-    return !!b;
-  }
-  return false;
+  return cardKeys(ev, board, cards.length ? cards : [...board.querySelectorAll(".gn-move")]);
 }
 
 function eventWords(ctx, e) {
