@@ -471,6 +471,13 @@ def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: 
     assert checks >= 10
     carol.wait_for_selector("[data-testid=result]")
     assert ann.inner_text("[data-testid=result]") and bob.inner_text("[data-testid=result]")
+    # Dave arrives after the end: his log starts from where the game stands (the deal, who dealt),
+    # says that earlier moves are not narrated, and goes on from there.
+    dave = pages.new(name="Dave")
+    dave.goto(f"{server.base}/#/table/{table_id}")
+    dave.wait_for_selector("[data-testid=result]")
+    log = dave.inner_text("[data-testid=log]")
+    assert "Deal 1, dealt by" in log and "moves made before you arrived" in log, log
 
 
 def test_lost_connection_comes_back(pages: Pages, server: Server) -> None:

@@ -227,7 +227,7 @@ export class TableScreen {
         if (fresh) this.hintPending = false; // an answer about an earlier position is not awaited
         this.selection = {};
         if (fresh && last) this.addEvents(msg.events);
-        else if (!last && !this.restoreLog(msg.seq)) this.addEvents(msg.events, true);
+        else if (!last && !this.restoreLog(msg.seq)) this.openLog(msg);
         this.renderBoard(fresh && !!last);
         this.saveLog();
         if (byOther && this.queue.length && animationsOn()) {
@@ -255,6 +255,16 @@ export class TableScreen {
     if (!quiet) {
       clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.cloneNode(true))));
     }
+  }
+
+  // A page's first view with no saved log. Moves made before it arrived (a bot moves at once, a
+  // spectator comes late) are not narrated: the game module says where the game stands instead.
+  openLog(msg) {
+    if (msg.seq > 0 && this.game.opening) {
+      this.addEvents(this.game.opening(msg.view), true);
+      this.frame.log.append(el("li.muted", "… (moves made before you arrived)"));
+    }
+    this.addEvents(msg.events, true);
   }
 
   // The log survives a reload of the page (this tab only): saved as the page drew it, with the seq.

@@ -218,6 +218,11 @@ export default {
     return `${w === ctx.me ? "You win" : `${ctx.names[w]} wins`}, ${sc[w]} to ${sc[1 - w]}.`;
   },
 
+  // Where the game stands, as events, for a page that arrives after the deal began.
+  opening(v) {
+    return [{ type: "deal", deal: v.deal, dealer: v.dealer }];
+  },
+
   pauseAfter(msg) {
     return msg.events.some((e) => e.type === "trick") ? 1100 : 650;
   },

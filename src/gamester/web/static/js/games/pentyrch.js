@@ -279,6 +279,11 @@ export default {
     return `${Cap(seatLabel(ctx, v.seat_to_move))} to move…`;
   },
 
+  // Where the game stands, as events, for a page that arrives after the game began.
+  opening(v) {
+    return [{ type: "new_game", game: v.match_game }];
+  },
+
   narrate(e, ctx) {
     const who = (s) => Cap(seatLabel(ctx, s));
     switch (e.type) {

@@ -170,6 +170,13 @@ export default {
     return v.phase === "give" ? `${who} is choosing a card to give…` : `${who} to play…`;
   },
 
+  // Where the game stands, as events, for a page that arrives after the deal began.
+  opening(v) {
+    const out = [{ type: "deal", deal: v.deal, dealer: v.dealer }];
+    if (v.soloist !== null && v.soloist !== undefined) out.push({ type: "soloist", seat: v.soloist });
+    return out;
+  },
+
   narrate(e, ctx) {
     const n = (s) => (s === ctx.me ? "you" : ctx.names[s]);
     const N = (s) => ctx.names[s];
