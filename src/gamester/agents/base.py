@@ -12,11 +12,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
+from gamester.core._mypyc import mypyc_attr
 from gamester.core.errors import AgentError
 from gamester.core.kit import View as View  # re-exported: agents take a View
 from gamester.core.protocol import Game
 
 
+# Agents of other packages and of plain-Python code subclass these (interop's OpenSpiel ISMCTS agent,
+# entry-point agents): in the compiled build that needs the marker (a no-op in pure Python).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Agent(ABC):
     """Chooses an action for the player whose view it is given."""
 
@@ -34,6 +38,7 @@ class Agent(ABC):
         return f"make_agent({self.name!r})"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EvaluatingAgent(Agent):
     """An agent whose choice is its evaluation's ``action`` (searched only when there is a choice)."""
 
