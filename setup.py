@@ -43,6 +43,9 @@ EXCLUDE = {
     # The agents' registry and the interface other packages subclass (entry points, tests' views):
     # nothing hot, and interpreted subclasses of compiled classes cost every call.
     "gamester/agents/__init__.py": "registry of agent specs, nothing hot",
+    # load_game(spec, /, **options): compiled, mypyc's argument parser takes an option named "spec"
+    # for the positional-only parameter and raises its own TypeError; the registry is nothing hot.
+    "gamester/core/registry.py": "load_game's positional-only spec beside **options",
 }
 
 NOTICE = "gamester: installing the pure-Python build"

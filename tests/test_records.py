@@ -276,9 +276,12 @@ def test_overpay_notation_decodes_each_move_once(monkeypatch: pytest.MonkeyPatch
         return real(self, hand, v, r)
 
     monkeypatch.setattr(PentyrchGame, "combo_at", counted)
+    # Compiled, the engine calls combo_at directly, past the patch (it counts nothing): the counts
+    # are the source's property, checked by the pure build; the rest holds in both.
+    counts = not gamester.compiled
     combos = [a for a in legal if a >= COMBO_BASE][::50]
     names = [state.action_to_string(a) for a in combos]
-    assert calls[0] == len(combos)
+    assert calls[0] == (len(combos) if counts else 0)
     calls[0] = 0
     assert [state.string_to_action(x) for x in names] == combos
     assert calls[0] == 0

@@ -82,12 +82,29 @@ def specs() -> list[str]:
 SPECS = specs()
 
 
+def declared_fields(k: type) -> tuple[str, ...] | None:
+    """The fields class ``k`` itself declares: its ``__slots__``; for a class compiled by mypyc (which
+    keeps no ``__slots__``), the attributes of its ``__mypyc_attrs__`` that no base class has; None
+    if it declares neither (it would then give its instances a ``__dict__``)."""
+    if "__slots__" in k.__dict__:
+        declared = k.__dict__["__slots__"]
+        return (declared,) if isinstance(declared, str) else tuple(declared)
+    if "__mypyc_attrs__" in k.__dict__:
+        inherited = {a for base in k.__mro__[1:] for a in base.__dict__.get("__mypyc_attrs__", ())}
+        return tuple(a for a in k.__dict__["__mypyc_attrs__"] if a not in inherited and a != "__dict__")
+    return None
+
+
+def has_fields(cls: type) -> bool:
+    """Whether instances of ``cls`` keep their fields in slots (or mypyc's native attributes)."""
+    return hasattr(cls, "__slots__") or hasattr(cls, "__mypyc_attrs__")
+
+
 def slots_of(cls: type) -> list[tuple[str, str]]:
     """(declaring class name, slot) for every slot over the MRO, base first."""
     out: list[tuple[str, str]] = []
     for k in reversed(cls.__mro__):
-        declared = k.__dict__.get("__slots__", ())
-        for s in (declared,) if isinstance(declared, str) else declared:
+        for s in declared_fields(k) or ():
             out.append((k.__name__, s))
     return out
 
@@ -116,9 +133,7 @@ def differences(a: Any, b: Any, path: str) -> list[str]:
         if a.keys() != b.keys():
             return [f"{path}: keys differ"]
         return [d for k in a for d in differences(a[k], b[k], f"{path}[{k!r}]")]
-    if "__eq__" not in {k for c in type(a).__mro__[:-1] for k in c.__dict__} and hasattr(
-        type(a), "__slots__"
-    ):
+    if "__eq__" not in {k for c in type(a).__mro__[:-1] for k in c.__dict__} and has_fields(type(a)):
         out = []
         for (_, slot, x), (_, _, y) in zip(fields(a), fields(b), strict=True):
             if (x is _MISSING) != (y is _MISSING):
@@ -154,7 +169,7 @@ def shared_parts(a: Any, b: Any, path: str, fresh: int | None, seen: set[int]) -
         ]
     if isinstance(a, dict) and isinstance(b, dict):
         return [p for k in a if k in b for p in shared_parts(a[k], b[k], f"{path}[{k!r}]", deeper, seen)]
-    if type(a) is type(b) and hasattr(type(a), "__slots__") and not isinstance(a, random.Random):
+    if type(a) is type(b) and has_fields(type(a)) and not isinstance(a, random.Random):
         out = []
         for (cls, slot, x), (_, _, y) in zip(fields(a), fields(b), strict=True):
             out += shared_parts(x, y, f"{path}.{slot}", allowance(cls, slot), seen)
@@ -206,8 +221,14 @@ def views(state: State) -> dict[str, Any]:
 def test_states_have_no_dict(name: str) -> None:
     state = gamester.load_game(name).new_initial_state(seed=1)
     for k in type(state).__mro__[:-1]:  # all but object
-        assert "__slots__" in k.__dict__, f"{k.__name__} declares no __slots__"
+        assert declared_fields(k) is not None, f"{k.__name__} declares no __slots__"
     assert not hasattr(state, "__dict__")
+    if "__dict__" in getattr(type(state), "__mypyc_attrs__", ()):
+        # docs/compiled.md, Known differences: mypyc gives an instance dict to every class with a
+        # base it did not compile (typing.Generic, abc.ABC: State has both), so a compiled state
+        # takes a mistyped field. The pure build's run of this test (and mypy, which checks
+        # assignments against __slots__) catches one.
+        pytest.xfail("compiled states have an instance dict (State derives from Generic and ABC)")
     for typo in ("_no_such_field", "sed", "chanse"):
         with pytest.raises(AttributeError):
             setattr(state, typo, 1)

@@ -87,7 +87,7 @@ def card_symbol(card: int) -> str:
     return RANKS[card % 13] + SUIT_SYMBOLS[card // 13]
 
 
-def parse_card(text: str) -> int:
+def parse_card(text: object) -> int:
     """Parse a card code leniently (``7D``, ``10s``, ``Q♥``) into its id.
 
     Raises :class:`InvalidActionError` quoting the text when it is not a card.

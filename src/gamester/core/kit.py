@@ -39,12 +39,16 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from gamester.core._mypyc import mypyc_attr
 from gamester.core.errors import GameError
 
 if TYPE_CHECKING:
     from gamester.core.protocol import Game, State
 
 
+# Compiled (docs/compiled.md), View and Kit stay open to subclasses written in plain Python: an
+# analysis's clairvoyant view, a test's counting view, the kit of a game from another package.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class View:
     """One player's window on a state: its observation, its legal actions (on its turn), notation
     and ``determinize``. An agent holding a View cannot read the other hands even by accident, and two
@@ -138,6 +142,7 @@ class DealRace(Protocol):
         """The seat's chance to win from the present scores, at a deal's start."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Kit:
     """What a game offers search; the base class offers nothing beyond the protocol."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
@@ -209,7 +209,7 @@ class State(ABC, Generic[GameT]):
         """
         return [self.action_to_string(a) for a in self.legal_actions()]
 
-    def action_seen_by(self, action: int, viewer: int | None) -> str:
+    def action_seen_by(self, action: Any, viewer: int | None) -> str:
         """How ``action``, about to be taken by the current player, reads to ``viewer`` (a player, or
         None for a spectator, who knows only what is public).
 
@@ -217,7 +217,12 @@ class State(ABC, Generic[GameT]):
         over in secret) says less. Interfaces narrate other players' moves through this, never
         through ``action_to_string``.
         """
-        return self.action_to_string(action)
+        # ``action`` is Any (not object) so that a game may override this with ``int`` or ``object``.
+        # It goes through the instance's attribute (a Python-level call), so that the game's own
+        # action_to_string checks whatever ``action`` is, in the compiled build too (a direct call
+        # would first convert it to that signature's int, failing with mypyc's TypeError).
+        to_string: Callable[[object], str] = getattr(self, "action_to_string")  # noqa: B009
+        return to_string(action)
 
     @abstractmethod
     def history_strings(self) -> list[str]:
@@ -281,7 +286,7 @@ class State(ABC, Generic[GameT]):
                 out.append(e)
         return out
 
-    def action_event_seen_by(self, action: int, viewer: int | None) -> dict[str, Any]:
+    def action_event_seen_by(self, action: Any, viewer: int | None) -> dict[str, Any]:
         """``{"type": "action", "player": p, "action": text}``: ``action``, about to be taken by the
         current player ``p``, as ``viewer`` (None: a spectator) may read it (:meth:`action_seen_by`).
 
@@ -305,3 +310,42 @@ class State(ABC, Generic[GameT]):
 
     def __str__(self) -> str:
         return f"<{self.game.spec()} after {len(self.history_strings())} actions>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and deep-copy a state as its class, its game and its fields (every field that is
+        set, found by :func:`field_names`), rebuilt by :func:`_rebuild_state`.
+
+        Said explicitly for the compiled build: there a game's state cannot be made without running
+        its ``__init__`` (mypyc's ``__new__`` calls it), which Python's default way needs, and its
+        class lists no ``__slots__`` for ``copyreg`` to find. Both builds take this one path.
+        """
+        missing = object()  # a field not set (yet) stays unset in the copy
+        values = {name: getattr(self, name, missing) for name in field_names(type(self))}
+        values = {name: v for name, v in values.items() if v is not missing}
+        return (_rebuild_state, (type(self), self.game, values))
+
+
+def field_names(cls: type) -> list[str]:
+    """The instance fields of a class (a state), base classes' first: its ``__slots__`` all the way
+    up, or, for a class compiled by mypyc (which keeps no ``__slots__``), its ``__mypyc_attrs__``."""
+    names: list[str] = []
+    for k in reversed(cls.__mro__):
+        declared = k.__dict__.get("__mypyc_attrs__") or k.__dict__.get("__slots__", ())
+        for name in (declared,) if isinstance(declared, str) else declared:
+            if name not in ("__dict__", "__weakref__") and name not in names:
+                names.append(name)
+    return names
+
+
+def _rebuild_state(cls: type[State], game: Game, values: dict[str, Any]) -> State:
+    """Unpickle a state (``State.__reduce__``): a state of ``game`` made through the protocol (its
+    own fresh deal, thrown away), then every field set to the saved value."""
+    state: State = game.new_state_with_chance(0, Chance(make_rng(0)))
+    if type(state) is not cls:  # a subclass the game does not make (a test's, an adapter's)
+        state = cls.__new__(cls)
+    for name in field_names(cls):
+        if name in values:
+            setattr(state, name, values[name])
+        elif hasattr(state, name):
+            delattr(state, name)
+    return state

@@ -55,7 +55,7 @@ def _json_constant(name: str) -> Any:
     raise RecordError(f"{name} is not a JSON value (no record holds it)")
 
 
-def load_record_text(data: str | bytes, what: str = "the record") -> Any:
+def load_record_text(data: object, what: str = "the record") -> Any:
     """Parse one JSON value from a file's text or bytes, or raise a one-line :class:`RecordError`.
 
     Safe on anything: bytes that are not UTF-8 (a UTF-8 byte-order mark is allowed), numbers too long
@@ -93,7 +93,7 @@ def load_record_text(data: str | bytes, what: str = "the record") -> Any:
         raise RecordError(f"{what} is not valid JSON: {quote(str(e), 80)}") from None
 
 
-def load_record_lines(data: str | bytes) -> list[Any]:
+def load_record_lines(data: object) -> list[Any]:
     """Every record of a ``.jsonl`` file (one JSON value a line, blank lines skipped), parsed by
     :func:`load_record_text`; a bad line is named by its number (from 1)."""
     if isinstance(data, (bytes, bytearray)):
@@ -104,8 +104,10 @@ def load_record_lines(data: str | bytes) -> list[Any]:
             raise RecordError(
                 f"line {line} is not UTF-8 text (byte {bytes(data)[e.start]:#04x} cannot be read)"
             ) from None
-    else:
+    elif isinstance(data, str):
         text = data
+    else:
+        raise RecordError(f"records: expected text or bytes, got {type(data).__name__}")
     return [
         load_record_text(line, f"line {n}") for n, line in enumerate(text.splitlines(), 1) if line.strip()
     ]
@@ -145,10 +147,12 @@ def _replay(record: Any) -> State:
     name = record.get("game")
     if not isinstance(name, str):
         raise RecordError(f"game: expected a game name, got {quote(name)}")
+    # Each handler names its exception differently: compiled, one name keeps the type it was first
+    # given (an OptionError variable refusing the GameError of a later handler).
     try:
         cls = game_class(name)
-    except OptionError as e:
-        raise RecordError(f"game: {e}") from None
+    except OptionError as bad_game:
+        raise RecordError(f"game: {bad_game}") from None
     rv = record.get("rules_version", cls.rules_version)
     if not (_is_int(rv) and rv == cls.rules_version):
         raise RecordError(
@@ -160,8 +164,8 @@ def _replay(record: Any) -> State:
         raise RecordError(f"options: expected an object of option values, got {quote(options)}")
     try:
         game = make_game(name, options)
-    except OptionError as e:
-        raise RecordError(f"options: {e}") from None
+    except OptionError as bad_options:
+        raise RecordError(f"options: {bad_options}") from None
     seed = record.get("seed")
     if seed is not None and not _is_int(seed):
         raise RecordError(f"seed: expected a whole number or null, got {quote(seed)}")
@@ -186,8 +190,8 @@ def _replay(record: Any) -> State:
         state = game.new_initial_state(seed=seed if seed is not None else 0, chance=chance)
     except RecordError:
         raise
-    except GameError as e:
-        raise RecordError(f"chance: {e}") from None
+    except GameError as bad_chance:
+        raise RecordError(f"chance: {bad_chance}") from None
     for i, text in enumerate(actions):
         if state.is_terminal():
             raise RecordError(f"actions[{i}]: {quote(text)} comes after the game is over")
@@ -195,8 +199,8 @@ def _replay(record: Any) -> State:
             state.apply_action(state.string_to_action(text))
         except RecordError:
             raise
-        except GameError as e:
-            raise RecordError(f"actions[{i}]: {e}") from None
+        except GameError as bad_action:
+            raise RecordError(f"actions[{i}]: {bad_action}") from None
     if chance is not None:
         _check_unused_chance(game, chance, len(state.chance.log))
     return state

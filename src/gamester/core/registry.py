@@ -42,7 +42,7 @@ def game_names() -> list[str]:
     return sorted(set(_GAMES) | set(_ENTRY_POINTS))
 
 
-def game_class(name: str) -> type[Game]:
+def game_class(name: object) -> type[Game]:
     if not isinstance(name, str):
         raise OptionError(f"a game name is text, got {quote(name)}; valid games: {', '.join(game_names())}")
     cls = _GAMES.get(name)
@@ -57,7 +57,7 @@ def game_class(name: str) -> type[Game]:
     return loaded
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     """Split ``"name(k=v,k2=v2)"`` into the name and its raw options."""
     if not isinstance(spec, str):
         raise OptionError(f"a game spec is text like 'penneech(target=41)', got {quote(spec)}")
@@ -81,7 +81,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip(), opts
 
 
-def load_game(spec: str, /, **options: Any) -> Game:
+def load_game(spec: object, /, **options: Any) -> Game:
     """A game by name (or spec string) with options; explicit keyword options win over the spec's.
 
     ``spec`` is positional-only, so an option may be called anything (even ``spec``) and is then
@@ -92,7 +92,7 @@ def load_game(spec: str, /, **options: Any) -> Game:
     return make_game(name, raw)
 
 
-def make_game(name: str, options: Mapping[Any, Any]) -> Game:
+def make_game(name: object, options: Mapping[Any, Any]) -> Game:
     """A game by name with raw option values from a mapping (a record's ``options``, keys unchecked)."""
     cls = game_class(name)
-    return cls(build_options(cls.options_class, cls.rulesets, options, name))
+    return cls(build_options(cls.options_class, cls.rulesets, options, cls.name))
