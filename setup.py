@@ -3,10 +3,9 @@ from the same typed source when a C compiler works; otherwise gamester installs 
 
 Everything else about the package is in pyproject.toml. What this file decides:
 
-* ``GAMESTER_COMPILE=1 pip install .`` (a wheel) compiles the modules of :func:`compiled_modules` when
-  a C compiler and the Python headers work, and says on stderr in one line when it falls back to pure
-  Python. Plain ``pip install .`` will do the same once ``COMPILE_BY_DEFAULT`` is True; until then it
-  installs pure Python (one line says so).
+* ``pip install .`` (a wheel) compiles the modules of :func:`compiled_modules` when a C compiler and
+  the Python headers work, and says on stderr in one line when it falls back to pure Python (no
+  compiler, mypyc refusing the source, a compile step failing).
 * ``GAMESTER_PURE=1`` forces pure Python. Editable installs (``pip install -e .``) stay pure unless
   ``GAMESTER_COMPILE=1``: a stale extension next to an edited ``.py`` would silently run the old code.
 * Metadata-only steps (egg_info, dist_info) compile nothing.
@@ -49,9 +48,10 @@ EXCLUDE = {
 }
 
 NOTICE = "gamester: installing the pure-Python build"
-# False until the compiled build refuses bad input exactly as the pure one does (docs/compiled.md,
-# "Known differences": mypyc checks argument types itself, with TypeErrors instead of GameErrors).
-COMPILE_BY_DEFAULT = False
+# A wheel is compiled whenever it can be: the compiled build refuses bad input as the pure one does
+# (docs/compiled.md, "Known differences" says what is left). False makes compiling opt-in again
+# (GAMESTER_COMPILE=1).
+COMPILE_BY_DEFAULT = True
 
 
 def _say(line: str) -> None:
