@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,14 @@ def test_games_pickle_in_either_build() -> None:
         again = pickle.loads(pickle.dumps(game))
         assert again == game and again.spec() == game.spec()
         assert again.new_initial_state(seed=3).record() == game.new_initial_state(seed=3).record()
+
+
+def test_the_command_line_runs_the_same_build() -> None:
+    """test_cli runs ``python -m gamester`` in a child process: from the checkout's root it must import
+    the build under test too, not the checkout's src/."""
+    root = SRC.parent
+    code = "import gamester; print(gamester.compiled, gamester.__file__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root)
+    flag, path = out.stdout.split(maxsplit=1)
+    assert flag == str(gamester.compiled), out.stdout + out.stderr
+    assert Path(path.strip()).resolve() == Path(gamester.__file__).resolve()
