@@ -679,13 +679,16 @@ class PenneechState(State[PenneechGame]):
             return [KEEP, REDEAL]
         return []
 
-    def apply_action(self, action: int) -> None:
+    def apply_action(self, action: object) -> None:
+        # ``object``: whatever a caller passes gets this game's IllegalActionError (a compiled build
+        # would otherwise refuse a non-int with its own TypeError before the checks below).
         if self._phase == PLAY:
             # The hot path of every playout: legality inlined (docs/rules/penneech.md, Tricks, follow).
             seat = self._cur
             hands = self._hands
             hand = hands[seat]
-            # (A hand holds no bit above 51, so the bit test also rejects actions above 51.)
+            # (A hand holds no bit above 51, so the bit test also rejects actions above 51; a bool
+            # is not an exact int.)
             if action.__class__ is not int or action < 0 or not hand >> action & 1:
                 raise IllegalActionError(self._why_illegal(action))
             led = self._led
@@ -879,7 +882,7 @@ class PenneechState(State[PenneechGame]):
         return s
 
     # -- notation ----------------------------------------------------------------------------
-    def action_to_string(self, action: int) -> str:
+    def action_to_string(self, action: object) -> str:
         if action == KEEP:
             return "keep"
         if action == REDEAL:
@@ -890,29 +893,29 @@ class PenneechState(State[PenneechGame]):
             f"{quote(action)} is not a Penneech action: 0-51 are cards, 52 keep, 53 redeal"
         )
 
-    def string_to_action(self, text: str) -> int:
-        t = text.strip().lower() if isinstance(text, str) else text
-        if t == "keep":
-            return KEEP
-        if t == "redeal":
-            return REDEAL
-        try:
-            return parse_card(text)
-        except InvalidActionError:
-            raise InvalidActionError(
-                f"{quote(text)} is not a Penneech action: write a card ('7D', '10S', 'Q♥'), 'keep' or "
-                f"'redeal'"
-            ) from None
+    def string_to_action(self, text: object) -> int:
+        if isinstance(text, str):
+            t = text.strip().lower()
+            if t == "keep":
+                return KEEP
+            if t == "redeal":
+                return REDEAL
+            try:
+                return parse_card(text)
+            except InvalidActionError:
+                pass
+        raise InvalidActionError(
+            f"{quote(text)} is not a Penneech action: write a card ('7D', '10S', 'Q♥'), 'keep' or 'redeal'"
+        )
 
     def history_strings(self) -> list[str]:
         return [self.action_to_string(a) for a in self._history]
 
     # -- information -------------------------------------------------------------------------
-    def observation(self, player: int) -> dict[str, Any]:
+    def observation(self, player: object) -> dict[str, Any]:
         """docs/rules/penneech.md, What each player knows: own hand, all cards played or turned up or shown,
         scores, trump, dealer and leader; never the other hand or the stock order."""
-        self.check_player(player)
-        return self._view(player)
+        return self._view(self.check_player(player))
 
     def public_observation(self) -> dict[str, Any]:
         """What a spectator knows: ``observation`` without any hand (``seat`` is None)."""
@@ -959,9 +962,11 @@ class PenneechState(State[PenneechGame]):
             view["opponent_hand_size"] = self._hands[1 - player].bit_count()
         return view
 
-    def observation_tensor(self, player: int) -> list[float]:
+    def observation_tensor(self, player: object) -> list[float]:
         """The observation as numbers (layout at ``OBS_SIZE``), for learning agents."""
-        self.check_player(player)
+        return self._tensor(self.check_player(player))
+
+    def _tensor(self, player: int) -> list[float]:
         opp = 1 - player
         t = [0.0] * OBS_SIZE
 
@@ -994,7 +999,7 @@ class PenneechState(State[PenneechGame]):
         t[b + 7] = float(self._eligible[opp] is False)
         return t
 
-    def determinize(self, player: int, rng: random.Random) -> PenneechState:
+    def determinize(self, player: object, rng: random.Random) -> PenneechState:
         """A full state drawn uniformly from those ``player`` cannot tell apart from this one.
 
         Hidden: the opponent's hand and the order of the stock. Constraints: suits the opponent is
@@ -1006,7 +1011,9 @@ class PenneechState(State[PenneechGame]):
         deals too: a thrown-in deal's unshown hand is drawn again, every unseen stock card is
         reshuffled), so ``world.record()`` replays to the world and says nothing more.
         """
-        self.check_player(player)
+        return self._determinized(self.check_player(player), rng)
+
+    def _determinized(self, player: int, rng: random.Random) -> PenneechState:
         s = self.clone()
         s.seed = rng.getrandbits(63)
         s.chance.rng = make_rng(s.seed)
