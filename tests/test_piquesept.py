@@ -684,6 +684,22 @@ def test_trade_seen_by_drawer_and_soloist_only() -> None:
         assert vis.observation(seat)["trade"] == {"stage": "given", "drawn": "AS", "given": "7D"}
 
 
+def test_a_hidden_give_is_still_checked_as_an_action() -> None:
+    """action_seen_by names a give "a hidden card" to the seats outside the trade, but only for a real
+    action: anything else is refused the same way for every viewer (it used to read "a hidden card")."""
+    st = play(new(), FIRST_TRICK)
+    give = st.string_to_action("7D")
+    assert st.action_seen_by(give, 2) == st.action_seen_by(give, None) == "a hidden card"
+    assert st.action_seen_by(give, 1) == "7D"
+    for bad in (32, -1, "7D", None, 1.5, True):
+        for viewer in (1, 2, None):
+            with pytest.raises(InvalidActionError, match="not a Piquesept action"):
+                st.action_seen_by(bad, viewer)
+    for bad in (b"7D", None, 7, ["7D"]):
+        with pytest.raises(InvalidActionError, match="not a Piquesept action"):
+            st.string_to_action(bad)
+
+
 def test_observation_hides_other_hands() -> None:
     """docs/rules/piquesept.md, What each player knows: own hand and played cards only."""
     st = play(new(), FIRST_TRICK + " 7D AC")

@@ -287,11 +287,12 @@ class PiqueseptState(State[PiqueseptGame]):
         m = self._lm
         return _LO[m & 0xFFFF] + _HI[m >> 16]
 
-    def apply_action(self, action: int) -> None:
+    def apply_action(self, action: object) -> None:
         # ``_lm`` is the current player's legal mask, set whenever the turn passes, so one bit test
         # checks every rule (an int above 31 is never in it; a negative one is caught before the
-        # shift). The PLAY branch is the hot path of every playout.
-        if action.__class__ is not int or action < 0 or not self._lm >> action & 1:
+        # shift). The PLAY branch is the hot path of every playout. ``action`` is typed ``object``
+        # so that a compiled build, too, answers anything else with this GameError.
+        if type(action) is not int or action < 0 or not self._lm >> action & 1:
             raise IllegalActionError(self._why_illegal(action))
         if self._phase == PLAY:
             seat = self._cur
@@ -539,14 +540,14 @@ class PiqueseptState(State[PiqueseptGame]):
         return s
 
     # -- notation ----------------------------------------------------------------------------
-    def action_to_string(self, action: int) -> str:
-        if action.__class__ is int and 0 <= action < NUM_ACTIONS:
+    def action_to_string(self, action: object) -> str:
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
             return CODE[action]
         raise InvalidActionError(f"{quote(action)} is not a Piquesept action: 0-31 are the piquet cards")
 
-    def string_to_action(self, text: str) -> int:
+    def string_to_action(self, text: object) -> int:
         try:
-            a = ID2A[parse_card(text)]
+            a = ID2A[parse_card(text)] if isinstance(text, str) else -1
         except InvalidActionError:
             a = -1
         if a < 0:
@@ -580,14 +581,15 @@ class PiqueseptState(State[PiqueseptGame]):
         """0 before the draw, 1 drawn (the give pending), 2 given."""
         return 0 if self._x < 0 else (1 if self._y < 0 else 2)
 
-    def action_seen_by(self, action: int, viewer: int | None) -> str:
+    def action_seen_by(self, action: object, viewer: object) -> str:
         """docs/rules/piquesept.md, The draw and the trade: the given card is seen by the drawer and the
         soloist only (unless trade_visible)."""
+        text = self.action_to_string(action)
         if self._phase == GIVE and not self.knows_trade(viewer):
             return "a hidden card"
-        return self.action_to_string(action)
+        return text
 
-    def knows_trade(self, player: int | None) -> bool:
+    def knows_trade(self, player: object) -> bool:
         """docs/rules/piquesept.md, The draw and the trade: the drawer and the soloist see the trade cards;
         the others (and spectators, ``None``) only with trade_visible."""
         return self._visible or (player is not None and (player == self._soloist or player == self._drawer))
@@ -623,15 +625,14 @@ class PiqueseptState(State[PiqueseptGame]):
             past[-1][6] if past else -1,
         )
 
-    def observation(self, player: int) -> dict[str, Any]:
+    def observation(self, player: object) -> dict[str, Any]:
         """docs/rules/piquesept.md, What each player knows: own hand, every card played (by whom), the
         soloist, the trade cards as far as this seat saw them; never another hand.
 
         The soloist is public from the start of a deal: he is the seat to act first, and his only
         legal card is the 7S.
         """
-        self.check_player(player)
-        return self._view(player)
+        return self._view(self.check_player(player))
 
     def public_observation(self) -> dict[str, Any]:
         """What a spectator knows: no hand, the trade cards only with trade_visible (``seat`` None)."""
@@ -680,19 +681,19 @@ class PiqueseptState(State[PiqueseptGame]):
             view["hand"] = codes(self._hands[player])
         return view
 
-    def observation_tensor(self, player: int) -> list[float]:
+    def observation_tensor(self, player: object) -> list[float]:
         """The observation as numbers (layout in ``_obs_layout``), seats relative to ``player``."""
-        self.check_player(player)
+        me = self.check_player(player)
         n = self._n
         o = _obs_layout(n)
         t = [0.0] * o[-1]
-        rel = [(q - player) % n for q in range(n)]
+        rel = [(q - me) % n for q in range(n)]
 
         def bits(mask: int, base: int) -> None:
             for a in mask_to_actions(mask):
                 t[base + a] = 1.0
 
-        bits(self._hands[player], o[0])
+        bits(self._hands[me], o[0])
         seat = self._leader
         for a in self._trick:
             t[o[1] + 32 * rel[seat] + a] = 1.0
@@ -711,7 +712,7 @@ class PiqueseptState(State[PiqueseptGame]):
         t[o[5] + rel[self._leader]] = 1.0
         if self._phase != OVER:
             t[o[6] + rel[self._cur]] = 1.0
-        if self.knows_trade(player):
+        if self.knows_trade(me):
             if self._x >= 0:
                 t[o[7] + self._x] = 1.0
             if self._y >= 0:
@@ -727,16 +728,16 @@ class PiqueseptState(State[PiqueseptGame]):
         t[o[13] + 1] = self._deal_no / self._deals
         return t
 
-    def determinize(self, player: int, rng: random.Random) -> PiqueseptState:
+    def determinize(self, player: object, rng: random.Random) -> PiqueseptState:
         """A full state, drawn at random, that ``player`` cannot tell apart from this one.
 
         Hidden hands are re-dealt respecting every inference the play allows (voids shown in later
         tricks, the forced first trick, the trade as far as ``player`` saw it); see ``worlds.py``.
         """
-        self.check_player(player)
+        p = self.check_player(player)
         from gamester.games.piquesept.worlds import determinize
 
-        return determinize(self, player, rng)
+        return determinize(self, p, rng)
 
     def last_events(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
