@@ -138,9 +138,9 @@ def legal_action_strings(state: PentyrchState) -> list[str]:
     return out
 
 
-def action_to_string(state: PentyrchState, action: int) -> str:
+def action_to_string(state: PentyrchState, action: object) -> str:
     num = state.game.num_distinct_actions
-    if action.__class__ is not int or not 0 <= action < num:
+    if type(action) is not int or not 0 <= action < num:
         raise InvalidActionError(f"{quote(action)} is not a Pentyrch action (0-{num - 1})")
     if action == PASS:
         return "pass"
@@ -170,7 +170,7 @@ def action_to_string(state: PentyrchState, action: int) -> str:
     return f"{court} step {DIR_NAMES[d]}{pay}"
 
 
-def string_to_action(state: PentyrchState, text: str) -> int:
+def string_to_action(state: PentyrchState, text: object) -> int:
     if not isinstance(text, str):
         raise InvalidActionError(
             f"{quote(text)} is not a Pentyrch action: write e.g. 'JH a4-b4 9C', 'QH @a4', 'JH off' or 'pass'"

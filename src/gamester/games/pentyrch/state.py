@@ -211,14 +211,16 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         """The board and the hand to move, read-only, for search (:class:`~.worlds.WorldView`)."""
         return WorldView(self)
 
-    def apply_action(self, action: int) -> None:
+    def apply_action(self, action: object) -> None:
+        # ``object``, checked here: typed ``int``, the compiled build would refuse a str or a float
+        # with its own TypeError before the first line (docs/compiled.md, "Known differences").
         if self._over:
             raise IllegalActionError(reasons.why_illegal(self, action))
         legal = self._legal
         if legal is None:
             generate(self)
             legal = self._legal
-        if action.__class__ is not int:
+        if type(action) is not int:
             raise IllegalActionError(reasons.why_illegal(self, action))
         assert legal is not None
         i = bisect_left(legal, action)
@@ -413,20 +415,22 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
     def legal_action_strings(self) -> list[str]:
         return notation.legal_action_strings(self)
 
-    def action_to_string(self, action: int) -> str:
+    # The methods below take what a user gave as ``object`` and check it themselves (notation.py,
+    # State.check_player), so both builds answer bad input with the same GameError.
+    def action_to_string(self, action: object) -> str:
         return notation.action_to_string(self, action)
 
-    def string_to_action(self, text: str) -> int:
+    def string_to_action(self, text: object) -> int:
         return notation.string_to_action(self, text)
 
-    def action_seen_by(self, action: int, viewer: int | None) -> str:
+    def action_seen_by(self, action: object, viewer: object) -> str:
         """docs/rules/pentyrch.md, What each player knows: a move's notation is public once it is made (the
         cards it lays go on the pile), so a legal move reads the same to everyone; what an action
         id would name in a position where it is not legal is told to the mover alone, since a
         combination id is decoded against the mover's hand."""
         if viewer is not None and not self._over and viewer == self._owner[self._seat]:
             return self.action_to_string(action)
-        if action.__class__ is int and (action == PASS or notation.is_legal(self, action)):
+        if type(action) is int and (action == PASS or notation.is_legal(self, action)):
             return self.action_to_string(action)
         return "an illegal move"
 
@@ -435,27 +439,24 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         return [fmt(m) for m in self._hist]
 
     # -- information ---------------------------------------------------------------------------
-    def observation(self, player: int) -> dict[str, Any]:
+    def observation(self, player: object) -> dict[str, Any]:
         """docs/rules/pentyrch.md, What each player knows: the board, every pile, cards that changed hands at
         exchanges, shown hands and cards; never the unplayed dealt cards of others or the set-aside."""
-        self.check_player(player)
-        return views.view(self, player)
+        return views.view(self, self.check_player(player))
 
     def public_observation(self) -> dict[str, Any]:
         """What a spectator knows: the board and the cards of every hand seen so far, no hand at all
         (``player`` None, ``my_seats`` empty)."""
         return views.view(self, None)
 
-    def observation_tensor(self, player: int) -> list[float]:
+    def observation_tensor(self, player: object) -> list[float]:
         """The observation as numbers (layout at ``views.OBS_SIZE``), for learning agents."""
-        self.check_player(player)
-        return views.observation_tensor(self, player)
+        return views.observation_tensor(self, self.check_player(player))
 
-    def determinize(self, player: int, rng: random.Random) -> PentyrchState:
+    def determinize(self, player: object, rng: random.Random) -> PentyrchState:
         """A full state drawn uniformly from those ``player`` cannot tell apart from this one
         (``worlds.determinize``)."""
-        self.check_player(player)
-        return worlds.determinize(self, player, rng)
+        return worlds.determinize(self, self.check_player(player), rng)
 
     def last_events(self) -> list[dict[str, Any]]:
         return views.last_events(self)
