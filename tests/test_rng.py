@@ -135,3 +135,20 @@ def test_hash_random_pickles_and_deep_copies_with_its_position() -> None:
     twins = [pickle.loads(pickle.dumps(r)), copy.deepcopy(r)]
     expected = r.getrandbits(600)
     assert [t.getrandbits(600) for t in twins] == [expected, expected]
+
+
+def test_every_random_random_method_works_on_hash_random() -> None:
+    """The docstring's promise, in both builds: random.py's own methods run on a HashRandom (compiled as
+    a native class, gauss() failed on random.py's gauss_next and random.Random.seed crashed)."""
+    r = make_rng(9)
+    assert isinstance(r.gauss(0, 1), float) and isinstance(r.gauss(0, 1), float)  # the pair's second
+    assert isinstance(r.normalvariate(0, 1), float) and 0 <= r.betavariate(2, 3) <= 1
+    assert 1 <= r.uniform(1, 2) <= 2 and r.randint(1, 6) in range(1, 7) and r.choice("ab") in "ab"
+    assert sorted(r.sample(range(10), 10)) == list(range(10))
+    items = list(range(20))
+    r.shuffle(items)
+    assert sorted(items) == list(range(20))
+    assert 0 <= r.randbytes(3)[0] < 256
+    random.Random.seed(r, 7)  # random.py's own seed on our object: no crash (our stream is ours)
+    r.seed(9)
+    assert r.getrandbits(32) == make_rng(9).getrandbits(32)

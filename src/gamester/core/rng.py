@@ -128,6 +128,10 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
+# A plain Python class whose methods mypyc compiles: as a native class it would lay its fields over
+# random.Random's C state (random.Random.seed on one crashed) and type random.py's own attributes
+# (gauss() failed setting gauss_next).
+@mypyc_attr(native_class=False)
 class HashRandom(random.Random):
     """A counter-based ``random.Random``: block ``i`` of the stream is the BLAKE2b-512 digest of ``i``
     (8 bytes, little-endian) followed by the seed (its shortest two's-complement little-endian bytes),
