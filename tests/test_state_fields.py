@@ -310,3 +310,23 @@ def test_slotted_states_pickle_and_copy(name: str) -> None:
             for s in [state, *twins]:
                 s.apply_action(a)
             assert views(twins[0]) == views(state) == views(twins[1])
+
+
+@pytest.mark.parametrize(
+    "spec", ["penneech(target=31)", "piquesept(deals=3)", "pentyrch(players=2,games=2,max_rounds=30)"]
+)
+def test_pickled_states_draw_the_same_future_chance(spec: str) -> None:
+    """A pickled or deep-copied state is independent and deals the same packs later on: played to the
+    end with the same actions, original and copies give one record (every later deal included)."""
+    game = gamester.load_game(spec)
+    state, rng = next(random_positions(game, 5, count=3))  # the start, before any action
+    for _ in range(3):
+        state.apply_action(rng.choice(state.legal_actions()))
+    twins = [pickle.loads(pickle.dumps(state)), copy.deepcopy(state)]
+    deals = len(state.chance.log)
+    while not state.is_terminal():
+        a = rng.choice(state.legal_actions())
+        for s in [state, *twins]:
+            s.apply_action(a)
+    assert len(state.chance.log) > deals  # later deals were drawn from the copied generator
+    assert twins[0].record() == state.record() == twins[1].record()
