@@ -8,6 +8,7 @@ accident, and two states that look the same to the seat lead a seeded agent to t
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -136,15 +137,34 @@ def split_agents(text: str) -> list[str]:
     return out
 
 
+# factory -> the names of its parameters, ``game`` left out. ``inspect.signature`` is slow, and slower
+# still on a compiled class (it parses the class's text signature): ``simulate`` makes agents for every
+# game, and in the compiled build that parse took half the time of a heuristic game.
+_PARAMETERS: dict[AgentFactory, list[str]] = {}
+
+
+def _parameters(factory: AgentFactory) -> list[str]:
+    try:
+        valid = _PARAMETERS.get(factory)
+        hashable = True
+    except TypeError:  # an unhashable callable registered as a factory: read every time
+        valid, hashable = None, False
+    if valid is None:
+        import inspect
+
+        valid = [p for p in inspect.signature(factory).parameters if p != "game"]
+        if hashable:
+            _PARAMETERS[factory] = valid
+    return valid
+
+
 def make_agent(spec: str, *, game: Game | None = None, seed: int | None = None) -> Agent:
     """An agent from its spec string. ``seed`` (or ``seed=`` in the spec) makes it deterministic."""
     name, params = parse_agent_spec(spec)
     factory = _factory(name)
     if seed is not None and "seed" not in params:
         params["seed"] = str(seed)
-    import inspect
-
-    valid = [p for p in inspect.signature(factory).parameters if p != "game"]
+    valid = _parameters(factory)
     unknown = [k for k in params if k not in valid]
     if unknown:
         raise AgentError(
@@ -175,6 +195,21 @@ def float_param(name: str, value: Any, minimum: float = 0.0) -> float:
 
 def seed_param(value: Any) -> int | None:
     return None if value is None else int_param("seed", value)
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n >= 1``: the same number, drawn the same way (CPython's
+    ``Random._randbelow_with_getrandbits``: ``n.bit_length()`` bits, drawn again while the number is
+    not below ``n``; ``tests/test_agent_internals.py`` holds the two together), without
+    ``randrange``'s two interpreted calls and argument checks. Only for a ``random.Random`` that
+    keeps its own ``getrandbits``, as every agent's generator does."""
+    if n < 1:  # (randrange raises too; drawing 0 bits would loop for ever)
+        raise ValueError(f"randbelow: no number below {n}")
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
 
 
 register_agent("random", "gamester.agents.random_agent:RandomAgent")

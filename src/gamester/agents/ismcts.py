@@ -30,7 +30,7 @@ import random
 import time
 from typing import Any
 
-from gamester.agents.base import Agent, View, float_param, int_param, seed_param
+from gamester.agents.base import Agent, View, float_param, int_param, randbelow, seed_param
 from gamester.core.errors import AgentError
 from gamester.core.kit import RolloutModel
 from gamester.core.protocol import Game, State
@@ -140,7 +140,7 @@ def _iterate(
         children = node.children
         untried = [a for a in legal if a not in children]
         if untried:
-            a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+            a = untried[randbelow(rng, len(untried))] if len(untried) > 1 else untried[0]
             for b in legal:
                 e = children.get(b)
                 if e is not None:
@@ -164,11 +164,10 @@ def _iterate(
         path.append((child, p))
         node = child
     # Rollout.
-    randrange = rng.randrange
     if model is None:
         while not state.is_terminal():
             la = state.legal_actions()
-            state.apply_action(la[randrange(len(la))] if len(la) > 1 else la[0])
+            state.apply_action(la[randbelow(rng, len(la))] if len(la) > 1 else la[0])
         returns = state.returns()
     else:
         estimate = model_rollout(state, model, rng)
@@ -194,7 +193,6 @@ def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list
     marker = model.start(state)
     stop = model.stop
     policy = model.policy
-    randrange = rng.randrange
     steps = 0
     while not state.is_terminal():
         if stop(state, marker, steps):
@@ -203,7 +201,7 @@ def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list
         if len(la) == 1:
             state.apply_action(la[0])
         elif policy is None:
-            state.apply_action(la[randrange(len(la))])
+            state.apply_action(la[randbelow(rng, len(la))])
         else:
             state.apply_action(policy(state, la, rng))
         steps += 1
