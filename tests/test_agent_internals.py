@@ -92,3 +92,27 @@ def test_make_agent_still_refuses_unknown_parameters_after_caching() -> None:
         make_agent("heuristic:seed=3", game=game)
         with pytest.raises(ValueError, match="unknown parameter 'depth'"):
             make_agent("heuristic:depth=2", game=game)
+
+
+@pytest.mark.parametrize("seed", [0, 5, 2**70, 123456789])
+def test_a_lazy_random_is_the_random_of_its_seed(seed: int) -> None:
+    import copy
+    import pickle
+
+    from gamester.agents.base import LazyRandom
+
+    def draws(r: random.Random) -> list[object]:
+        items = list(range(10))
+        r.shuffle(items)
+        return [r.random(), r.randrange(10), r.getrandbits(70), r.choice("abcdef"), r.gauss(), items]
+
+    assert draws(LazyRandom(seed)) == draws(random.Random(seed))
+    assert LazyRandom(seed).getstate() == random.Random(seed).getstate()
+    assert draws(pickle.loads(pickle.dumps(LazyRandom(seed)))) == draws(random.Random(seed))
+    assert draws(copy.deepcopy(LazyRandom(seed))) == draws(random.Random(seed))
+    moved = LazyRandom(seed)
+    moved.setstate(random.Random(seed + 1).getstate())
+    assert draws(moved) == draws(random.Random(seed + 1))
+    reseeded = LazyRandom(seed)
+    reseeded.seed(seed + 2)
+    assert draws(reseeded) == draws(random.Random(seed + 2))

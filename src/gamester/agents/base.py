@@ -197,6 +197,51 @@ def seed_param(value: Any) -> int | None:
     return None if value is None else int_param("seed", value)
 
 
+class LazyRandom(random.Random):
+    """``random.Random(seed)``, seeded at its first use: the same numbers, the same state.
+
+    Seeding a Mersenne Twister (624 words, twice over through ``Random.__init__``) costs several
+    microseconds, and many generators are never drawn from: Penneech's and Piquesept's heuristic
+    playouts break no tie by chance, yet ``rollout`` gives every action of every world its own
+    generator, and ``simulate`` makes a seeded agent per seat per game. Every draw of
+    ``random.Random`` goes through ``random()`` or ``getrandbits()``, and its state through
+    ``getstate()``/``setstate()``/``seed()``, so seeding there first is enough.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        # Not Random.__init__: that is the seeding put off. (Random.__new__ leaves the state unset.)
+        self._seed_later = seed
+        self._unseeded = True
+        self.gauss_next = None
+
+    def _start(self) -> None:
+        self._unseeded = False
+        super().seed(self._seed_later)
+
+    def random(self) -> float:
+        if self._unseeded:
+            self._start()
+        return super().random()
+
+    def getrandbits(self, k: int, /) -> int:
+        if self._unseeded:
+            self._start()
+        return super().getrandbits(k)
+
+    def getstate(self) -> tuple[Any, ...]:
+        if self._unseeded:
+            self._start()
+        return super().getstate()
+
+    def setstate(self, state: tuple[Any, ...]) -> None:
+        self._unseeded = False
+        super().setstate(state)
+
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        self._unseeded = False
+        super().seed(a, version)
+
+
 def randbelow(rng: random.Random, n: int) -> int:
     """``rng.randrange(n)`` for ``n >= 1``: the same number, drawn the same way (CPython's
     ``Random._randbelow_with_getrandbits``: ``n.bit_length()`` bits, drawn again while the number is

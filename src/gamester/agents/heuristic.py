@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gamester.agents.base import Agent, View, seed_param
+from gamester.agents.base import Agent, LazyRandom, View, seed_param
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
 from gamester.core.protocol import Game
@@ -30,7 +30,8 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def __init__(self, game: Game | None = None, seed: Any = None) -> None:
-        self.rng = random.Random(seed_param(seed))
+        # Seeded at its first tie: simulate makes one agent per seat per game.
+        self.rng: random.Random = LazyRandom(seed_param(seed))
         if game is not None:
             heuristic_kit(self.name, game)
 

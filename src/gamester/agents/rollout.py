@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
+from gamester.agents.base import EvaluatingAgent, LazyRandom, View, float_param, int_param, seed_param
 from gamester.agents.heuristic import heuristic_kit
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
@@ -92,7 +92,8 @@ class RolloutAgent(EvaluatingAgent):
         def sample() -> tuple[State, Finish, int]:
             world = view.determinize(self.rng)
             tie_seed = self.rng.getrandbits(32)
-            return world, lambda w: _finish(w, me, kit, random.Random(tie_seed)), 0
+            # The playout's own tie-breaker per action (seeded only if a tie is ever drawn).
+            return world, lambda w: _finish(w, me, kit, LazyRandom(tie_seed)), 0
 
         out, _ = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
         return out
