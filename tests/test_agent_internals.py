@@ -116,3 +116,11 @@ def test_a_lazy_random_is_the_random_of_its_seed(seed: int) -> None:
     reseeded = LazyRandom(seed)
     reseeded.seed(seed + 2)
     assert draws(reseeded) == draws(random.Random(seed + 2))
+    # After its first draw (when it hands draws to the generator itself), copies carry on alike.
+    started, plain = LazyRandom(seed), random.Random(seed)
+    assert started.random() == plain.random()
+    assert started.getstate() == plain.getstate()
+    twins = [pickle.loads(pickle.dumps(started)), copy.deepcopy(started), copy.copy(started)]
+    want = draws(plain)
+    assert [draws(t) for t in twins] == [want] * 3
+    assert draws(started) == want

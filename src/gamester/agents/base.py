@@ -18,6 +18,8 @@ from gamester.core.errors import AgentError
 from gamester.core.kit import View as View  # re-exported: agents take a View
 from gamester.core.protocol import Game
 
+_Random = random.Random
+
 
 # Agents of other packages and of plain-Python code subclass these (interop's OpenSpiel ISMCTS agent,
 # entry-point agents): in the compiled build that needs the marker (a no-op in pure Python).
@@ -197,15 +199,18 @@ def seed_param(value: Any) -> int | None:
     return None if value is None else int_param("seed", value)
 
 
+# A plain Python class (with compiled methods): mypyc's native layout of a random.Random subclass
+# crashes as soon as random.py's own code sets an attribute on it (Random.seed sets gauss_next).
+@mypyc_attr(native_class=False)
 class LazyRandom(random.Random):
     """``random.Random(seed)``, seeded at its first use: the same numbers, the same state.
 
     Seeding a Mersenne Twister (624 words, twice over through ``Random.__init__``) costs several
-    microseconds, and many generators are never drawn from: Penneech's and Piquesept's heuristic
-    playouts break no tie by chance, yet ``rollout`` gives every action of every world its own
-    generator, and ``simulate`` makes a seeded agent per seat per game. Every draw of
-    ``random.Random`` goes through ``random()`` or ``getrandbits()``, and its state through
-    ``getstate()``/``setstate()``/``seed()``, so seeding there first is enough.
+    microseconds, and many generators are never drawn from: Penneech's and Piquesept's heuristics
+    break no tie by chance, yet ``rollout`` gives every action of every world its own generator, and
+    ``simulate`` makes a seeded agent per seat per game. Every draw of ``random.Random`` goes
+    through ``random()`` or ``getrandbits()``, and its state through ``getstate()``/``setstate()``/
+    ``seed()``, so seeding there first is enough; after that the generator's own methods answer.
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -217,6 +222,8 @@ class LazyRandom(random.Random):
     def _start(self) -> None:
         self._unseeded = False
         super().seed(self._seed_later)
+        # From now on draws go straight to the generator (an instance attribute comes first).
+        vars(self).update(random=_Random.random.__get__(self), getrandbits=_Random.getrandbits.__get__(self))
 
     def random(self) -> float:
         if self._unseeded:
