@@ -249,18 +249,19 @@ class LazyRandom(random.Random):
         super().seed(a, version)
 
 
-def randbelow(rng: random.Random, n: int) -> int:
-    """``rng.randrange(n)`` for ``n >= 1``: the same number, drawn the same way (CPython's
-    ``Random._randbelow_with_getrandbits``: ``n.bit_length()`` bits, drawn again while the number is
-    not below ``n``; ``tests/test_agent_internals.py`` holds the two together), without
-    ``randrange``'s two interpreted calls and argument checks. Only for a ``random.Random`` that
-    keeps its own ``getrandbits``, as every agent's generator does."""
+def randbelow(getrandbits: Callable[[int], int], n: int) -> int:
+    """``rng.randrange(n)`` for ``n >= 1``, given ``rng.getrandbits``: the same number, drawn the
+    same way (CPython's ``Random._randbelow_with_getrandbits``: ``n.bit_length()`` bits, drawn again
+    while the number is not below ``n``; ``tests/test_agent_internals.py`` holds the two together),
+    without ``randrange``'s two interpreted calls and argument checks, and, with the bound method
+    taken once, without looking it up at every draw. Only for a ``random.Random`` that keeps its
+    own ``getrandbits``, as every agent's generator does."""
     if n < 1:  # (randrange raises too; drawing 0 bits would loop for ever)
         raise ValueError(f"randbelow: no number below {n}")
     k = n.bit_length()
-    r = rng.getrandbits(k)
+    r = getrandbits(k)
     while r >= n:
-        r = rng.getrandbits(k)
+        r = getrandbits(k)
     return r
 
 

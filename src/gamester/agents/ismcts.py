@@ -133,6 +133,7 @@ def _iterate(
     log = math.log
     sqrt = math.sqrt
     scale = c * (spread[1] - spread[0]) if spread[1] > spread[0] else c
+    bits = rng.getrandbits
     # Selection and expansion.
     while not state.is_terminal():
         p = state.current_player()
@@ -140,7 +141,7 @@ def _iterate(
         children = node.children
         untried = [a for a in legal if a not in children]
         if untried:
-            a = untried[randbelow(rng, len(untried))] if len(untried) > 1 else untried[0]
+            a = untried[randbelow(bits, len(untried))] if len(untried) > 1 else untried[0]
             for b in legal:
                 e = children.get(b)
                 if e is not None:
@@ -167,7 +168,7 @@ def _iterate(
     if model is None:
         while not state.is_terminal():
             la = state.legal_actions()
-            state.apply_action(la[randbelow(rng, len(la))] if len(la) > 1 else la[0])
+            state.apply_action(la[randbelow(bits, len(la))] if len(la) > 1 else la[0])
         returns = state.returns()
     else:
         estimate = model_rollout(state, model, rng)
@@ -193,6 +194,7 @@ def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list
     marker = model.start(state)
     stop = model.stop
     policy = model.policy
+    bits = rng.getrandbits
     steps = 0
     while not state.is_terminal():
         if stop(state, marker, steps):
@@ -201,7 +203,7 @@ def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list
         if len(la) == 1:
             state.apply_action(la[0])
         elif policy is None:
-            state.apply_action(la[randbelow(rng, len(la))])
+            state.apply_action(la[randbelow(bits, len(la))])
         else:
             state.apply_action(policy(state, la, rng))
         steps += 1
