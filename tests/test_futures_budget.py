@@ -10,6 +10,14 @@ import pytest
 import gamester
 from gamester.agents import futures, make_agent
 from gamester.agents.base import View
+from gamester.core import build
+
+# These count calls by replacing a function of the futures module; the compiled module calls its own
+# functions directly, past the replacement, so they run on the pure build only (same behaviour).
+pytestmark = pytest.mark.skipif(
+    "gamester.agents.futures" in build.compiled_modules(),
+    reason="counts calls through a monkeypatched module function, which compiled code does not look up",
+)
 
 
 class CountingView(View):
