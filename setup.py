@@ -18,6 +18,7 @@ import sys
 import sysconfig
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +117,24 @@ class BuildExt(build_ext):
     leaves pure Python."""
 
     def run(self) -> None:
+        self._drop_stale_extensions()
         try:
             super().run()
         except Exception as e:
             _say(f"{NOTICE}: compiling failed ({' '.join(str(e).split())[:160]})")
             self.extensions = []
+
+    def _drop_stale_extensions(self) -> None:
+        """A tree built before keeps its ``build/lib``: an extension of an earlier build that this one
+        does not make (a module since excluded, a narrower ``GAMESTER_COMPILE_ONLY``, an older group
+        library) would go into the wheel beside the new ones, shadow its ``.py`` and load a second
+        copy of the core's classes."""
+        wanted = {Path(self.get_ext_filename(ext.name)).as_posix() for ext in self.extensions}
+        root = Path(self.build_lib)
+        for suffix in EXTENSION_SUFFIXES:
+            for found in [*root.glob(f"gamester/**/*{suffix}"), *root.glob(f"*__mypyc*{suffix}")]:
+                if found.relative_to(root).as_posix() not in wanted:
+                    found.unlink()
 
     def build_extension(self, ext: Any) -> None:
         # mypyc puts most of the code in one extension of many C files; distutils compiles an
