@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from enum import IntEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
@@ -47,18 +47,21 @@ from gamester.games.piquesept.rules import (
 )
 
 # Dense action <-> core card id (suit * 13 + rank, rank 5 = seven … 12 = ace).
-A2ID: tuple[int, ...] = tuple((a >> 3) * 13 + (a & 7) + 5 for a in range(NUM_ACTIONS))
-ID2A: tuple[int, ...] = tuple((c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 for c in range(52))
+A2ID: Final[tuple[int, ...]] = tuple((a >> 3) * 13 + (a & 7) + 5 for a in range(NUM_ACTIONS))
+ID2A: Final[tuple[int, ...]] = tuple((c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 for c in range(52))
 # Bit of each core card id in a dense hand mask (so ``sum(map(IDBIT.__getitem__, cards))`` is a hand).
-IDBIT: tuple[int, ...] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
-CODE: tuple[str, ...] = tuple(CODES[c] for c in A2ID)
+IDBIT: Final[tuple[int, ...]] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
+CODE: Final[tuple[str, ...]] = tuple(CODES[c] for c in A2ID)
+# The action of each code the views write (``CODE``): how this game's own reader of an observation (the
+# heuristic) turns its cards back into actions, one dictionary lookup a card.
+ACTION_OF_CODE: Final[dict[str, int]] = {c: a for a, c in enumerate(CODE)}
 
 # The events of a trick ending mid-deal, made only when asked for (last_events).
-_LAST_TRICK: list[tuple[Any, ...]] = []
+_LAST_TRICK: Final[list[tuple[Any, ...]]] = []
 
 
 class Phase(IntEnum):
-    """Where a deal stands (an int underneath: comparisons and indexing cost what an int's do)."""
+    """Where a deal stands: the names (``observation["phase"]``); the state keeps the plain ints below."""
 
     FIRST_TRICK = 0
     PLAY = 1
@@ -66,12 +69,18 @@ class Phase(IntEnum):
     OVER = 3
 
 
-FIRST, PLAY, GIVE, OVER = Phase.FIRST_TRICK, Phase.PLAY, Phase.GIVE, Phase.OVER
-_PHASE_NAMES = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "first_trick", …
+# The phases as plain ints (``Final``): the engine compares them at every action, and an int compares
+# faster than an IntEnum member in both builds (a compiled module reads a Final int as a C constant).
+FIRST: Final[int] = Phase.FIRST_TRICK.value
+PLAY: Final[int] = Phase.PLAY.value
+GIVE: Final[int] = Phase.GIVE.value
+OVER: Final[int] = Phase.OVER.value
+_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "first_trick", …
+PHASE_OF_NAME: Final[dict[str, int]] = {name: p for p, name in enumerate(_PHASE_NAMES)}
 
 # Mask -> sorted action list: two 16-bit halves, so legal_actions is two lookups.
-_LO: list[list[int]] = [[b for b in range(16) if m >> b & 1] for m in range(1 << 16)]
-_HI: list[list[int]] = [[b + 16 for b in range(16) if m >> b & 1] for m in range(1 << 16)]
+_LO: Final[list[list[int]]] = [[b for b in range(16) if m >> b & 1] for m in range(1 << 16)]
+_HI: Final[list[list[int]]] = [[b + 16 for b in range(16) if m >> b & 1] for m in range(1 << 16)]
 
 
 def mask_to_actions(m: int) -> list[int]:
@@ -292,18 +301,21 @@ class PiqueseptState(State[PiqueseptGame]):
         # checks every rule (an int above 31 is never in it; a negative one is caught before the
         # shift). The PLAY branch is the hot path of every playout. ``action`` is typed ``object``
         # so that a compiled build, too, answers anything else with this GameError.
-        if type(action) is not int or action < 0 or not self._lm >> action & 1:
+        if type(action) is not int:
             raise IllegalActionError(self._why_illegal(action))
+        a: int = action  # a native int from here on in a compiled build (unboxed once)
+        if a < 0 or not self._lm >> a & 1:
+            raise IllegalActionError(self._why_illegal(a))
         if self._phase == PLAY:
             seat = self._cur
             hands = self._hands
-            hands[seat] ^= 1 << action
+            hands[seat] = hands[seat] ^ 1 << a
             trick = self._trick
-            trick.append(action)
+            trick.append(a)
             size = len(trick)
             if size > 1:
                 ls = self._led
-                v = VAL[ls][action]
+                v = VAL[ls][a]
                 if v > self._best:
                     self._best = v
                     self._bseat = seat
@@ -329,9 +341,9 @@ class PiqueseptState(State[PiqueseptGame]):
                     self._lm = hands[winner]
                     return
             else:
-                ls = action >> 3
+                ls = a >> 3
                 self._led = ls
-                self._best = VAL[ls][action]
+                self._best = VAL[ls][a]
                 self._bseat = seat
             nxt = self._next[seat]
             self._cur = nxt
@@ -343,9 +355,10 @@ class PiqueseptState(State[PiqueseptGame]):
         if self._phase == FIRST:
             # docs/rules/piquesept.md, The soloist and the opening trick: 7S, then each defender's highest.
             seat = self._cur
-            self._hands[seat] ^= 1 << action
+            hands = self._hands
+            hands[seat] = hands[seat] ^ 1 << a
             trick = self._trick
-            trick.append(action)
+            trick.append(a)
             if len(trick) < self._n:
                 self._led = SPADE
                 nxt = self._next[seat]
@@ -356,7 +369,7 @@ class PiqueseptState(State[PiqueseptGame]):
             self._bseat = self._leader
             self._end_trick()
         else:
-            self._give(action)
+            self._give(a)
 
     def _end_trick(self) -> None:
         trick = self._trick
@@ -383,12 +396,13 @@ class PiqueseptState(State[PiqueseptGame]):
         uniformly at random from the soloist's hand (a chance event) and must then give one back."""
         s = self._soloist
         r = self._drawer
-        hand = self._hands[s]
+        hands = self._hands
+        hand = hands[s]
         # A2ID keeps the order of actions, so the candidates come out sorted.
-        candidates = list(map(A2ID.__getitem__, _LO[hand & 0xFFFF] + _HI[hand >> 16]))
+        candidates = [A2ID[a] for a in _LO[hand & 0xFFFF] + _HI[hand >> 16]]
         x = ID2A[self.chance.draw(candidates, self.game.parse_chance)]
-        self._hands[s] = hand ^ (1 << x)
-        self._hands[r] |= 1 << x
+        hands[s] = hand ^ 1 << x
+        hands[r] = hands[r] | 1 << x
         self._x = x
         self._phase = GIVE
         self._cur = r
@@ -400,8 +414,9 @@ class PiqueseptState(State[PiqueseptGame]):
         apply_action)."""
         r = self._cur
         s = self._soloist
-        self._hands[r] ^= 1 << action
-        self._hands[s] |= 1 << action
+        hands = self._hands
+        hands[r] = hands[r] ^ 1 << action
+        hands[s] = hands[s] | 1 << action
         self._y = action
         self._events = [("give", r, s, action)]
         # docs/rules/piquesept.md, The remaining tricks: the soloist leads trick 2.
@@ -416,8 +431,10 @@ class PiqueseptState(State[PiqueseptGame]):
         taken = self._taken
         sp = taken[s]
         delta = deal_returns(s, sp, n)
-        self._ret = [r + d for r, d in zip(self._ret, delta, strict=True)]
-        self._base = [b + t for b, t in zip(self._base, taken, strict=True)]
+        ret = self._ret
+        base = self._base
+        self._ret = [ret[q] + delta[q] for q in range(n)]
+        self._base = [base[q] + taken[q] for q in range(n)]
         self._past.append((self._dealer, s, self._dealt, self._x, self._y, tuple(self._done), sp, delta))
         self._events.append(("deal_over", s, sp, delta))
         self._deal_no += 1
@@ -495,7 +512,12 @@ class PiqueseptState(State[PiqueseptGame]):
         return [float(r) for r in self._ret]
 
     def scores(self) -> list[int]:
-        return [b + t for b, t in zip(self._base, self._taken, strict=True)]
+        return self._scores(self._taken)
+
+    def _scores(self, taken: list[int]) -> list[int]:
+        """Card points so far: finished deals' (``_base``) plus ``taken``, this deal's (``_taken``)."""
+        base = self._base
+        return [base[q] + taken[q] for q in range(self._n)]
 
     @property
     def _taken(self) -> list[int]:
@@ -503,7 +525,8 @@ class PiqueseptState(State[PiqueseptGame]):
         out = [0] * self._n
         if self._phase != OVER:
             for t in self._done:
-                out[t[2]] += t[3]
+                w = t[2]
+                out[w] = out[w] + t[3]
         return out
 
     def clone(self) -> PiqueseptState:
@@ -673,7 +696,7 @@ class PiqueseptState(State[PiqueseptGame]):
             },
             "card_points": list(taken),
             "side_points": [taken[s], sum(taken) - taken[s]],
-            "scores": self.scores(),
+            "scores": self._scores(taken),
             "returns_so_far": list(self._ret),
             "past_deals": self._deal_results(),
         }

@@ -27,7 +27,7 @@ import random
 from typing import Any, NamedTuple
 
 from gamester.core.kit import View
-from gamester.games.piquesept.game import FIRST, GIVE, Phase, PiqueseptState
+from gamester.games.piquesept.game import ACTION_OF_CODE, FIRST, GIVE, PHASE_OF_NAME, PiqueseptState
 from gamester.games.piquesept.rules import (
     ALL_CARDS,
     PTS,
@@ -59,45 +59,52 @@ class Seen(NamedTuple):
 
 
 def seen_from_observation(view: View, obs: dict[str, Any]) -> Seen:
-    """The record from the seat's observation ``obs``."""
-    act = view.string_to_action
+    """The record from the seat's observation ``obs`` (its cards read with the game's own table of the
+    codes its views write, ``game.ACTION_OF_CODE``)."""
+    act = ACTION_OF_CODE
     hand = 0
     for c in obs["hand"]:
-        hand |= 1 << act(c)
-    me = obs["seat"]
-    solo = obs["soloist"]
+        hand |= 1 << act[c]
+    me: int = obs["seat"]
+    solo: int = obs["soloist"]
     known = hand
     for t in obs["tricks"]:
         for c in t["cards"]:
-            known |= 1 << act(c)
-    trick = tuple(act(c) for c in obs["trick"])
+            known |= 1 << act[c]
+    trick = tuple([act[c] for c in obs["trick"]])
     for a in trick:
         known |= 1 << a
     if me == solo:
-        for c in (obs["trade"]["drawn"], obs["trade"]["given"]):
+        trade = obs["trade"]
+        for c in (trade["drawn"], trade["given"]):
             if c is not None:
                 # The card he lost is elsewhere; the card he got is in his hand.
-                known |= 1 << act(c)
-    phase = Phase[obs["phase"].upper()]
+                known |= 1 << act[c]
+    phase = PHASE_OF_NAME[obs["phase"]]
     return Seen(phase, me, obs["players"], solo, obs["leader"], hand, trick, ALL_CARDS & ~known)
 
 
 def seen_from_world(world: PiqueseptState) -> Seen:
-    """The record for the seat to move in ``world`` (a state the agent sampled itself), read from its
-    ``deal_view()``: the cards played this deal are the deal's pack less every hand."""
-    v = world.deal_view()
-    me = v.current
-    hand = v.hands[me]
+    """The record for the seat to move in ``world`` (a state the agent sampled itself): the cards
+    played this deal are the deal's pack less every hand. Read from the state's own fields (this runs
+    at every step of every playout; ``deal_view()`` would build the whole record, card points
+    included, for the few fields needed here); the tests check it against the observation's record."""
+    me = world._cur
+    hands = world._hands
+    hand = hands[me]
     held = 0
-    for h in v.hands:
+    for h in hands:
         held |= h
     known = hand | (world.game.pack_mask & ~held)
-    if me == v.soloist:
-        if v.drawn >= 0:
-            known |= 1 << v.drawn
-        if v.given >= 0:
-            known |= 1 << v.given
-    return Seen(v.phase, me, v.players, v.soloist, v.leader, hand, v.trick, ALL_CARDS & ~known)
+    solo = world._soloist
+    if me == solo:
+        if world._x >= 0:
+            known |= 1 << world._x
+        if world._y >= 0:
+            known |= 1 << world._y
+    return Seen(
+        world._phase, me, world._n, solo, world._leader, hand, tuple(world._trick), ALL_CARDS & ~known
+    )
 
 
 def shed_first(hand: int, legal: list[int]) -> int:

@@ -43,7 +43,10 @@ assert TOTAL_POINTS == 130
 
 def trick_points(cards: Iterable[int]) -> int:
     """The card points of a trick's cards."""
-    return sum(map(PTS.__getitem__, cards))
+    total = 0
+    for c in cards:
+        total += PTS[c]
+    return total
 
 
 # docs/rules/piquesept.md, The cards: spades rank 7 A K Q J T 9 8 (the Seven jumps to the top), the
