@@ -113,6 +113,27 @@ def shed_first(hand: int, legal: list[int]) -> int:
     return min(legal, key=lambda a: ((hand & SUIT_MASK[a >> 3]).bit_count(), a))
 
 
+# Sort keys that read nothing but the card (module functions: no closure is made per decision).
+def _give_key(a: int) -> tuple[int, bool, int, int]:
+    return PTS[a], a >> 3 == SPADE, a & 7, a
+
+
+def _cheap(a: int) -> tuple[int, bool, int]:
+    return PTS[a], a >> 3 == SPADE, a & 7
+
+
+def _lead_order(a: int) -> tuple[bool, int]:
+    return a >> 3 != SPADE, -PTS[a]
+
+
+def _points(a: int) -> int:
+    return PTS[a]
+
+
+def _richest(a: int) -> tuple[int, int, int]:
+    return PTS[a], -(a >> 3 == SPADE), -(a & 7)
+
+
 def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
     """The heuristic agent's choice for ``view``'s seat (``obs``: its observation)."""
     return decide(seen_from_observation(view, obs), legal, rng)
@@ -123,7 +144,7 @@ def decide(k: Seen, legal: list[int], rng: random.Random) -> int:
     broken by ``rng``)."""
     phase = k.phase
     if phase == GIVE:
-        return min(legal, key=lambda a: (PTS[a], a >> 3 == SPADE, a & 7, a))
+        return min(legal, key=_give_key)
     hand = k.hand
     if phase == FIRST:
         return shed_first(hand, legal)
@@ -133,11 +154,10 @@ def decide(k: Seen, legal: list[int], rng: random.Random) -> int:
     trick = k.trick
     unseen = k.unseen
     unseen_spades = unseen & SPADES
-    cheap = lambda a: (PTS[a], a >> 3 == SPADE, a & 7)  # noqa: E731 - a sort key
 
     if not trick:
         if me == solo:
-            for a in sorted(legal, key=lambda a: (a >> 3 != SPADE, -PTS[a])):
+            for a in sorted(legal, key=_lead_order):
                 if a >> 3 == SPADE and not unseen_spades:
                     continue
                 if beats_all(a, a >> 3, unseen) and (
@@ -148,11 +168,11 @@ def decide(k: Seen, legal: list[int], rng: random.Random) -> int:
             return min(side, key=lambda a: (PTS[a], -(hand & SUIT_MASK[a >> 3]).bit_count(), a & 7))
         spades = [a for a in legal if a >> 3 == SPADE]
         if spades and unseen_spades:
-            return min(spades, key=cheap)
+            return min(spades, key=_cheap)
         winners = [a for a in legal if a >> 3 != SPADE and beats_all(a, a >> 3, unseen)]
         if winners and not unseen_spades:
-            return max(winners, key=lambda a: PTS[a])
-        return min(legal, key=cheap)
+            return max(winners, key=_points)
+        return min(legal, key=_cheap)
 
     led = trick[0] >> 3
     val = VAL[led]
@@ -162,16 +182,13 @@ def decide(k: Seen, legal: list[int], rng: random.Random) -> int:
     best_val = val[trick[best_i]]
     after = [(leader + i) % n for i in range(len(trick) + 1, n)]
     i_am_solo = me == solo
-
-    def my_side(s: int) -> bool:
-        return bool((s == solo) == i_am_solo)
-
-    opponents_after = [s for s in after if not my_side(s)]
-    if my_side(winning_seat):
+    # A seat is on his side when it is the soloist exactly when he is.
+    opponents_after = [s for s in after if (s == solo) != i_am_solo]
+    if (winning_seat == solo) == i_am_solo:
         safe = not opponents_after or beats_all(trick[best_i], led, unseen)
         if safe:
-            return max(legal, key=lambda a: (PTS[a], -(a >> 3 == SPADE), -(a & 7)))
-        return min(legal, key=cheap)
+            return max(legal, key=_richest)
+        return min(legal, key=_cheap)
     winners = [a for a in legal if val[a] > best_val]
     if winners:
         if not opponents_after:
@@ -179,4 +196,4 @@ def decide(k: Seen, legal: list[int], rng: random.Random) -> int:
         sure = [a for a in winners if beats_all(a, led, unseen)]
         if sure:
             return min(sure, key=lambda a: (val[a], -PTS[a]))
-    return min(legal, key=cheap)
+    return min(legal, key=_cheap)
