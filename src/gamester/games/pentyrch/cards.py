@@ -71,7 +71,7 @@ def canon_cards(mask: int) -> list[int]:
     return out
 
 
-_CANON_CACHE: dict[int, tuple[int, ...]] = {}
+_CANON_CACHE: Final[dict[int, tuple[int, ...]]] = {}
 
 
 def canon_tuple(mask: int) -> tuple[int, ...]:

@@ -106,6 +106,9 @@ class PentyrchGame(Game[PentyrchOptions]):
         self._num_actions = COMBO_BASE + MAX_EXCHANGE_MOVES * per_move
         self._overpay = options.overpay
         self._tables: dict[int, tuple[tuple[int, int], ...]] = {}
+        # len(self._tables[key]) by the same key: what move generation asks at every exchange no
+        # single card pays for, answered without building (m, table) (combo_count).
+        self._counts: dict[int, int] = {}
         # With overpay the payments are counted, never listed (combos.py): half a million for one
         # exchange would take seconds to list and tens of megabytes to keep.
         self._spaces: dict[int, OverpayPayments] = {}
@@ -127,8 +130,7 @@ class PentyrchGame(Game[PentyrchOptions]):
         """The cards a combination may use (as a mask) and its positional table, cached by the
         value counts of those cards: suits change which cards, never the ways to combine them."""
         m = hand if self._overpay else hand & ~GE[v]
-        # signature(m), inline: this runs for every exchange no single card pays (the playouts' hot loop)
-        key = (SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]) << 4 | v
+        key = signature(m) << 4 | v
         table = self._tables.get(key)
         if table is None:
             if mask_value(m) < v:
@@ -152,7 +154,14 @@ class PentyrchGame(Game[PentyrchOptions]):
         """How many combination payments ``hand`` has on a pile worth ``v``."""
         if self._overpay:
             return self._overpay_payments(hand, v).count
-        return len(self._combo_table(hand, v)[1])
+        # _combo_table's key (signature(m), inline: this runs for every exchange no single card pays,
+        # the playouts' hot loop)
+        m = hand & ~GE[v]
+        key = (SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]) << 4 | v
+        n = self._counts.get(key)
+        if n is None:
+            n = self._counts[key] = len(self._combo_table(hand, v)[1])
+        return n
 
     def combo_at(self, hand: int, v: int, r: int) -> tuple[int, int]:
         """The ``r``-th combination payment (top card, rest mask) in canonical order."""

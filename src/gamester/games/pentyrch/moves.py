@@ -55,8 +55,12 @@ Move = tuple[int, int, int, int, int, int]
 # One exchange's combination moves, in rank order: (k, frm, to, hand, pile value, count).
 Combos = list[tuple[int, int, int, int, int, int]]
 PASS_MOVE: Final[Move] = (-1, -1, -1, 0, -1, 0)
-_PASS_LIST = [PASS]
-_SINGLES: dict[int, tuple[int, ...]] = {}
+_SINGLES: Final[dict[int, tuple[int, ...]]] = {}
+
+
+# CODE_OF_BIT[c + 1]: the single-card pay code (1 + index among the 40 non-court cards) of card c, by
+# the bit length of the card's mask bit (-1 for court cards, which never pay).
+CODE_OF_BIT: Final[tuple[int, ...]] = (-1,) + tuple(1 + IDX40[c] if IDX40[c] >= 0 else -1 for c in range(52))
 
 
 def codes_of(mask: int) -> tuple[int, ...]:
@@ -155,24 +159,26 @@ def generate(state: PentyrchState) -> None:
     Moves paid with nothing, one card or a shown card are decoded from their action arithmetically
     (:func:`decode`); for combination moves ``state._combos`` keeps each exchange's count, in rank
     order, and the payments themselves are listed only when one is decoded.
+
+    Written for both builds: direct calls (no bound methods kept in variables, which the compiled
+    build calls as generic Python objects) and the combination count of each pile value asked of the
+    game once per call (``counts``: a seat often reaches several piles of one value).
     """
     seat = state._seat
     acts: list[int] = []
-    add = acts.append
-    extend = acts.extend
     combos: Combos = []
     ncombos = 0
     hand = state._hands[state._owner[seat]]
     cpos = state._cpos
     stacks = state._stacks
     piles = state._piles
-    count = state.game.combo_count
+    game = state.game
     show = state._show
     always = state._always
-    codes = codes_of
     cover_any = state._cover_any
     home_ok = HOME_OK[seat]
     steps = STEPS[seat]
+    counts: list[int] = []  # counts[v]: combination payments on a pile worth v (-1 not yet asked)
     k0 = seat * 3
     for k in range(k0, k0 + 3):
         p = cpos[k]
@@ -187,60 +193,80 @@ def generate(state: PentyrchState) -> None:
             a = base + ENTER_SLOT * PAYS
             if st:
                 if len(st) < 3 and rk > st[-1] % 3:
-                    add(a)
-            elif hand:
-                pile = piles[h]
-                v = VALUE[pile[-1]]
-                sm = hand & GE[v]
-                if sm:
-                    extend(map(a.__add__, codes(sm)))
-                if show and len(pile) == 1 and hand & EQ[v]:
-                    extend(map((a + 40).__add__, codes(hand & EQ[v])))
-                if always or not sm:
-                    n = count(hand, v)
-                    if n:
-                        combos.append((k, -1, h, hand, v, n))
-                        ncombos += n
-            continue
-        if stacks[p][-1] != k:
-            continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
-        for d, t, fwd in steps[p]:
-            st = stacks[t]
-            if st:
-                # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J; reversed
-                # on the free space. Covering may go backward with cover_any_direction.
-                if len(st) < 3 and (fwd or cover_any) and home_ok[t]:
-                    top_rank = st[-1] % 3
-                    if (rk < top_rank) if t == FREE else (rk > top_rank):
-                        add(base + d * PAYS)
-            elif not fwd or not home_ok[t]:
+                    acts.append(a)
                 continue
-            elif t == FREE:
-                add(base + d * PAYS)
-            elif hand:
-                # The exchange rule again, as for entering above: kept inline because a shared
-                # helper costs ~9% of playout speed (measured), and this is the hot loop.
-                pile = piles[t]
-                a = base + d * PAYS
-                v = VALUE[pile[-1]]
-                sm = hand & GE[v]
-                if sm:
-                    extend(map(a.__add__, codes(sm)))
-                if show and len(pile) == 1 and hand & EQ[v]:
-                    extend(map((a + 40).__add__, codes(hand & EQ[v])))
-                if always or not sm:
-                    n = count(hand, v)
-                    if n:
-                        combos.append((k, p, t, hand, v, n))
-                        ncombos += n
-        if p == GOAL[seat]:
-            # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
-            add(base + OFF_SLOT * PAYS)
+            t = h
+        else:
+            if stacks[p][-1] != k:
+                continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
+            for d, t, fwd in steps[p]:
+                st = stacks[t]
+                if st:
+                    # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J;
+                    # reversed on the free space. Covering may go backward with cover_any_direction.
+                    if len(st) < 3 and (fwd or cover_any) and home_ok[t]:
+                        top_rank = st[-1] % 3
+                        if (rk < top_rank) if t == FREE else (rk > top_rank):
+                            acts.append(base + d * PAYS)
+                elif not fwd or not home_ok[t]:
+                    continue
+                elif t == FREE:
+                    acts.append(base + d * PAYS)
+                elif hand:
+                    # The exchange rule again, as for entering below: kept inline because a shared
+                    # helper costs ~9% of playout speed (measured), and this is the hot loop.
+                    pile = piles[t]
+                    a = base + d * PAYS
+                    v = VALUE[pile[-1]]
+                    sm = hand & GE[v]
+                    bits = sm
+                    while bits:  # one action per card worth v or more, lowest card id first
+                        low = bits & -bits
+                        acts.append(a + CODE_OF_BIT[low.bit_length()])
+                        bits ^= low
+                    if show and len(pile) == 1 and hand & EQ[v]:
+                        for c in codes_of(hand & EQ[v]):
+                            acts.append(a + 40 + c)
+                    if always or not sm:
+                        if not counts:
+                            counts = [-1] * 11
+                        n = counts[v]
+                        if n < 0:
+                            n = counts[v] = game.combo_count(hand, v)
+                        if n:
+                            combos.append((k, p, t, hand, v, n))
+                            ncombos += n
+            if p == GOAL[seat]:
+                # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
+                acts.append(base + OFF_SLOT * PAYS)
+            continue
+        if hand:
+            # Entering by exchange onto the empty home cell t (the same rule as a step above).
+            pile = piles[t]
+            v = VALUE[pile[-1]]
+            sm = hand & GE[v]
+            bits = sm
+            while bits:
+                low = bits & -bits
+                acts.append(a + CODE_OF_BIT[low.bit_length()])
+                bits ^= low
+            if show and len(pile) == 1 and hand & EQ[v]:
+                for c in codes_of(hand & EQ[v]):
+                    acts.append(a + 40 + c)
+            if always or not sm:
+                if not counts:
+                    counts = [-1] * 11
+                n = counts[v]
+                if n < 0:
+                    n = counts[v] = game.combo_count(hand, v)
+                if n:
+                    combos.append((k, -1, t, hand, v, n))
+                    ncombos += n
     if combos:
         acts.extend(range(COMBO_BASE, COMBO_BASE + ncombos))
     elif not acts:
         # docs/rules/pentyrch.md, Moving: no legal move, so pass.
-        acts = _PASS_LIST
+        acts = [PASS]
     state._legal = acts
     state._combos = combos
 
@@ -257,8 +283,12 @@ def decode(state: PentyrchState, action: int) -> Move:
                 return (k, frm, to, 1, top, rest)
             r -= n
         raise IllegalActionError(f"combination #{action - COMBO_BASE} is not legal here")
-    slot, code = divmod(action - 1, PAYS)
-    k, d = divmod(slot, SLOTS)
+    # // and -, not divmod: a builtin call (boxed ints in the compiled build) on every move played.
+    x = action - 1
+    slot = x // PAYS
+    code = x - slot * PAYS
+    k = slot // SLOTS
+    d = slot - k * SLOTS
     frm = state._cpos[k]
     if d == OFF_SLOT:
         to = OFF

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from gamester.core.cards import parse_card
 from gamester.core.errors import IllegalActionError
@@ -36,14 +36,15 @@ from gamester.games.pentyrch.worlds import PassCons, WorldView
 if TYPE_CHECKING:
     from gamester.games.pentyrch.game import PentyrchGame
 
-_NEW_GAME = Event.NEW_GAME
-_STEP = Event.STEP
-_EXCHANGE = Event.EXCHANGE
-_SHOW = Event.SHOW
-_BEAR_OFF = Event.BEAR_OFF
-_PASS = Event.PASS
-_FINISHED = Event.FINISHED
-_GAME_OVER = Event.GAME_OVER
+# Final: the compiled build reads them as C statics, not from the module's dict at every event.
+_NEW_GAME: Final = Event.NEW_GAME
+_STEP: Final = Event.STEP
+_EXCHANGE: Final = Event.EXCHANGE
+_SHOW: Final = Event.SHOW
+_BEAR_OFF: Final = Event.BEAR_OFF
+_PASS: Final = Event.PASS
+_FINISHED: Final = Event.FINISHED
+_GAME_OVER: Final = Event.GAME_OVER
 
 
 class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this module
