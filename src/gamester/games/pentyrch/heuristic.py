@@ -21,10 +21,10 @@ import random
 from collections.abc import Sequence
 from typing import Any, Final
 
-from gamester.core.cards import parse_card
+from gamester.core.cards import card_code, parse_card
 from gamester.core.kit import View
 from gamester.games.pentyrch.board import CELL_NAMES, COORDS, GOAL, NUM_CELLS, OFF
-from gamester.games.pentyrch.cards import COURT_OF_CARD, POINTS, VALUE, mask_value
+from gamester.games.pentyrch.cards import COURT_IDS, COURT_OF_CARD, POINTS, VALUE, mask_value
 from gamester.games.pentyrch.moves import Move
 from gamester.games.pentyrch.notation import read_move
 
@@ -66,27 +66,53 @@ def move_score(seat: int, m: Move, stacks: Sequence[Sequence[int]], piles: Seque
     return value
 
 
+# The canonical codes an observation writes (views.py), read by lookup; anything else goes through
+# parse_card. The agent decides from the observation at every turn, so this is its hot path.
+_CARD_OF_CODE: Final[dict[str, int]] = {card_code(c): c for c in range(52)}
+_COURT_OF_CODE: Final[dict[str, int]] = {card_code(c): k for k, c in enumerate(COURT_IDS)}
+# read_move of each move text met (a move's text always reads as the same tuple).
+_MOVES: Final[dict[str, Move]] = {}
+
+
 def board_of(obs: dict[str, Any]) -> Board:
     """The stacks and piles of an observation's board (``views.view``), by cell index."""
     cells = obs["board"]
     stacks: list[list[int]] = []
     piles: list[list[int]] = []
-    for name in CELL_NAMES:
-        cell = cells[name]
-        stacks.append([COURT_OF_CARD[parse_card(c)] for c in cell["stack"]])
-        piles.append([parse_card(c) for c in cell["pile"]])
+    try:
+        for name in CELL_NAMES:
+            cell = cells[name]
+            stacks.append([_COURT_OF_CODE[c] for c in cell["stack"]])
+            piles.append([_CARD_OF_CODE[c] for c in cell["pile"]])
+    except KeyError:  # a code written some other way
+        stacks = []
+        piles = []
+        for name in CELL_NAMES:
+            cell = cells[name]
+            stacks.append([COURT_OF_CARD[parse_card(c)] for c in cell["stack"]])
+            piles.append([parse_card(c) for c in cell["pile"]])
     return stacks, piles
+
+
+def move_of(text: str) -> Move:
+    """``notation.read_move(text)``, remembered."""
+    m = _MOVES.get(text)
+    if m is None:
+        if len(_MOVES) > 100_000:
+            _MOVES.clear()
+        m = _MOVES[text] = read_move(text)
+    return m
 
 
 def score_move(text: str, obs: dict[str, Any], seat: int) -> float:
     """The score of the move written ``text`` (canonical notation) for ``seat`` in observation ``obs``."""
     stacks, piles = board_of(obs)
-    return move_score(seat, read_move(text), stacks, piles)
+    return move_score(seat, move_of(text), stacks, piles)
 
 
 def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
     seat = obs["seat_to_move"]
     stacks, piles = board_of(obs)
     name = view.action_to_string
-    scored = [(move_score(seat, read_move(name(a)), stacks, piles), rng.random(), a) for a in legal]
+    scored = [(move_score(seat, move_of(name(a)), stacks, piles), rng.random(), a) for a in legal]
     return max(scored)[2]
