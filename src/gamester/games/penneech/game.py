@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import random
 from enum import IntEnum
-from typing import Any, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 from gamester.core.cards import (
     ACE,
     FULL_PACK,
-    SUIT_MASKS,
     SUIT_NAMES,
     SUITS,
     card_code,
@@ -36,6 +35,7 @@ from gamester.core.rng import Chance, make_rng
 from gamester.games.penneech.options import RULESETS, PenneechOptions
 from gamester.games.penneech.rules import (
     FOLLOW_EXTRA,
+    SUIT_MASKS,
     deal_bonus,
     legal_mask,
     outcomes,
@@ -54,17 +54,19 @@ from gamester.games.penneech.rules import TURNUP_POINTS as TURNUP_POINTS
 
 _trick_outcomes = trick_outcomes  # the name benchmarks/stripped_models.py reads
 
-KEEP = 52
-REDEAL = 53
-NUM_ACTIONS = 54
-HAND_SIZE = 7
-BIT = tuple(1 << c for c in range(52))
-DEAL_READS = 2 * HAND_SIZE + TRICKS + 1
+# Module constants are ``Final``: the compiled build then reads them as C values, not by name from
+# the module's dict at every use (the same statements cost the same run as Python).
+KEEP: Final = 52
+REDEAL: Final = 53
+NUM_ACTIONS: Final = 54
+HAND_SIZE: Final = 7
+BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(52))
+DEAL_READS: Final = 2 * HAND_SIZE + TRICKS + 1
 # The first-dealer draw reads two cards, four after a tie (one in 17); a second tie orders the rest.
-DRAW_READS = 4
+DRAW_READS: Final = 4
 # Stock position of the turn-up after trick 7. During play _pos is 14 + the tricks played + 1, so at
 # the end of a trick ``_pos < LAST_TURN_UP`` says that tricks remain.
-LAST_TURN_UP = 2 * HAND_SIZE + TRICKS
+LAST_TURN_UP: Final = 2 * HAND_SIZE + TRICKS
 
 
 class Phase(IntEnum):
@@ -78,13 +80,15 @@ class Phase(IntEnum):
 # The engine stores and compares the plain int values: Python 3.11 specializes ``==`` only for exact
 # ints, and storing the members measured +1.1% instructions per action here (valgrind, 1,000 random
 # deals); Piquesept, which compares less, stores the members at no measurable cost.
-REDEAL_PHASE, PLAY, OVER = int(Phase.REDEAL), int(Phase.PLAY), int(Phase.OVER)
-_PHASE_NAMES = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "redeal", "play", "over"
+REDEAL_PHASE: Final = int(Phase.REDEAL)
+PLAY: Final = int(Phase.PLAY)
+OVER: Final = int(Phase.OVER)
+_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "redeal", "play", "over"
 
-_NO_EVENTS: list[tuple[Any, ...]] = []  # shared and never appended to: a lead causes no event
+_NO_EVENTS: Final[list[tuple[Any, ...]]] = []  # shared and never appended to: a lead causes no event
 
 # Mask -> sorted action list, one table per suit (13 bits each), so legal_actions is four lookups.
-_CHUNK: list[list[list[int]]] = []
+_CHUNK: Final[list[list[list[int]]]] = []
 
 
 def _build_chunks() -> None:
@@ -99,15 +103,12 @@ _build_chunks()
 
 
 # The same lists as _CHUNK, per suit, indexed by the suit's 13 bits (``hand >> SHIFT[s] & 8191``).
-SHIFT = (0, 13, 26, 39)
-
-# docs/rules/penneech.md, Dealing: the draw's rank of each card (draw_rank, tabulated).
-DRAW_RANK: tuple[int, ...] = ()
+SHIFT: Final = (0, 13, 26, 39)
 
 # The events of a trick that ended mid-deal with a plain (pointless) turn-up, as one marker that
 # last_events expands into the trick (from _last_trick) and the turn-up (the stock card just turned).
 # Shared, never appended to (an action that has events of its own starts a new list).
-_TRICK_TURNUP: list[tuple[Any, ...]] = [("trick_turnup",)]
+_TRICK_TURNUP: Final[list[tuple[Any, ...]]] = [("trick_turnup",)]
 
 
 def draw_rank(card: int) -> int:
@@ -116,7 +117,8 @@ def draw_rank(card: int) -> int:
     return 1 if r == ACE else r + 2
 
 
-DRAW_RANK = tuple(draw_rank(c) for c in range(52))
+# docs/rules/penneech.md, Dealing: the draw's rank of each card (draw_rank, tabulated).
+DRAW_RANK: Final[tuple[int, ...]] = tuple(draw_rank(c) for c in range(52))
 
 
 def _codes(mask: int) -> list[str]:
@@ -145,8 +147,8 @@ def _with_fresh_rest(top: list[int], used: int, rng: random.Random) -> tuple[lis
 # The packs worlds hold for earlier deals, by what was seen of them: _TOPS by the seen top as the
 # world lays it out, _PLAYED_OUT by a played-out deal's first 22 cards as dealt (both hands, the
 # turn-ups). Worlds share these lists and never change them.
-_TOPS: dict[tuple[int, ...], list[int]] = {}
-_PLAYED_OUT: dict[tuple[int, ...], list[int]] = {}
+_TOPS: Final[dict[tuple[int, ...], list[int]]] = {}
+_PLAYED_OUT: Final[dict[tuple[int, ...], list[int]]] = {}
 
 
 def _played_out(prefix: tuple[int, ...], rng: random.Random) -> tuple[list[int], int, int]:
@@ -172,7 +174,7 @@ def _played_out(prefix: tuple[int, ...], rng: random.Random) -> tuple[list[int],
 # a game's length (OpenSpiel's ``max_game_length``) cannot say. About one dealing in ten gives a hand
 # that may ask (5% a hand with the default rule), so exceeding the bound takes six in a row: about one
 # in a million.
-REDEALS_BOUNDED = 5
+REDEALS_BOUNDED: Final = 5
 
 
 class PenneechGame(Game[PenneechOptions]):
@@ -331,10 +333,17 @@ class PenneechWorld(NamedTuple):
 #   hand 52 | turn-up 52 | trump 4 | led card 52 | my plays 52 | opponent plays 52 | earlier turn-ups 52
 #   | opponent known voids 4 | phase 3 | I deal 1 | I am to act 1 | tricks mine, theirs (/7) 2
 #   | scores mine, theirs (/target) 2 | opponent known redeal-eligible, known not 2
-_O_HAND, _O_TURNUP, _O_TRUMP = 0, 52, 104
-_O_LED, _O_MINE, _O_THEIRS, _O_EARLIER = 108, 160, 212, 264
-_O_VOIDS, _O_PHASE, _O_SCALARS = 316, 320, 323
-OBS_SIZE = _O_SCALARS + 8
+_O_HAND: Final = 0
+_O_TURNUP: Final = 52
+_O_TRUMP: Final = 104
+_O_LED: Final = 108
+_O_MINE: Final = 160
+_O_THEIRS: Final = 212
+_O_EARLIER: Final = 264
+_O_VOIDS: Final = 316
+_O_PHASE: Final = 320
+_O_SCALARS: Final = 323
+OBS_SIZE: Final = _O_SCALARS + 8
 
 
 class PenneechState(State[PenneechGame]):

@@ -12,14 +12,19 @@ sets are 52-bit masks. A trump of ``-1`` means no trump (before the first turn-u
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
-from gamester.core.cards import ACE, DIAMONDS, JACK, KING, QUEEN, SEVEN, SUIT_MASKS, make_card, mask_of
+from gamester.core.cards import ACE, DIAMONDS, JACK, KING, QUEEN, SEVEN, make_card, mask_of
+from gamester.core.cards import SUIT_MASKS as _SUIT_MASKS
 
-SEVEN_D = make_card(SEVEN, DIAMONDS)
-TRICKS = 7
+# The tables are ``Final`` so that a compiled build reads them as C values, not by name at every use;
+# SUIT_MASKS is core's, bound here under a Final name for the same reason.
+SUIT_MASKS: Final[tuple[int, ...]] = _SUIT_MASKS
+SEVEN_D: Final = make_card(SEVEN, DIAMONDS)
+TRICKS: Final = 7
 """docs/rules/penneech.md, Tricks: seven tricks a deal."""
 
-_HONOUR_BY_RANK = {ACE: 5, KING: 4, QUEEN: 3, JACK: 2}
+_HONOUR_BY_RANK: Final = {ACE: 5, KING: 4, QUEEN: 3, JACK: 2}
 
 
 def power(card: int) -> int:
@@ -28,7 +33,7 @@ def power(card: int) -> int:
     return 13 if card == SEVEN_D else card % 13
 
 
-POWER: tuple[int, ...] = tuple(power(c) for c in range(52))
+POWER: Final[tuple[int, ...]] = tuple(power(c) for c in range(52))
 
 
 def beats(card: int, led: int, trump: int) -> bool:
@@ -75,7 +80,7 @@ def turnup_points(card: int) -> int:
     return 14 if card == SEVEN_D else _HONOUR_BY_RANK.get(card % 13, 0)
 
 
-TURNUP_POINTS: tuple[int, ...] = tuple(turnup_points(c) for c in range(52))
+TURNUP_POINTS: Final[tuple[int, ...]] = tuple(turnup_points(c) for c in range(52))
 
 
 def card_points(card: int, trump: int, trump_only: bool) -> int:
@@ -100,8 +105,8 @@ def card_bonus(tricks_won: int) -> int:
     return 2 * tricks_won - 7 if tricks_won >= 4 else 0
 
 
-HIGH_MASK = mask_of(c for c in range(52) if c % 13 in _HONOUR_BY_RANK)
-REDEAL_BLOCKERS: dict[str, int] = {
+HIGH_MASK: Final = mask_of(c for c in range(52) if c % 13 in _HONOUR_BY_RANK)
+REDEAL_BLOCKERS: Final[dict[str, int]] = {
     "above_ten": HIGH_MASK | (1 << SEVEN_D),
     "no_ace_or_face": HIGH_MASK,
     "off": 0,
@@ -121,10 +126,12 @@ def _beaters(led: int, trump: int) -> int:
     return mask_of(c for c in range(52) if beats(c, led, trump))
 
 
-BEATERS: tuple[tuple[int, ...], ...] = tuple(tuple(_beaters(led, t) for led in range(52)) for t in range(4))
+BEATERS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(_beaters(led, t) for led in range(52)) for t in range(4)
+)
 """``BEATERS[trump][led]``: the mask of the answers to ``led`` that win the trick (:func:`beats`)."""
 
-ABOVE: tuple[int, ...] = tuple(_beaters(c, -1) for c in range(52))
+ABOVE: Final[tuple[int, ...]] = tuple(_beaters(c, -1) for c in range(52))
 """``ABOVE[card]``: the cards of its suit that beat it (:func:`beats` with no trump)."""
 
 
@@ -133,13 +140,13 @@ def points_row(trump: int, trump_only: bool) -> tuple[int, ...]:
     return tuple(card_points(c, trump, trump_only) for c in range(52))
 
 
-TRICK_POINTS: dict[str, tuple[tuple[int, ...], ...]] = {
+TRICK_POINTS: Final[dict[str, tuple[tuple[int, ...], ...]]] = {
     "any": tuple(points_row(t, False) for t in range(4)),
     "trump": tuple(points_row(t, True) for t in range(4)),
 }
 """``TRICK_POINTS[options.trick_honours][trump][card]``: :func:`card_points`."""
 
-FOLLOW_MASKS: dict[bool, tuple[tuple[int, ...], ...]] = {
+FOLLOW_MASKS: Final[dict[bool, tuple[tuple[int, ...], ...]]] = {
     fs: tuple(tuple(follow_mask(13 * ls, t, fs) for ls in range(4)) for t in range(4)) for fs in (False, True)
 }
 """``FOLLOW_MASKS[follow_suit][trump][led suit]``: :func:`follow_mask`."""
@@ -150,13 +157,13 @@ def _extra_suit(follow_suit: bool, trump: int, ls: int) -> int:
     return next((s for s in range(4) if s != ls and allowed & SUIT_MASKS[s]), -1)
 
 
-FOLLOW_EXTRA: dict[bool, tuple[tuple[int, ...], ...]] = {
+FOLLOW_EXTRA: Final[dict[bool, tuple[tuple[int, ...], ...]]] = {
     fs: tuple(tuple(_extra_suit(fs, t, ls) for ls in range(4)) for t in range(4)) for fs in (False, True)
 }
 """``FOLLOW_EXTRA[follow_suit][trump][led suit]``: the suit besides the led one that a follower holding
 the led suit may play (:func:`follow_mask`), or -1."""
 
-CARD_BONUS: tuple[int, ...] = tuple(card_bonus(t) for t in range(TRICKS + 1))
+CARD_BONUS: Final[tuple[int, ...]] = tuple(card_bonus(t) for t in range(TRICKS + 1))
 """``CARD_BONUS[tricks won]``: :func:`card_bonus`."""
 
 
@@ -184,7 +191,7 @@ def trick_outcomes(points: Sequence[Sequence[int]], follow_suit: bool) -> tuple[
     )
 
 
-_OUTCOMES: dict[tuple[str, bool], tuple[tuple[int, ...], ...]] = {}
+_OUTCOMES: Final[dict[tuple[str, bool], tuple[tuple[int, ...], ...]]] = {}
 
 
 def outcomes(trick_honours: str, follow_suit: bool) -> tuple[tuple[int, ...], ...]:
