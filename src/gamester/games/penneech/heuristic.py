@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import random
 from math import comb
-from typing import Any
+from typing import Any, Final
 
-from gamester.core.cards import SUIT_MASKS
 from gamester.core.kit import View
 from gamester.games.penneech.game import (
     REDEAL,
@@ -35,11 +34,11 @@ from gamester.games.penneech.game import (
     SeatKnowledge,
     seat_knowledge_from_observation,
 )
-from gamester.games.penneech.rules import ABOVE, BEATERS, POWER, TRICK_POINTS, TURNUP_POINTS
+from gamester.games.penneech.rules import ABOVE, BEATERS, POWER, SUIT_MASKS, TRICK_POINTS, TURNUP_POINTS
 
-TURNUP_EV = sum(TURNUP_POINTS) / 52  # a turn-up's average points: the honours of a pack over its cards
-_ALL = (1 << 52) - 1
-_ROWS = (TRICK_POINTS["any"], TRICK_POINTS["trump"])  # by trick_honours=trump (False, True)
+TURNUP_EV: Final = sum(TURNUP_POINTS) / 52  # a turn-up's average points: the honours of a pack over its cards
+_ALL: Final = (1 << 52) - 1
+_ROWS: Final = (TRICK_POINTS["any"], TRICK_POINTS["trump"])  # by trick_honours=trump (False, True)
 
 
 def hold_value(card: int, unseen: int) -> float:
@@ -57,13 +56,17 @@ def p_holds_any(group: int, unknown: int, k: int) -> float:
 
 
 # p_holds_any by (group, unknown, k), filled as asked (at most 52 x 52 x 8 entries, the same floats).
-_P_HOLDS: dict[tuple[int, int, int], float] = {}
+_P_HOLDS: Final[dict[tuple[int, int, int], float]] = {}
 
 
 def decide(k: SeatKnowledge, legal: list[int]) -> int:
     """The heuristic's card among ``legal`` for the seat whose knowledge is ``k``. (Expression order
     matters: floating-point ties break by it, and the agents' fingerprints pin the choices. The hold
-    value is :func:`hold_value`, written out where a playout calls it for every card.)"""
+    value is :func:`hold_value`, written out where a playout calls it for every card.)
+
+    Each choice is a loop keeping the first best card, as ``min``/``max`` with a key would (strict
+    comparisons; a tuple key compared field by field): no key function called per card, which a
+    compiled build cannot inline."""
     _seat, _hand, seen, trump, led, voids, n, mine, trump_only, follow_suit = k
     unseen = _ALL & ~seen
     row = _ROWS[trump_only][trump]
@@ -71,16 +74,31 @@ def decide(k: SeatKnowledge, legal: list[int]) -> int:
     trick_bonus = TURNUP_EV + (1.0 if mine < 4 else 0.5)
     if led >= 0:
         beat = BEATERS[trump][led]
-        winners = [c for c in legal if beat >> c & 1]
-        if winners:
-            best = min(winners, key=lambda c: max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count()) - row[c])
+        # The winner cheapest to spend: least hold value less the points it carries.
+        best = -1
+        best_v = 0.0
+        for c in legal:
+            if beat >> c & 1:
+                v = max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count()) - row[c]
+                if best < 0 or v < best_v:
+                    best = c
+                    best_v = v
+        if best >= 0:
             gain = row[led] + row[best] + trick_bonus
             if gain >= hold_value(best, unseen) or row[led] > 0:
                 return best
-        return min(
-            legal,
-            key=lambda c: (2.5 * row[c] + max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count()), POWER[c]),
-        )
+        # Else the least useful card: (2.5 x points + hold value, power), least first.
+        best = -1
+        best_v = 0.0
+        best_p = 0
+        for c in legal:
+            v = 2.5 * row[c] + max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count())
+            p = POWER[c]
+            if best < 0 or v < best_v or (v == best_v and p < best_p):
+                best = c
+                best_v = v
+                best_p = p
+        return best
     possible = unseen
     for s in range(4):
         if voids >> s & 1:
@@ -88,8 +106,11 @@ def decide(k: SeatKnowledge, legal: list[int]) -> int:
     n_possible = possible.bit_count()
     trumps = (possible & SUIT_MASKS[trump]).bit_count()
     cache = _P_HOLDS
-
-    def value(c: int) -> float:
+    # The lead of most value, (value, -power) greatest first.
+    best = -1
+    best_v = 0.0
+    best_p = 0
+    for c in legal:
         higher = (possible & ABOVE[c]).bit_count()
         if c // 13 != trump:
             # Under follow=suit a trump beats it only when the opponent lacks the suit: count it half.
@@ -100,13 +121,17 @@ def decide(k: SeatKnowledge, legal: list[int]) -> int:
             p_lose = cache[key] = p_holds_any(higher, n_possible, n)
         stake = row[c] + trick_bonus
         # The opponent who wins throws a low card; the one who loses throws his cheapest.
-        return (
+        v = (
             (1 - p_lose) * stake
             - p_lose * stake
             - 0.5 * max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count())
         )
-
-    return max(legal, key=lambda c: (value(c), -POWER[c]))
+        p = POWER[c]
+        if best < 0 or v > best_v or (v == best_v and p < best_p):
+            best = c
+            best_v = v
+            best_p = p
+    return best
 
 
 def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
