@@ -9,7 +9,8 @@ import pytest
 import gamester
 from gamester.core.cards import CODES
 from gamester.core.errors import IllegalActionError, InvalidActionError, OptionError, RecordError
-from gamester.games.penneech.game import KEEP, REDEAL, PenneechState
+from gamester.core.rng import make_rng
+from gamester.games.penneech.game import KEEP, REDEAL, PenneechState, sample_as_random, shuffle_as_random
 
 
 def deal_pack(non_dealer: str, dealer: str, stock: str = "") -> list[str]:
@@ -509,3 +510,41 @@ def test_observation_tensor_marks_hand_and_trump() -> None:
     t = s.observation_tensor(1)
     assert sum(t[:52]) == 7 and t[52 + s.string_to_action("7C")] == 1.0
     assert s.legal_actions_mask()[s.string_to_action("AH")] == 1
+
+
+class _OwnShuffle(random.Random):
+    """A generator whose shuffle and sample are its own: the world's draws must use them."""
+
+    def shuffle(self, x: list[int]) -> None:  # type: ignore[override]
+        x.reverse()
+
+    def sample(self, population: list[int], k: int) -> list[int]:  # type: ignore[override]
+        return list(population[:k])
+
+
+@pytest.mark.parametrize("kind", ["mt", "hash", "own"])
+def test_world_draws_are_the_librarys_draws(kind: str) -> None:
+    """determinize and restocked draw through shuffle_as_random / sample_as_random: the same lists
+    and the same generator state afterwards as random.Random's shuffle and sample (the agents'
+    fingerprints pin worlds drawn with the library), for every size a world draws."""
+
+    def gen(seed: int) -> random.Random:
+        return {"mt": random.Random, "hash": make_rng, "own": _OwnShuffle}[kind](seed)
+
+    for seed in range(40):
+        for n in range(0, 53):
+            ours, lib = gen(seed), gen(seed)
+            a, b = list(range(n)), list(range(n))
+            shuffle_as_random(ours, a)
+            lib.shuffle(b)
+            assert a == b and ours.random() == lib.random()
+            for k in (0, 1, 4, 5, 6, 7, n):
+                if k > n:
+                    continue
+                ours, lib = gen(seed * 100 + k), gen(seed * 100 + k)
+                pop = list(range(3, 3 + n))
+                assert sample_as_random(ours, pop, k) == lib.sample(pop, k), (n, k)
+                assert ours.random() == lib.random() and pop == list(range(3, 3 + n))
+    if kind != "own":
+        with pytest.raises(ValueError):
+            sample_as_random(gen(1), [1, 2], 3)
