@@ -3,6 +3,7 @@ line with exit status 2, Ctrl-C quiet (exit 130), SIGTERM quiet (exit 0)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -63,6 +64,22 @@ def test_fresh_start_and_quiet_stop(tmp_path: Path, sig: signal.Signals) -> None
     assert "Traceback" not in err and "Traceback" not in out, err
     assert str(tmp_path / "data" / "gamester" / "gamester.db") in out
     assert f"http://127.0.0.1:{port}/" in out
+
+
+def test_ctrl_c_twice_stops_at_once_and_quietly(tmp_path: Path) -> None:
+    """A second Ctrl-C while the server stops forces the stop; uvicorn logged the cancelled
+    shutdown then, with a traceback."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    port = _free_port()
+    proc = _serve(["--port", str(port)], env)
+    _wait_health(port, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):  # (already gone: nothing to force)
+        os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "Traceback" not in out, err
 
 
 # (every kind of bad URL is checked in-process in test_web_store.py; here the command's exit path)

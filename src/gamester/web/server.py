@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import errno
 import gc
+import logging
 import signal
 import socket
 import sys
@@ -101,7 +102,10 @@ class _QuietServer(uvicorn.Server):
             if sig == signal.SIGINT:
                 self.interrupted = True
             if self.should_exit:
+                # A second Ctrl-C: stop without waiting. uvicorn then logs the cancelled shutdown
+                # (starlette's lifespan) as an error with a traceback, which tells the user nothing.
                 self.force_exit = True
+                logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
             self.should_exit = True
 
         old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
