@@ -13,8 +13,9 @@ from bisect import bisect_left
 import pytest
 
 from gamester.agents import futures
-from gamester.agents.base import make_agent, randbelow
+from gamester.agents.base import make_agent
 from gamester.core.registry import load_game
+from gamester.core.rng import randbelow
 
 
 def test_randbelow_draws_what_randrange_draws() -> None:

@@ -9,8 +9,8 @@ import pytest
 import gamester
 from gamester.core.cards import CODES
 from gamester.core.errors import IllegalActionError, InvalidActionError, OptionError, RecordError
-from gamester.core.rng import make_rng
-from gamester.games.penneech.game import KEEP, REDEAL, PenneechState, sample_as_random, shuffle_as_random
+from gamester.core.rng import make_rng, sample_as_random, shuffle_as_random
+from gamester.games.penneech.game import KEEP, REDEAL, PenneechState
 
 
 def deal_pack(non_dealer: str, dealer: str, stock: str = "") -> list[str]:

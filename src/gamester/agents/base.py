@@ -17,6 +17,7 @@ from gamester.core._mypyc import mypyc_attr
 from gamester.core.errors import AgentError
 from gamester.core.kit import View as View  # re-exported: agents take a View
 from gamester.core.protocol import Game
+from gamester.core.rng import randbelow as randbelow  # re-exported: the agents' draws
 
 _Random = random.Random
 
@@ -247,22 +248,6 @@ class LazyRandom(random.Random):
     def seed(self, a: Any = None, version: int = 2) -> None:
         self._unseeded = False
         super().seed(a, version)
-
-
-def randbelow(getrandbits: Callable[[int], int], n: int) -> int:
-    """``rng.randrange(n)`` for ``n >= 1``, given ``rng.getrandbits``: the same number, drawn the
-    same way (CPython's ``Random._randbelow_with_getrandbits``: ``n.bit_length()`` bits, drawn again
-    while the number is not below ``n``; ``tests/test_agent_internals.py`` holds the two together),
-    without ``randrange``'s two interpreted calls and argument checks, and, with the bound method
-    taken once, without looking it up at every draw. Only for a ``random.Random`` that keeps its
-    own ``getrandbits``, as every agent's generator does."""
-    if n < 1:  # (randrange raises too; drawing 0 bits would loop for ever)
-        raise ValueError(f"randbelow: no number below {n}")
-    k = n.bit_length()
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return r
 
 
 register_agent("random", "gamester.agents.random_agent:RandomAgent")

@@ -19,7 +19,8 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from hashlib import blake2b
-from typing import Any
+from math import ceil, log
+from typing import Any, Final
 
 from gamester.core._mypyc import mypyc_attr
 from gamester.core.cards import card_code
@@ -216,8 +217,8 @@ def _rebuild_hash_random(state: tuple[Any, ...]) -> HashRandom:
 
 def make_rng(seed: int | None) -> random.Random:
     """The generator a state owns: a :class:`HashRandom` seeded with ``seed`` (fresh if None)."""
-    # Not HashRandom.__new__ then seed(): compiled, __new__ runs __init__ too (a fresh seed drawn
-    # from the system for nothing: 2 us instead of 0.16 us).
+    # Not HashRandom.__new__ then seed(): under mypyc a native class's __new__ ran __init__ too (a
+    # system seed drawn for nothing); plain HashRandom(seed) seeds once in either build.
     return HashRandom(seed)
 
 
@@ -361,3 +362,88 @@ class Chance:
 
 def missing_codes(cards: Sequence[int]) -> str:
     return "[" + " ".join(card_code(c) for c in cards) + "]" if cards else "none"
+
+
+# -- random.Random's draws, compiled ----------------------------------------------------------------
+# Worlds and searches draw from an agent's generator with ``random.Random``'s own randrange, shuffle and
+# sample. The functions below make exactly the same draws (CPython's Fisher-Yates and sample, each
+# index from ``_randbelow`` by ``getrandbits`` rejection, as Python 3.11 to 3.13 write them) as plain
+# loops: the
+# compiled build runs them natively instead of as interpreted library code (half of a compiled
+# determinize), and the pure build saves a call per draw. A generator that changes any of those
+# methods gets its own (``_standard``). tests/test_penneech.py and
+# tests/test_agent_internals.py check them against the library.
+_R: Final = random.Random
+_RANDBELOW: Final = getattr(random.Random, "_randbelow_with_getrandbits", None)
+
+
+def _standard(rng: random.Random) -> bool:
+    t = type(rng)
+    return t.shuffle is _R.shuffle and t.sample is _R.sample and getattr(t, "_randbelow", None) is _RANDBELOW
+
+
+def shuffle_as_random(rng: random.Random, x: list[int]) -> None:
+    """``rng.shuffle(x)``, the same draws (see above)."""
+    if not _standard(rng):
+        rng.shuffle(x)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
+
+
+def sample_as_random(rng: random.Random, population: list[int], k: int) -> list[int]:
+    """``rng.sample(population, k)``, the same draws (see above)."""
+    n = len(population)
+    if not _standard(rng) or not 0 <= k <= n:
+        return rng.sample(population, k)
+    getrandbits = rng.getrandbits
+    result = [0] * k
+    setsize = 21  # the library's choice between a pool and a set of the indices taken
+    if k > 5:
+        setsize += 4 ** ceil(log(k * 3, 4))
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            m = n - i
+            b = m.bit_length()
+            j = getrandbits(b)
+            while j >= m:
+                j = getrandbits(b)
+            result[i] = pool[j]
+            pool[j] = pool[m - 1]
+    else:
+        selected: set[int] = set()
+        b = n.bit_length()
+        for i in range(k):
+            j = getrandbits(b)
+            while j >= n:
+                j = getrandbits(b)
+            while j in selected:
+                j = getrandbits(b)
+                while j >= n:
+                    j = getrandbits(b)
+            selected.add(j)
+            result[i] = population[j]
+    return result
+
+
+def randbelow(getrandbits: Callable[[int], int], n: int) -> int:
+    """``rng.randrange(n)`` for ``n >= 1``, given ``rng.getrandbits``: the same number, drawn the
+    same way (CPython's ``Random._randbelow_with_getrandbits``: ``n.bit_length()`` bits, drawn again
+    while the number is not below ``n``; ``tests/test_agent_internals.py`` holds the two together),
+    without ``randrange``'s two interpreted calls and argument checks, and, with the bound method
+    taken once, without looking it up at every draw. Only for a ``random.Random`` that keeps its
+    own ``getrandbits``, as every agent's generator does."""
+    if n < 1:  # (randrange raises too; drawing 0 bits would loop for ever)
+        raise ValueError(f"randbelow: no number below {n}")
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 from enum import IntEnum
-from math import ceil, log
 from typing import Any, Final, NamedTuple, cast
 
 from gamester.core.cards import (
@@ -32,7 +31,7 @@ from gamester.core.cards import (
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
-from gamester.core.rng import Chance, make_rng
+from gamester.core.rng import Chance, make_rng, sample_as_random, shuffle_as_random
 from gamester.games.penneech.options import RULESETS, PenneechOptions
 from gamester.games.penneech.rules import (
     FOLLOW_EXTRA,
@@ -143,73 +142,6 @@ def _with_fresh_rest(top: list[int], used: int, rng: random.Random) -> tuple[lis
         m = mask_of(top)
         pack = _TOPS[key] = top + [c for c in range(52) if not m >> c & 1]
     return pack, used, rng.getrandbits(64)
-
-
-# -- a world's draws ------------------------------------------------------------------------------
-# A world is drawn from the agent's generator with ``random.Random``'s own shuffle and sample. The two
-# functions below make exactly the same draws (CPython's Fisher-Yates and sample, each index from
-# ``_randbelow`` by ``getrandbits`` rejection, as Python 3.11 to 3.13 write them) as plain loops: the
-# compiled build runs them natively instead of as interpreted library code (half of a compiled
-# determinize), and the pure build saves a call per draw. A generator that changes any of those
-# methods gets its own (``_standard``). tests/test_penneech.py checks both against the library.
-_R: Final = random.Random
-_RANDBELOW: Final = getattr(random.Random, "_randbelow_with_getrandbits", None)
-
-
-def _standard(rng: random.Random) -> bool:
-    t = type(rng)
-    return t.shuffle is _R.shuffle and t.sample is _R.sample and getattr(t, "_randbelow", None) is _RANDBELOW
-
-
-def shuffle_as_random(rng: random.Random, x: list[int]) -> None:
-    """``rng.shuffle(x)``, the same draws (see above)."""
-    if not _standard(rng):
-        rng.shuffle(x)
-        return
-    getrandbits = rng.getrandbits
-    for i in range(len(x) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        x[i], x[j] = x[j], x[i]
-
-
-def sample_as_random(rng: random.Random, population: list[int], k: int) -> list[int]:
-    """``rng.sample(population, k)``, the same draws (see above)."""
-    n = len(population)
-    if not _standard(rng) or not 0 <= k <= n:
-        return rng.sample(population, k)
-    getrandbits = rng.getrandbits
-    result = [0] * k
-    setsize = 21  # the library's choice between a pool and a set of the indices taken
-    if k > 5:
-        setsize += 4 ** ceil(log(k * 3, 4))
-    if n <= setsize:
-        pool = list(population)
-        for i in range(k):
-            m = n - i
-            b = m.bit_length()
-            j = getrandbits(b)
-            while j >= m:
-                j = getrandbits(b)
-            result[i] = pool[j]
-            pool[j] = pool[m - 1]
-    else:
-        selected: set[int] = set()
-        b = n.bit_length()
-        for i in range(k):
-            j = getrandbits(b)
-            while j >= n:
-                j = getrandbits(b)
-            while j in selected:
-                j = getrandbits(b)
-                while j >= n:
-                    j = getrandbits(b)
-            selected.add(j)
-            result[i] = population[j]
-    return result
 
 
 # The packs worlds hold for earlier deals, by what was seen of them: _TOPS by the seen top as the
