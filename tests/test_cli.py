@@ -1,4 +1,4 @@
-"""The command line (SPEC.md, Command line), run as a user would: in a subprocess."""
+"""The command line (README.md, The command line), run as a user would: in a subprocess."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Conformance: every game and rule set obeys the protocol (SPEC.md, Quality).
+"""Conformance: every game and rule set obeys the protocol (docs/new-game.md, Checking it).
 
 Seeded random games of every game and configuration: legal actions sorted, in range and non-empty
 until the end; notation round-trips; illegal actions refused without changing anything; records
@@ -110,7 +110,7 @@ def _check_position(state: State, rng: random.Random) -> None:
         assert state.record() == before
     public = state.public_observation()
     json.dumps(public)
-    assert "hand" not in public  # SPEC: what a spectator knows, no hand at all
+    assert "hand" not in public  # docs/hidden-information.md: a spectator knows no hand at all
     for p in range(game.num_players):
         obs = state.observation(p)
         json.dumps(obs)
@@ -136,7 +136,7 @@ def test_random_games_obey_protocol(spec: str, seed: int) -> None:
         state.apply_action(legal[rng.randrange(len(legal))])
         steps += 1
         assert steps < 20_000
-    # The end has a result (SPEC, replay --json): one finite return per player, and the winners are
+    # The end has a result (`gamester replay --json`, README.md): one finite return per player, and the winners are
     # exactly the players with the highest return, none when every return is equal (a draw).
     # (This was `any(r != 0) or winners == []`, which held whatever the game did: all-zero returns
     # are all equal, so their winners are always empty.)

@@ -1,4 +1,4 @@
-"""Hidden information stays hidden: the permanent leak suite (issue 9; SPEC.md, Quality).
+"""Hidden information stays hidden: the permanent leak suite (issue 9; docs/hidden-information.md).
 
 Every game, rule set and player count (``tests.test_conformance.SPECS``):
 
@@ -116,7 +116,7 @@ def test_events_and_moves_told_name_no_hidden_card(spec: str) -> None:
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_summary_for_a_seat_lists_moves_only_on_its_turn(spec: str) -> None:
-    """SPEC, ``replay --json --seat N``: ``legal_actions`` is empty unless it is N's turn (the moves
+    """``replay --json --seat N`` (docs/hidden-information.md): ``legal_actions`` is empty unless it is N's turn (the moves
     of another player would name its hand); without a seat, and on N's turn, they are all there."""
     from gamester.core.record import summary
 

@@ -452,7 +452,7 @@ def test_record_errors_name_the_field() -> None:
 
 
 def test_record_that_ends_a_deal_must_carry_the_next_pack() -> None:
-    """SPEC.md, Records: chance is consumed the moment the game needs it."""
+    """docs/records.md: chance is consumed the moment the game needs it."""
     s = new(
         [deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK), deal_pack(HANDS_ND, HANDS_D, PLAIN_STOCK)],
         redeal="off",

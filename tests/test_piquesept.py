@@ -659,7 +659,7 @@ def test_match_of_deals_rotates_dealer_and_sums() -> None:
 
 
 def test_next_pack_is_drawn_when_a_deal_ends() -> None:
-    """SPEC, Records: a record whose last action ends a deal already carries the next pack."""
+    """docs/records.md: a record whose last action ends a deal already carries the next pack."""
     st = _replay([*DRAW_65[0], pack_from(HANDS, 1)], DRAW_65[1], deals=2)
     assert not st.is_terminal() and st.observation(3)["dealer"] == 1
     assert st.current_player() == 0 and legal(st) == ["7S"]
@@ -850,7 +850,7 @@ def test_determinize_everywhere_in_random_games() -> None:
 
 
 def test_record_round_trip_and_summary() -> None:
-    """SPEC, Records; replay --json adds soloist and card_points (soloist's side, defenders')."""
+    """docs/records.md; replay --json adds soloist and card_points (soloist's side, defenders')."""
     st = play(new(), FIRST_TRICK + " 7D AC 8S")
     rec = json.loads(json.dumps(st.record()))
     assert rec["chance"] == [pack_from(HANDS), "AS"]
@@ -861,7 +861,7 @@ def test_record_round_trip_and_summary() -> None:
 
 
 def test_same_seed_same_game_whatever_the_global_rng() -> None:
-    """SPEC, Randomness: a state's own generator decides; the global one does not."""
+    """A state's own generator decides; the global one does not."""
 
     def run() -> dict[str, Any]:
         st = gamester.load_game("piquesept(deals=2)").new_initial_state(seed=42)

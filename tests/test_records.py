@@ -168,7 +168,7 @@ def test_record_fields_of_every_hostile_shape() -> None:
 
 
 def test_unused_chance_entries_must_be_well_formed() -> None:
-    """SPEC.md, Records: entries left unused at the end are allowed, but must be well formed."""
+    """docs/records.md: entries left unused at the end are allowed, but must be well formed."""
     rec = record_of("penneech", moves=0)
     used = len(rec["chance"])
     gamester.replay({**rec, "chance": rec["chance"] + [list(rec["chance"][0]), "AS", "AS KS"]})

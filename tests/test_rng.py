@@ -43,7 +43,7 @@ def test_hash_random_hands_out_the_blake2b_blocks_in_order(seed: int) -> None:
 
 
 def test_hash_random_is_a_random_random_and_pinned() -> None:
-    """SPEC: a state owns its own random.Random. The stream is pinned: a change would silently
+    """A state owns its own random.Random. The stream is pinned: a change would silently
     change every seeded game, so it must be a deliberate one (rename the state tag)."""
     r = make_rng(7)
     assert isinstance(r, random.Random)

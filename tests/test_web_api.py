@@ -1,4 +1,4 @@
-"""The web contract (SPEC.md, Web) and the extensions in docs/web.md, through FastAPI's TestClient on a
+"""The web contract (docs/web.md, The API and The WebSocket), through FastAPI's TestClient on a
 temporary SQLite database."""
 
 from __future__ import annotations

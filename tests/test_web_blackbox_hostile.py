@@ -1,4 +1,4 @@
-"""Hostile clients against a real ``gamester serve`` (issue 10, SPEC.md "Web").
+"""Hostile clients against a real ``gamester serve`` (issue 10, docs/web.md).
 
 Every malformed or malicious WebSocket message must get ``{"type": "error"}`` or a clean close (1000,
 1003, 1008, 1009) and change nothing: after each case a fresh connection of the same seat must see the
@@ -374,7 +374,7 @@ async def run_tokens(server: ServerProcess, api: Api) -> Tally:
         if kind == "closed" and detail == 1008 or kind == "refused-handshake" and 400 <= detail < 500:
             tally.closes += 1
         else:
-            tally.failures.append(f"wrong token ({name}): {kind} {detail}; SPEC: refused with close 1008")
+            tally.failures.append(f"wrong token ({name}): {kind} {detail}; docs/web.md: refused with close 1008")
     after = await seat_state(server, table_id, tokens[0])
     if after[:2] != before[:2]:
         tally.failures.append("the table changed after the wrong tokens")
@@ -608,7 +608,7 @@ def test_bad_http_requests(server: ServerProcess, api: Api) -> None:
     assert after["status"] == "waiting" and after["seats"][0]["name"] == "owner", after
     assert after["seats"][1]["name"] in (None, ""), after
     assert api.join(table["id"], 1, "late") and api.wait_status(table["id"], "playing")["status"] == "playing"
-    # SPEC: the record is handed out only once the game is over (403 before).
+    # docs/web.md: the record is handed out only once the game is over (403 before).
     assert api.record(table["id"]).status_code == 403
     assert httpx.get(f"{server.base}/api/health").json() == {"ok": True}
     tally.report("bad HTTP requests")
@@ -635,6 +635,6 @@ async def run_connect_current(server: ServerProcess, api: Api) -> list[str]:
 
 
 def test_connect_gets_the_current_view_only(server: ServerProcess, api: Api) -> None:
-    """SPEC: a view on connect, the current one (web.md: "on (re)connect the current one")."""
+    """A view on connect, the current one (docs/web.md: "on (re)connect the current one")."""
     problems = asyncio.run(run_connect_current(server, api))
     assert not problems, "\n".join(problems)

@@ -1,14 +1,14 @@
 """Black-box helpers for the web server (issue 10): a real ``gamester serve`` process and scripted clients.
 
 Nothing here imports ``gamester.web``: the server is driven only through its command line, its HTTP API and
-its WebSockets, as SPEC.md's "Web" section fixes them, so these tests check the contract, not the code.
+its WebSockets, as docs/web.md describes them, so these tests check the contract, not the code.
 
 - :class:`ServerProcess` starts ``python -m gamester serve --host 127.0.0.1 --port P --db URL`` in its own
   process group on a free port, waits for ``GET /api/health``, keeps its output in a log file, and can be
   stopped politely (SIGTERM) or killed hard (SIGKILL, as ``kill -9``).
 - :class:`Api` is a small synchronous HTTP client for the JSON API.
 - :class:`WsClient` is an asyncio WebSocket client (the ``websockets`` package) that keeps every message it
-  received; :func:`play_seat` and :func:`watch` play or watch a table to its end by the SPEC's messages.
+  received; :func:`play_seat` and :func:`watch` play or watch a table to its end by the messages docs/web.md describes.
 """
 
 from __future__ import annotations
