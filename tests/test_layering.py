@@ -168,3 +168,113 @@ def test_a_backward_import_is_caught(module: str, source: str) -> None:
 )
 def test_a_forward_import_is_accepted(module: str, source: str, is_package: bool) -> None:
     assert violations(source, module, is_package) == []
+
+
+# -- the core's own floors --------------------------------------------------------------------------
+# Inside the core, modules may not import each other in a loop: each has a floor, and imports only
+# modules on lower floors. Imports that run count (top level and inside functions); an import under
+# ``if TYPE_CHECKING:`` does not, since it names types for the type checker and never runs.
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def runtime_imports(source: str, module: str, is_package: bool = False) -> set[str]:
+    """The ``gamester...`` modules ``source`` imports in code that runs (not under TYPE_CHECKING).
+    ``from gamester.core import errors`` counts as importing ``gamester.core.errors``."""
+    tree = ast.parse(source)
+
+    def strip(node: ast.AST) -> None:
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                kept = [v for v in value if not (isinstance(v, ast.If) and _is_type_checking(v.test))]
+                # an ``if TYPE_CHECKING: ... else: ...`` keeps its else branch, which runs
+                for v in value:
+                    if isinstance(v, ast.If) and _is_type_checking(v.test):
+                        kept.extend(v.orelse)
+                setattr(node, field, kept)
+        for child in ast.iter_child_nodes(node):
+            strip(child)
+
+    strip(tree)
+    names = {name for _, name in imported_names(ast.unparse(tree), module, is_package)}
+    # ``from gamester.core import errors``: the submodule is imported too (relative imports of that
+    # shape are already named per alias by imported_names).
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module in names:
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One loop in ``graph`` (module -> modules it imports, only edges inside the graph), as
+    ``[a, b, ..., a]``, or ``[]`` when there is none."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in graph:
+                continue
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return []
+
+
+def core_graph() -> dict[str, set[str]]:
+    """The core's modules (its ``__init__``, a facade over them, aside) and what each imports."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((SRC / "core").glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        module = module_name(path)
+        graph[module] = runtime_imports(path.read_text(encoding="utf-8"), module)
+    return graph
+
+
+def test_the_core_modules_import_each_other_in_no_loop() -> None:
+    graph = core_graph()
+    assert {"gamester.core.protocol", "gamester.core.record", "gamester.core.registry"} <= set(graph)
+    cycle = import_cycle(graph)
+    assert not cycle, "the core's modules import each other in a loop: " + " -> ".join(cycle)
+
+
+def test_the_protocol_sits_below_records_and_the_registry() -> None:
+    """The floor order the core's modules keep (gamester.core.protocol's comment says why)."""
+    graph = core_graph()
+    protocol = graph["gamester.core.protocol"]
+    assert "gamester.core.record" not in protocol and "gamester.core.registry" not in protocol
+    assert "gamester.core.protocol" not in graph["gamester.core.kit"]
+
+
+def test_a_loop_is_found_and_type_checking_imports_are_not_counted() -> None:
+    """The checker itself: a loop through a function-level import is reported; one closed only
+    under ``if TYPE_CHECKING:`` is not."""
+    a = "def f():\n    from gamester.core.b import x\n"
+    b = "from gamester.core import a\n"
+    graph = {
+        "gamester.core.a": runtime_imports(a, "gamester.core.a"),
+        "gamester.core.b": runtime_imports(b, "gamester.core.b"),
+    }
+    assert import_cycle(graph) == ["gamester.core.a", "gamester.core.b", "gamester.core.a"]
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gamester.core.b import x\n"
+    graph["gamester.core.a"] = runtime_imports(typed, "gamester.core.a")
+    assert import_cycle(graph) == []

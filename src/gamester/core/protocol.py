@@ -15,18 +15,25 @@ import dataclasses
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic
+from typing import Any, ClassVar, Generic
 
 from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
 from gamester.core.errors import GameError, quote
+from gamester.core.kit import Kit
 from gamester.core.options import RuleSet, build_options, options_to_json
 from gamester.core.rng import Chance, make_rng, new_seed
 
-if TYPE_CHECKING:
-    from gamester.core.kit import Kit
+# The core's floors (tests/test_layering.py checks that no import loops among them): errors and
+# cards, then options, rng and kit (kit names Game and State only for the type checker), then this
+# protocol, then the registry, then records' reading side (``gamester.core.record``: replay, summary).
+# Writing a record needs only what a state has, so it lives here, below the registry replay uses.
 
 TERMINAL = -4
 """``current_player()`` once the game is over (OpenSpiel's marker)."""
+
+RECORD_FORMAT = "gamester-record"
+RECORD_VERSION = 1
+"""The record's ``format`` and ``version`` (docs/records.md); ``gamester.core.record`` reads them."""
 
 
 # Compiled (docs/compiled.md), the protocol's classes stay open to subclasses written in plain Python:
@@ -125,8 +132,6 @@ class Game(ABC, Generic[OptionsT]):
         return kit
 
     def _make_kit(self) -> Kit:
-        from gamester.core.kit import Kit
-
         return Kit(self)
 
     @abstractmethod
@@ -304,9 +309,19 @@ class State(ABC, Generic[GameT]):
         return {}
 
     def record(self) -> dict[str, Any]:
-        from gamester.core.record import make_record
-
-        return make_record(self)
+        """This state's record: the game, its options, the seed, the chance consumed so far (as
+        codes) and the actions taken. ``gamester.core.record.replay`` reads it back."""
+        g = self.game
+        return {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "game": g.name,
+            "rules_version": g.rules_version,
+            "options": g.options_json(),
+            "seed": self.seed,
+            "chance": [g.format_chance(e) for e in self.chance.entries()],
+            "actions": self.history_strings(),
+        }
 
     def __str__(self) -> str:
         return f"<{self.game.spec()} after {len(self.history_strings())} actions>"

@@ -11,25 +11,16 @@ import json
 from typing import Any
 
 from gamester.core.errors import GameError, OptionError, RecordError, quote
-from gamester.core.protocol import TERMINAL, Game, State
+from gamester.core.protocol import RECORD_FORMAT, RECORD_VERSION, TERMINAL, Game, State
 from gamester.core.registry import game_class, make_game
 
-FORMAT = "gamester-record"
-VERSION = 1
+FORMAT = RECORD_FORMAT
+VERSION = RECORD_VERSION
 
 
 def make_record(state: State) -> dict[str, Any]:
-    g = state.game
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "game": g.name,
-        "rules_version": g.rules_version,
-        "options": g.options_json(),
-        "seed": state.seed,
-        "chance": [g.format_chance(e) for e in state.chance.entries()],
-        "actions": state.history_strings(),
-    }
+    """``state.record()``: a record is written by the protocol (below the registry), read here."""
+    return state.record()
 
 
 _MAX_JSON_DIGITS = 1000  # longer JSON numbers are refused (Python's own limit, 4,300, raises oddly)
