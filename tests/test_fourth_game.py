@@ -28,8 +28,6 @@ import pytest
 
 import gamester
 import tests.test_agents as agents_suite
-import tests.test_conformance as conformance
-import tests.test_leaks as leaks
 import tests.test_player_checks as player_checks
 import tests.test_state_fields as state_fields
 from gamester.agents import View, best_agent_spec, make_agent
@@ -38,6 +36,8 @@ from gamester.core import registry
 from gamester.core.errors import AgentError, GameError, IllegalActionError, OptionError, RecordError
 from gamester.core.kit import Kit
 from gamester.core.protocol import State
+from gamester.testing import check_game
+from gamester.testing.leaks import check_twin
 from tests.fourth_game import MiniTrickGame
 from tests.fourth_game.game import CODE, SUIT_MASK, cards_in
 from tests.fourth_game.kit import choose
@@ -137,23 +137,22 @@ def test_rules_text_comes_from_the_folder() -> None:
     assert "- must_trump (default False; true or false)" in text and "- match: deals=3" in text
 
 
-# -- the protocol: the conformance suite's own checks ---------------------------------------------
+# -- the protocol: gamester.testing.check_game, what any new game's author runs --------------------
 @pytest.mark.parametrize("spec", SPECS)
-def test_conformance_checks(spec: str) -> None:
-    """Every check of tests/test_conformance.py, on this game (plus cards conserved after every
-    action, the invariant each game of the package supplies for itself)."""
-    monkey = pytest.MonkeyPatch()
-    monkey.setitem(conformance.INVARIANTS, NAME, _cards_conserved)
-    try:
-        for seed in range(3):
-            conformance.test_random_games_obey_protocol(spec, seed)
-        conformance.test_records_round_trip_at_every_stop(spec)
-        conformance.test_seed_alone_replays_same_game(spec)
-        conformance.test_clones_are_independent(spec)
-        conformance.test_determinize_agrees_with_observation_and_hides_nothing(spec)
-        conformance.test_determinism_under_disturbed_global_rngs(spec)
-    finally:
-        monkey.undo()
+def test_check_game(spec: str) -> None:
+    """Every check of ``gamester.testing.check_game`` (conformance, records, leaks, clone), as
+    docs/new-game.md tells a new game's author to call it, plus cards conserved after every action
+    (the invariant the game supplies). The leak checks found a leak here first: worlds reshuffled
+    earlier deals' stocks from their real order, so two states a seat could not tell apart gave
+    different worlds."""
+    spec_game = gamester.load_game(spec)
+    passed = check_game(spec_game, only=[spec], invariant=_cards_conserved)
+    assert passed == [f"{check}: {spec}" for check in ("conformance", "records", "leaks", "clone")]
+
+
+def test_check_game_covers_every_rule_set() -> None:
+    passed = check_game(NAME, checks=["records"])
+    assert passed == [f"records: {NAME}(ruleset={rs})" for rs in MiniTrickGame.rulesets]
 
 
 def _cards_conserved(state: State) -> None:
@@ -165,30 +164,6 @@ def _cards_conserved(state: State) -> None:
     assert len(seen) == len(set(seen)), seen
     assert len(seen) + pub["stock_size"] == 12
     assert pub["hand_sizes"] == [len(v["hand"]) for v in views]
-
-
-@pytest.mark.parametrize("spec", [f"{NAME}(ruleset=match)", f"{NAME}(ruleset=three_hand)"])
-def test_clone_copies_every_slot(spec: str) -> None:
-    state_fields.test_clone_copies_every_slot(spec)
-
-
-LEAK_CHECKS = [
-    "test_public_observation_is_what_every_seat_knows",
-    "test_events_and_moves_told_name_no_hidden_card",
-    "test_summary_for_a_seat_lists_moves_only_on_its_turn",
-    "test_indistinguishable_states_look_the_same_and_give_the_same_worlds",
-    "test_error_messages_name_no_hidden_card",
-    "test_rebuilding_the_hidden_cards_from_a_world_does_no_better_than_chance",
-]
-
-
-@pytest.mark.parametrize("spec", SPECS)
-def test_leak_checks(spec: str) -> None:
-    """The generic checks of tests/test_leaks.py (its hand-made twins are written per game; this
-    game's are below). They found a leak here first: worlds reshuffled earlier deals' stocks from
-    their real order, so two states a seat could not tell apart gave different worlds."""
-    for name in LEAK_CHECKS:
-        getattr(leaks, name)(spec)
 
 
 def test_hand_made_twins_give_the_same_worlds() -> None:
@@ -226,7 +201,7 @@ def test_hand_made_twins_give_the_same_worlds() -> None:
                 i, j = p.index(x), p.index(y)
                 p[i], p[j] = p[j], p[i]
                 other = gamester.replay({**rec, "chance": chance, "seed": rec["seed"] + 1})
-                differs, _ = leaks.check_twin(state, other, seat)
+                differs, _ = check_twin(state, other, seat)
                 assert differs
                 made += 1
                 break

@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import copy
 import pickle
-import random
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 import gamester
-from gamester.core.protocol import Game, State
+from gamester.testing.clones import (
+    BASE_SHARED,
+    check_clone_copies_every_field,
+    declared_fields,
+    differences,
+    fields,
+    slots_of,
+    views,
+)
+from gamester.testing.clones import spread_positions as random_positions
 
 GAMES = ("penneech", "piquesept", "pentyrch")
 
@@ -45,11 +51,8 @@ EXTRA: dict[str, list[str]] = {
 # copied but lets its entries be shared ("[][]": two levels copied, and so on). Anything not listed
 # here must be copied down to its last mutable part.
 SHARED: dict[str, str] = {
-    # the base State
-    "State.game": "the game: immutable configuration, one object for all its states",
-    "Chance._rng": "copy on write: Chance.copy() marks both sides not owning it; drawing copies first",
-    "Chance.given": "the record's chance list, read only",
-    "Chance.log[]": "the outer list is copied; its entries (packs handed out) are never changed",
+    # the base State and Chance
+    **BASE_SHARED,
     # Penneech
     "PenneechState._pack": "the deal's pack as handed out by Chance (also in chance.log), read only",
     "PenneechState._dealt": "the two hands as dealt, set once per deal, read only",
@@ -67,8 +70,6 @@ SHARED: dict[str, str] = {
     "PentyrchState._past_games": "a tuple of finished games, replaced not changed",
 }
 
-IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), range, frozenset)
-
 
 def specs() -> list[str]:
     out = []
@@ -80,141 +81,6 @@ def specs() -> list[str]:
 
 
 SPECS = specs()
-
-
-def declared_fields(k: type) -> tuple[str, ...] | None:
-    """The fields class ``k`` itself declares: its ``__slots__``; for a class compiled by mypyc (which
-    keeps no ``__slots__``), the attributes of its ``__mypyc_attrs__`` that no base class has; None
-    if it declares neither (it would then give its instances a ``__dict__``)."""
-    if "__slots__" in k.__dict__:
-        declared = k.__dict__["__slots__"]
-        return (declared,) if isinstance(declared, str) else tuple(declared)
-    if "__mypyc_attrs__" in k.__dict__:
-        inherited = {a for base in k.__mro__[1:] for a in base.__dict__.get("__mypyc_attrs__", ())}
-        return tuple(a for a in k.__dict__["__mypyc_attrs__"] if a not in inherited and a != "__dict__")
-    return None
-
-
-def has_fields(cls: type) -> bool:
-    """Whether instances of ``cls`` keep their fields in slots (or mypyc's native attributes)."""
-    return hasattr(cls, "__slots__") or hasattr(cls, "__mypyc_attrs__")
-
-
-def slots_of(cls: type) -> list[tuple[str, str]]:
-    """(declaring class name, slot) for every slot over the MRO, base first."""
-    out: list[tuple[str, str]] = []
-    for k in reversed(cls.__mro__):
-        for s in declared_fields(k) or ():
-            out.append((k.__name__, s))
-    return out
-
-
-_MISSING = object()
-
-
-def fields(obj: object) -> Iterator[tuple[str, str, Any]]:
-    for owner, slot in slots_of(type(obj)):
-        yield owner, slot, getattr(obj, slot, _MISSING)
-
-
-def differences(a: Any, b: Any, path: str) -> list[str]:
-    """Where two values differ; objects without their own __eq__ are compared slot by slot."""
-    if type(a) is not type(b):
-        return [f"{path}: {type(a).__name__} != {type(b).__name__}"]
-    if isinstance(a, random.Random):
-        return [] if a.getstate() == b.getstate() else [f"{path}: generator states differ"]
-    if isinstance(a, list | tuple):
-        if len(a) != len(b):
-            return [f"{path}: length {len(a)} != {len(b)}"]
-        return [
-            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]")
-        ]
-    if isinstance(a, dict):
-        if a.keys() != b.keys():
-            return [f"{path}: keys differ"]
-        return [d for k in a for d in differences(a[k], b[k], f"{path}[{k!r}]")]
-    if "__eq__" not in {k for c in type(a).__mro__[:-1] for k in c.__dict__} and has_fields(type(a)):
-        out = []
-        for (_, slot, x), (_, _, y) in zip(fields(a), fields(b), strict=True):
-            if (x is _MISSING) != (y is _MISSING):
-                out.append(f"{path}.{slot}: set on one side only")
-            elif x is not _MISSING:
-                out += differences(x, y, f"{path}.{slot}")
-        return out
-    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
-
-
-def allowance(cls: str, slot: str) -> int | None:
-    """How many container levels of this field a clone must copy (None: all of them)."""
-    for key in SHARED:
-        if key.split("[")[0] == f"{cls}.{slot}":
-            return key.count("[]")
-    return None
-
-
-def shared_parts(a: Any, b: Any, path: str, fresh: int | None, seen: set[int]) -> list[str]:
-    """Paths of mutable objects reachable from both ``a`` and ``b`` that SHARED does not allow:
-    the first ``fresh`` container levels (all if None) must be new objects."""
-    if fresh == 0 or isinstance(a, IMMUTABLE) or id(a) in seen:
-        return []
-    seen.add(id(a))
-    if a is b and not isinstance(a, tuple):
-        return [f"{path} ({type(a).__name__})"]
-    deeper = None if fresh is None else fresh - 1
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple) and len(a) == len(b):
-        return [
-            p
-            for i, (x, y) in enumerate(zip(a, b, strict=True))
-            for p in shared_parts(x, y, f"{path}[{i}]", deeper, seen)
-        ]
-    if isinstance(a, dict) and isinstance(b, dict):
-        return [p for k in a if k in b for p in shared_parts(a[k], b[k], f"{path}[{k!r}]", deeper, seen)]
-    if type(a) is type(b) and has_fields(type(a)) and not isinstance(a, random.Random):
-        out = []
-        for (cls, slot, x), (_, _, y) in zip(fields(a), fields(b), strict=True):
-            out += shared_parts(x, y, f"{path}.{slot}", allowance(cls, slot), seen)
-        return out
-    return []
-
-
-def random_positions(game: Game, seed: int, count: int) -> Iterator[tuple[State, random.Random]]:
-    """``count`` fresh positions spread over one seeded random game, the last one terminal (each
-    replayed from the start, so the caller may play on with it)."""
-    rng = random.Random(seed)
-    actions: list[int] = []
-    s = game.new_initial_state(seed=seed)
-    while not s.is_terminal():
-        actions.append(rng.choice(s.legal_actions()))
-        s.apply_action(actions[-1])
-    for i in sorted({round(k * len(actions) / (count - 1)) for k in range(count)}):
-        s = game.new_initial_state(seed=seed)
-        for a in actions[:i]:
-            s.apply_action(a)
-        yield s, random.Random(seed * 1000 + i)
-
-
-def snapshot(state: State) -> dict[str, Any]:
-    memo: dict[int, Any] = {id(state.game): state.game}
-    return {f"{cls}.{slot}": copy.deepcopy(v, memo) for cls, slot, v in fields(state)}
-
-
-def views(state: State) -> dict[str, Any]:
-    n = state.game.num_players
-    out: dict[str, Any] = {
-        "record": state.record(),
-        "public": state.public_observation(),
-        "terminal": state.is_terminal(),
-        "returns": state.returns(),
-        "scores": state.scores(),
-        "history": state.history_strings(),
-    }
-    if not state.is_terminal():
-        out["player"] = state.current_player()
-        out["legal"] = state.legal_actions()
-    for p in range(n):
-        out[f"observation {p}"] = state.observation(p)
-        out[f"tensor {p}"] = state.observation_tensor(p)
-    return out
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -247,37 +113,8 @@ def test_shared_list_names_real_slots(name: str) -> None:
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_clone_copies_every_slot(spec: str) -> None:
-    game = gamester.load_game(spec)
-    for seed in range(3):
-        for state, rng in random_positions(game, seed, count=5):
-            clone = state.clone()
-            assert type(clone) is type(state)
-            where = f"{spec} seed {seed} after {len(state.history_strings())} actions"
-            for (cls, slot, a), (_, _, b) in zip(fields(state), fields(clone), strict=True):
-                assert a is not _MISSING, f"{where}: {cls}.{slot} is not set on the original"
-                assert b is not _MISSING, f"{where}: clone() does not set {cls}.{slot}"
-                diff = differences(a, b, f"{cls}.{slot}")
-                assert not diff, f"{where}: the clone differs: {diff[:3]}"
-                shared = shared_parts(a, b, f"{cls}.{slot}", allowance(cls, slot), set())
-                assert not shared, f"{where}: the clone shares mutable {shared[:3]}"
-
-            # What is shared must really stay unchanged: play the clone on, then compare the
-            # original with a deep snapshot; then play the original the same way and compare views.
-            before = snapshot(state)
-            actions = []
-            for _ in range(12):
-                if clone.is_terminal():
-                    break
-                a = rng.choice(clone.legal_actions())
-                actions.append(a)
-                clone.apply_action(a)
-            after = snapshot(state)
-            for key, value in before.items():
-                diff = differences(value, after[key], key)
-                assert not diff, f"{where}: playing the clone changed the original: {diff[:3]}"
-            for a in actions:
-                state.apply_action(a)
-            assert views(state) == views(clone), f"{where}: clone and original diverged after {actions}"
+    """gamester.testing.clones' check (what check_game runs), with this package's SHARED fields."""
+    check_clone_copies_every_field(spec, SHARED)
 
 
 @pytest.mark.parametrize("name", GAMES)
