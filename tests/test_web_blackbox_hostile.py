@@ -374,7 +374,7 @@ async def run_tokens(server: ServerProcess, api: Api) -> Tally:
         if kind == "closed" and detail == 1008 or kind == "refused-handshake" and 400 <= detail < 500:
             tally.closes += 1
         else:
-            tally.failures.append(f"wrong token ({name}): {kind} {detail}; docs/web.md: refused with close 1008")
+            tally.failures.append(f"wrong token ({name}): {kind} {detail}; refused: close 1008")
     after = await seat_state(server, table_id, tokens[0])
     if after[:2] != before[:2]:
         tally.failures.append("the table changed after the wrong tokens")

@@ -8,7 +8,8 @@ its WebSockets, as docs/web.md describes them, so these tests check the contract
   stopped politely (SIGTERM) or killed hard (SIGKILL, as ``kill -9``).
 - :class:`Api` is a small synchronous HTTP client for the JSON API.
 - :class:`WsClient` is an asyncio WebSocket client (the ``websockets`` package) that keeps every message it
-  received; :func:`play_seat` and :func:`watch` play or watch a table to its end by the messages docs/web.md describes.
+  received; :func:`play_seat` and :func:`watch` play or watch a table to its end by the messages
+  docs/web.md describes.
 """
 
 from __future__ import annotations
