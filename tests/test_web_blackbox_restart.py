@@ -1,7 +1,8 @@
 """``kill -9`` the server at random moments during play and start it again on the same SQLite file.
 
 docs/web.md, Nothing lost: an action is stored durably before any message about it leaves the server,
-so a server killed at any moment continues every table where it stood. Checked from outside, on a real process:
+so a server killed at any moment continues every table where it stood.
+Checked from outside, on a real process:
 
 - no action lost: after each restart every table's ``seq`` is at least the highest ``seq`` any client
   had been shown before the kill, and at the end every view any client ever received, before or after a
