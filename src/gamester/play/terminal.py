@@ -28,10 +28,51 @@ from gamester.core.protocol import State
 from gamester.play.words import Names, player_message, pretty
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
+WIDTH = 80
+"""Columns every line of terminal play fits in (a standard terminal's width)."""
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """``text`` with each line wider than ``width`` wrapped, its continuation indented two columns
+    more than the line itself (a renderer's help is written as indented lines of any length)."""
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[: len(line) - len(line.lstrip())]
+        out.append(
+            textwrap.fill(
+                line.strip(),
+                width,
+                initial_indent=lead,
+                subsequent_indent=lead + "  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(out)
+
+
+def listing(head: str, items: Sequence[str], width: int = WIDTH) -> str:
+    """``head`` then the items two spaces apart, on as many lines of ``width`` as they need, each
+    continuation lined up under the first item; an item is never split."""
+    lines: list[str] = []
+    line, empty = head, True
+    for item in items:
+        candidate = line + item if empty else line + "  " + item
+        if empty or len(candidate) <= width:
+            line, empty = candidate, False
+        else:
+            lines.append(line)
+            line = " " * len(head) + item
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
 
 COMMANDS_HELP = (
-    "Commands: a move's number or the move itself; 'board' shows the table again, 'hint'\n"
-    "asks the computer, 'help' shows this, 'quit' leaves (you may save the game to resume)."
+    "Commands: a move's number or the move itself; 'board' shows the table again, 'hint' asks\n"
+    "the computer, 'help' shows this, 'quit' leaves (you may save the game to resume)."
 )
 
 
@@ -108,6 +149,20 @@ class TerminalGame:
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
+    def say_line(self, text: str) -> None:
+        """One indented line of narration, wrapped to fit :data:`WIDTH` columns (continued further
+        in); notation such as ``a4-b4`` is never split."""
+        self.say(
+            textwrap.fill(
+                text,
+                WIDTH,
+                initial_indent="  ",
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+
     def names(self) -> Names:
         if self.render is not None and hasattr(self.render, "names_for"):
             names: Names = self.render.names_for(self.state.observation(self.seat), self.base_names)
@@ -119,7 +174,7 @@ class TerminalGame:
         if self.render is None:
             for ev in events:
                 if "seats" not in ev or self.seat in ev["seats"]:
-                    self.say("  " + json.dumps(ev))
+                    self.say_line(json.dumps(ev))
             return
         nm = self.names()
         if hasattr(self.render, "narrate_all"):
@@ -127,7 +182,7 @@ class TerminalGame:
         else:
             lines = [x for x in (self.render.narrate(ev, self.seat, nm) for ev in events) if x]
         for line in lines:
-            self.say("  " + line)
+            self.say_line(line)
 
     def show(self) -> None:
         obs = self.state.observation(self.seat)
@@ -155,7 +210,7 @@ class TerminalGame:
         for what, ps in by_what.items():
             who = [nm(p) for p in ps]
             listed = who[0] if len(who) == 1 else ", ".join(who[:-1]) + " and " + who[-1]
-            self.say(f"  {listed[0].upper() + listed[1:]}: the computer, {what}.")
+            self.say_line(f"{listed[0].upper() + listed[1:]}: the computer, {what}.")
         self.say("Type a move's number (or the move itself); 'help' explains the notation.")
 
     def _me_label(self, nm: Names) -> str:
@@ -270,8 +325,8 @@ class TerminalGame:
                 self.status = "quit"
                 return None
             if low in ("help", "?", "h"):
-                self.say(getattr(self.render, "HELP", "Write a move as the game's notation."))
-                self.say(COMMANDS_HELP)
+                self.say(fit(getattr(self.render, "HELP", "Write a move as the game's notation.")))
+                self.say(fit(COMMANDS_HELP))
                 continue
             if low == "board":
                 self.show()
@@ -315,7 +370,7 @@ class TerminalGame:
 
     def list_moves(self, names: list[str], groups: Any) -> None:
         if groups is None:
-            self.say("Your moves: " + "  ".join(f"[{i + 1}] {pretty(n)}" for i, n in enumerate(names)))
+            self.say(listing("Your moves: ", [f"[{i + 1}] {pretty(n)}" for i, n in enumerate(names)]))
         else:
             self.say("Your moves (court card, then where to; you choose the payment next):")
             for line in self.render.format_groups(groups):  # type: ignore[union-attr]

@@ -1,0 +1,87 @@
+"""Terminal play fits a standard terminal: no line of a game's first screens is wider than 80
+columns (the banner with its list of opponents, the narration of the first deal, the board, the
+help text and the first few moves), for every game, rule set and player count, over several deals."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+import gamester
+from gamester.agents import make_agent
+from gamester.core import registry
+from gamester.play.terminal import WIDTH, TerminalGame, fit, listing
+
+
+def configurations() -> list[str]:
+    out = []
+    for name in ("penneech", "piquesept", "pentyrch"):
+        cls = registry.game_class(name)
+        out += [f"{name}(ruleset={rs})" for rs in cls.rulesets]
+        counts = cls.player_counts()
+        out += [f"{name}(players={n})" for n in counts if len(counts) > 1]
+    return sorted(set(out))
+
+
+def first_screens(spec: str, seed: int) -> str:
+    state = gamester.load_game(spec).new_initial_state(seed=seed)
+    n = state.game.num_players
+    answers: Iterator[str] = iter(["help", "1", "1", "1", "quit"])
+    out = io.StringIO()
+    TerminalGame(
+        state,
+        0,
+        [None, *(make_agent("random", seed=p) for p in range(1, n))],
+        inp=lambda _: next(answers, "n"),
+        out=out,
+        specs=[None, *(["random"] * (n - 1))],
+    ).run()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("spec", configurations())
+def test_first_screens_fit_80_columns(spec: str) -> None:
+    wide = []
+    for seed in range(12):
+        for line in first_screens(spec, seed).splitlines():
+            if len(line) > WIDTH:
+                wide.append(f"seed {seed}, {len(line)} columns: {line}")
+    assert not wide, "\n".join(wide[:5])
+
+
+def test_the_lines_once_too_wide_are_there_and_fit() -> None:
+    """Penneech's redeal message (seed 3 of the command line throws a hand in) and Piquesept's list
+    of three opponents were wider than 80 columns; a ten-card list of moves is wrapped, not cut."""
+    r = subprocess.run(
+        [sys.executable, "-m", "gamester", "play", "penneech", "--seed", "3", "--vs", "random"],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    redeal = [x for x in r.stdout.splitlines() if "throws in a hand" in x]
+    assert redeal and "the same dealer deals again." in r.stdout
+    assert max(len(x) for x in r.stdout.splitlines()) <= WIDTH
+    assert "Player 1, player 2 and player 3: the computer, random" in first_screens("piquesept", 0)
+    # Three hands of ten: the first list of moves is the whole hand.
+    screens = [first_screens("piquesept(ruleset=three_hand)", seed) for seed in range(4)]
+    wrapped = [
+        line
+        for text in screens
+        for line in text.splitlines()
+        if line.startswith(" " * len("Your moves: ") + "[")
+    ]
+    assert wrapped, "no list of moves needed a second line"
+    assert any("[10]" in line for line in wrapped)
+
+
+def test_listing_wraps_between_items() -> None:
+    assert listing("Moves: ", ["[1] AA", "[2] BB", "[3] CC"], width=22) == (
+        "Moves: [1] AA  [2] BB\n       [3] CC"
+    )
+    assert listing("Moves: ", ["[1] " + "X" * 30], width=20) == "Moves: [1] " + "X" * 30
+    assert fit("  " + "word " * 30, width=40).splitlines()[1].startswith("    word")
