@@ -126,6 +126,7 @@ def test_registered_agents_are_still_there() -> None:
 @pytest.mark.parametrize(
     ("game", "options"), CONFIGS, ids=[f"{g}-{json.dumps(o, sort_keys=True)}" for g, o in CONFIGS]
 )
+@pytest.mark.slow
 def test_decisions_at_fixed_positions(game: str, options: dict[str, Any]) -> None:
     from gamester import replay
 

@@ -336,6 +336,7 @@ def all_cards(page: Page) -> set[str]:
 # -- the tests -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Server) -> None:
     """Penneech against the random bot to the end, by mouse and keyboard; a hint; a reload in
     mid-game keeps the seat and the hand; then the replay steps through the game."""
@@ -395,6 +396,7 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     assert table_id
 
 
+@pytest.mark.slow
 def test_piquesept_whole_game(pages: Pages, server: Server) -> None:
     """Piquesept (four players) against three heuristic bots, clicked to the end; the forced first
     trick is explained and the card points per side are shown against the 66 needed."""
@@ -410,6 +412,7 @@ def test_piquesept_whole_game(pages: Pages, server: Server) -> None:
     assert "result" in page.inner_text("[data-testid=result]")
 
 
+@pytest.mark.slow
 def test_pentyrch_whole_game_on_a_phone(pages: Pages, server: Server) -> None:
     """Pentyrch at phone width against three heuristic bots: pick a court card, a lit destination and a
     payment, until the game is over."""
@@ -426,6 +429,7 @@ def test_pentyrch_whole_game_on_a_phone(pages: Pages, server: Server) -> None:
     assert "West: you" in page.inner_text("[data-testid=seat-0]")
 
 
+@pytest.mark.slow
 def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: Server) -> None:
     """Ann creates a table with a friend's seat, Bob opens the invite link in another browser context,
     they play one deal by clicking; Carol watches from the lobby and never sees a hand."""
@@ -480,6 +484,7 @@ def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: 
     assert "Deal 1, dealt by" in log and "moves made before you arrived" in log, log
 
 
+@pytest.mark.slow
 def test_lost_connection_comes_back(pages: Pages, server: Server) -> None:
     """A table with a clock shows the countdown; stopping the server shows the notice; starting it
     again, the page reconnects by itself and the game goes on from where it stood."""
@@ -497,6 +502,7 @@ def test_lost_connection_comes_back(pages: Pages, server: Server) -> None:
     play_cards(page, stop=lambda: len(hand_cards(page)) < len(before) - 1, limit=60)
 
 
+@pytest.mark.slow
 def test_rules_and_settings(pages: Pages, server: Server) -> None:
     """The rules of each game render in the app; the four-colour deck and animations switch on and off."""
     page = pages.new(viewport=PHONE)

@@ -389,6 +389,7 @@ def test_a_console_without_suit_symbols_prints_letters() -> None:
     assert all(c in "0123456789TJQKACDHS " for c in hand.split(":")[1].split("(")[0])
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_simulation_with_workers_exits_130_without_tracebacks() -> None:
     """Ctrl-C once the workers are playing (the progress bar has counted games), not after a fixed
     time: on a loaded machine the workers may not have started by then. Far more games than any

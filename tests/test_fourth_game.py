@@ -543,6 +543,7 @@ def test_terminal_finds_the_renderer_in_the_games_folder() -> None:
 
 
 # -- the web service -----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_web_lists_it_and_bots_play_a_table_to_the_end(
     entry_point_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -307,6 +307,7 @@ STATS: dict[str, Counter[str]] = {}
 WORST: dict[str, float] = {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(SPECS))
 def test_mutated_records_replay_or_fail_cleanly(game: str) -> None:
     stats = STATS.setdefault(game, Counter())

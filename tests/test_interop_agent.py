@@ -92,6 +92,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_simulate_and_tournament_run_it(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
     r = _cli(

@@ -42,6 +42,7 @@ def _square(x: int) -> int:
     return x * x
 
 
+@pytest.mark.slow
 def test_results_come_back_in_job_order(cluster: str) -> None:
     assert list(run_jobs(_square, list(range(20)), backend="ray", progress=False)) == [
         x * x for x in range(20)
@@ -49,6 +50,7 @@ def test_results_come_back_in_job_order(cluster: str) -> None:
     assert ray.is_initialized()  # a Ray the caller started is left running
 
 
+@pytest.mark.slow
 def test_simulate_same_records(cluster: str) -> None:
     local = list(simulate("penneech(target=21)", {}, ["heuristic", "random"], 6, 11, workers=1))
     remote = list(simulate("penneech(target=21)", {}, ["heuristic", "random"], 6, 11, backend="ray"))
@@ -63,6 +65,7 @@ def _untimed(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow
 def test_tournament_same_summary_and_results(cluster: str) -> None:
     args = ("piquesept(players=3)", ["heuristic", "random"], 2)
     local, lres = play_tournament(*args, seed=4, workers=1, progress=False)
@@ -72,6 +75,7 @@ def test_tournament_same_summary_and_results(cluster: str) -> None:
     assert [{k: v for k, v in r.items() if k != "think_seconds"} for r in rres] == strip
 
 
+@pytest.mark.slow
 def test_analyse_same_summary(cluster: str, tmp_path: Path) -> None:
     a = dict(
         game="pentyrch",
@@ -95,6 +99,7 @@ def test_analyse_same_summary(cluster: str, tmp_path: Path) -> None:
         assert (tmp_path / "ray" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
+@pytest.mark.slow
 def test_cli_joins_a_running_cluster_with_a_progress_bar(cluster: str, tmp_path: Path) -> None:
     out = tmp_path / "ray.jsonl"
     r = subprocess.run(
@@ -127,6 +132,7 @@ def test_cli_joins_a_running_cluster_with_a_progress_bar(cluster: str, tmp_path:
     assert [json.loads(x) for x in out.read_text().splitlines()] == local
 
 
+@pytest.mark.slow
 def test_a_cluster_that_is_not_there_is_one_line() -> None:
     r = subprocess.run(
         [

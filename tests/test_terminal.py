@@ -323,6 +323,7 @@ def test_pentyrch_partner_is_named(term_env: dict[str, str]) -> None:
         t.close()
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_the_computer_thinks_and_at_the_save_prompt_exits_130_quietly(
     term_env: dict[str, str],
 ) -> None:
@@ -426,6 +427,7 @@ def test_a_turn_up_that_ends_the_game_announces_no_trump() -> None:
     assert "are trumps" in (render_penneech.narrate(mid[0], 0) or "")  # the same event mid-game
 
 
+@pytest.mark.slow
 def test_ctrl_c_with_save_keeps_a_record_that_resumes(tmp_path: Path, term_env: dict[str, str]) -> None:
     save = tmp_path / "left.json"
     t = Terminal("play", "penneech", "--seed", "8", "--vs", "random", "--save", str(save), env=term_env)

@@ -297,6 +297,7 @@ def test_hint(c: TestClient) -> None:
     raise AssertionError("nobody to move")
 
 
+@pytest.mark.slow
 def test_clock_bot_plays_for_a_slow_seat(c: TestClient) -> None:
     tid = new_table(c, "penneech", ["human", "human"], clock={"seconds_per_move": 1, "on_timeout": "bot"})
     join(c, tid, 0)

@@ -111,6 +111,7 @@ def texts(page: Any, selector: str) -> list[str]:
     return [str(t) for t in page.locator(selector).all_inner_texts()]
 
 
+@pytest.mark.slow
 def test_a_seat_view_hand_fields_and_seats(page: Any) -> None:
     status = draw(page, VIEW, legal=["QD", "KS"])
     assert status == "Your turn: play one of the raised cards."

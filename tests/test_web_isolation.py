@@ -59,6 +59,7 @@ def _summary(xs: list[float]) -> str:
     return f"n={len(xs)} p50={med:.1f} ms p99={p99 * 1000:.1f} ms max={xs[-1] * 1000:.1f} ms"
 
 
+@pytest.mark.slow
 def test_a_thinking_bot_does_not_delay_another_table(tmp_path: Path) -> None:
     with running_server(sqlite_url(tmp_path), env={"GAMESTER_BOT_SECONDS": "20"}) as server:
         api = Api(server.base)

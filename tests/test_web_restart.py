@@ -62,6 +62,7 @@ def test_restart_keeps_positions_deadlines_and_bots(tmp_path: Path) -> None:
         assert c.get(f"/api/tables/{bots}/record").status_code == 200
 
 
+@pytest.mark.slow
 def test_two_servers_on_one_postgres(pg_cluster) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     url = pg_cluster.create_database()
     a = TestClient(create_app(url, lease_seconds=2.0))
@@ -95,6 +96,7 @@ def test_two_servers_on_one_postgres(pg_cluster) -> None:  # type: ignore[no-unt
         assert len(rec["actions"]) == c.get(f"/api/tables/{bots}").json()["seq"]
 
 
+@pytest.mark.slow
 def test_lease_moves_to_the_other_server_when_one_stops(pg_cluster) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     url = pg_cluster.create_database()
     a = TestClient(create_app(url, lease_seconds=2.0, server_id="server-a"))
