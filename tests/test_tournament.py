@@ -191,9 +191,10 @@ def test_tournament_bad_input_and_missing_extras(
     assert "is a file" in capsys.readouterr().err
     # Without the sim extra: say once what is missing, and never claim a chart that was not written.
     import gamester.sim.tournament as T
+    import gamester.sim.tournament_output as output
 
     monkeypatch.setattr(T, "missing_extras", lambda: ["openskill", "matplotlib"])
-    monkeypatch.setattr(T, "write_chart", lambda path, summary: False)
+    monkeypatch.setattr(output, "write_chart", lambda path, summary: False)  # what write_outputs calls
     out = tmp_path / "res"
     assert run_cli(argparse.Namespace(**{**base, "games": 1, "out": str(out)})) == 0
     text = capsys.readouterr().out

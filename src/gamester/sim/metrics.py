@@ -12,16 +12,15 @@ whole games, seeded, so the same games always give the same interval) where no f
 
 from __future__ import annotations
 
-import math
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
-Z95 = 1.959963984540054
-BOOTSTRAP = 1000
-
-T = TypeVar("T")
+# The shared statistics (gamester.sim.stats), importable from here as before.
+from gamester.sim.stats import BOOTSTRAP as BOOTSTRAP
+from gamester.sim.stats import Z95 as Z95
+from gamester.sim.stats import Interval, bootstrap, mean_normal, wilson
+from gamester.sim.stats import interval as interval
 
 
 @dataclass
@@ -38,67 +37,6 @@ class GameData:
     timeout: bool = False
     roles: list[str] = field(default_factory=list)
     """Each seat's role when the game has roles (Piquesept: soloist, defender); else empty."""
-
-
-Interval = dict[str, Any]
-
-
-def interval(value: float | None, lo: float | None, hi: float | None) -> Interval:
-    def clean(x: float | None) -> float | None:
-        return None if x is None or math.isnan(x) else round(float(x), 6)
-
-    return {"value": clean(value), "ci": [clean(lo), clean(hi)]}
-
-
-def wilson(successes: float, n: int) -> Interval:
-    """A share with Wilson's 95% score interval (good near 0 and 1, where the normal one fails)."""
-    if n == 0:
-        return interval(None, None, None)
-    p = successes / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return interval(p, max(0.0, centre - half), min(1.0, centre + half))
-
-
-def mean_normal(values: Sequence[float]) -> Interval:
-    """A mean of independent values with the normal 95% interval."""
-    n = len(values)
-    if n == 0:
-        return interval(None, None, None)
-    m = sum(values) / n
-    if n == 1:
-        return interval(m, m, m)
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
-    h = Z95 * sd / math.sqrt(n)
-    return interval(m, m - h, m + h)
-
-
-def bootstrap(
-    items: Sequence[T],
-    statistic: Callable[[Sequence[T]], float | None],
-    seed: int = 0,
-    resamples: int = BOOTSTRAP,
-) -> Interval:
-    """``statistic`` of the items with a percentile bootstrap 95% interval (items resampled whole)."""
-    if not items:
-        return interval(None, None, None)
-    value = statistic(items)
-    if value is None:
-        return interval(None, None, None)
-    rng = random.Random(seed)
-    n = len(items)
-    stats = []
-    for _ in range(resamples):
-        v = statistic([items[rng.randrange(n)] for _ in range(n)])
-        if v is not None:
-            stats.append(v)
-    if not stats:
-        return interval(value, None, None)
-    stats.sort()
-    lo = stats[int(0.025 * (len(stats) - 1))]
-    hi = stats[int(math.ceil(0.975 * (len(stats) - 1)))]
-    return interval(value, min(lo, value), max(hi, value))
 
 
 # -- from the results ------------------------------------------------------------------------------

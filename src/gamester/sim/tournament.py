@@ -15,18 +15,20 @@ respected and the interval reflects the skill difference rather than the cards �
 (Plackett–Luce) rating, seconds per decision, and results per seat and per role (Piquesept: soloist or
 defender). Outputs: a terminal table, ``summary.json``, ``records.jsonl`` (each game's record with
 its seating and returns), ``chart.png`` (matplotlib, if installed).
+
+This module plays the games (seatings, line-ups, the jobs) and holds the command; the standings are
+``gamester.sim.standings``, the outputs ``gamester.sim.tournament_output``, the intervals
+``gamester.sim.stats`` (shared with the analysis). Every name is still importable from here.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
-import json
-import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from gamester.agents.base import View, make_agent, split_agents
@@ -35,7 +37,34 @@ from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
 from gamester.sim.backend import check_backend, run_jobs
 
-Z95 = 1.959963984540054
+# Kept importable from here (the modules each idea now lives in):
+from gamester.sim.standings import _interval as _interval
+from gamester.sim.standings import _openskill as _openskill
+from gamester.sim.standings import _paired as _paired
+from gamester.sim.standings import _paired_same_seat as _paired_same_seat
+from gamester.sim.standings import summarize
+from gamester.sim.stats import Z95, mean_ci
+from gamester.sim.tournament_output import SIM_HINT, format_table, missing_extras, write_chart, write_outputs
+
+__all__ = [
+    "SIM_HINT",
+    "Z95",
+    "agent_seed",
+    "check_out_dir",
+    "format_table",
+    "main",
+    "mean_ci",
+    "missing_extras",
+    "play_game",
+    "play_tournament",
+    "roles",
+    "run_cli",
+    "run_tournament",
+    "seatings",
+    "summarize",
+    "write_chart",
+    "write_outputs",
+]
 
 
 # -- seatings --------------------------------------------------------------------------------
@@ -245,302 +274,6 @@ def check_out_dir(out_dir: str) -> None:
         raise GameError(f"--out {out_dir}: the folder {parent} does not exist")
 
 
-# -- statistics ------------------------------------------------------------------------------
-def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and a normal-approximation 95% interval (values are per-deal means, independent)."""
-    n = len(values)
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    m = sum(values) / n
-    if n == 1:
-        return (m, m, m)
-    var = sum((v - m) ** 2 for v in values) / (n - 1)
-    h = Z95 * math.sqrt(var / n)
-    return (m, m - h, m + h)
-
-
-def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> dict[str, float]:
-    """Mean and 95% interval; ``bounds`` clips the interval to what the quantity can be (a rate)."""
-    m, lo, hi = mean_ci(values)
-    if bounds is not None:
-        lo, hi = max(bounds[0], lo), min(bounds[1], hi)
-    return {"mean": m, "low": lo, "high": hi}
-
-
-def summarize(
-    game: Game, specs: Sequence[str], results: Sequence[dict[str, Any]], seed: int
-) -> dict[str, Any]:
-    labels = list(dict.fromkeys(specs))
-    n = game.num_players
-    # Per agent, per deal: the wins and returns of every seat it held in every seating.
-    per_deal: dict[str, dict[int, list[tuple[float, float]]]] = {a: {} for a in labels}
-    per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]] = {}
-    # The games (deal, seating) each agent, and each agent in each role or seat, took part in: an
-    # agent holding three seats of one game has played one game, not three.
-    played: dict[tuple[str, str], set[tuple[int, int]]] = {}
-    think = {a: [0.0, 0] for a in labels}
-    for r in results:
-        winners = set(r["winners"])
-        key = (int(r["deal"]), int(r.get("seating_index", 0)))
-        for s, a in enumerate(r["seating"]):
-            item = (1.0 if s in winners else 0.0, float(r["returns"][s]))
-            per_deal[a].setdefault(r["deal"], []).append(item)
-            played.setdefault((a, ""), set()).add(key)
-            # A set: in two-player games the role *is* the seat, and must count once.
-            for group in dict.fromkeys((r["roles"][s], f"seat {s}")):
-                per_group.setdefault((a, group), {}).setdefault(r["deal"], []).append(item)
-                played.setdefault((a, group), set()).add(key)
-            think[a][0] += r["think_seconds"][s]
-            think[a][1] += r["moves"][s]
-
-    def stats(deals: dict[int, list[tuple[float, float]]], who: tuple[str, str]) -> dict[str, Any]:
-        wins = [sum(w for w, _ in v) / len(v) for v in deals.values()]
-        rets = [sum(x for _, x in v) / len(v) for v in deals.values()]
-        return {
-            "games": len(played.get(who, ())),
-            "seats": sum(len(v) for v in deals.values()),
-            "deals": len(deals),
-            "win_rate": _interval(wins, (0.0, 1.0)),
-            "mean_return": _interval(rets),
-        }
-
-    ratings = _openskill(labels, results)
-    agents: dict[str, Any] = {}
-    for a in labels:
-        entry = stats(per_deal[a], (a, ""))
-        entry["seconds_per_move"] = think[a][0] / think[a][1] if think[a][1] else 0.0
-        entry["rating"] = ratings.get(a)
-        entry["by_role"] = {
-            g: stats(d, (b, g))
-            for (b, g), d in sorted(per_group.items())
-            if b == a and not g.startswith("seat ")
-        }
-        entry["by_seat"] = {
-            g: stats(d, (b, g)) for (b, g), d in sorted(per_group.items()) if b == a and g.startswith("seat ")
-        }
-        agents[a] = entry
-    paired = _paired(labels, per_group)
-    if len(labels) == n:
-        paired += _paired_same_seat(labels, per_group, n)
-    return {
-        "format": "gamester-tournament",
-        "paired": paired,
-        "version": 1,
-        "game": game.spec(),
-        "num_players": n,
-        "agents": agents,
-        "seatings": [list(x) for x in dict.fromkeys(tuple(r["seating"]) for r in results)],
-        "deals": len({r["deal"] for r in results}),
-        "games": len(results),
-        "seed": seed,
-        "ci": "95% normal interval over per-deal means (each deal's seatings averaged first)",
-    }
-
-
-def _paired(
-    labels: Sequence[str], per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]]
-) -> list[dict[str, Any]]:
-    """Duplicate comparisons role by role: agent A in role ``R vs X`` against agent X itself in the
-    same role against itself, on the same deals (each deal's difference of mean returns, then a 95%
-    interval over deals). E.g. ``pimc`` as soloist against three heuristic defenders, compared with
-    ``heuristic`` as soloist on the very same cards against the same defenders."""
-    out = []
-    for (a, role), deals in sorted(per_group.items()):
-        if " vs " not in role or role.startswith("seat "):
-            continue
-        x = role.rsplit(" vs ", 1)[1]
-        if x == a or x not in labels:
-            continue
-        base = per_group.get((x, role))
-        if not base:
-            continue
-        diffs = []
-        for d, items in deals.items():
-            if d in base:
-                mine = sum(r for _, r in items) / len(items)
-                theirs = sum(r for _, r in base[d]) / len(base[d])
-                diffs.append(mine - theirs)
-        if diffs:
-            out.append(
-                {
-                    "agent": a,
-                    "baseline": x,
-                    "role": role,
-                    "deals": len(diffs),
-                    "return_difference": _interval(diffs),
-                }
-            )
-    return out
-
-
-def _paired_same_seat(
-    labels: Sequence[str], per_group: dict[tuple[str, str], dict[int, list[tuple[float, float]]]], n: int
-) -> list[dict[str, Any]]:
-    """Duplicate comparisons seat by seat, for tournaments with one agent per seat (every seating a
-    permutation or rotation): on each deal, A's mean return in seat s minus B's in the same seat on
-    the same cards, averaged over the seats; then a 95% interval over deals. In Penneech this is the
-    classic duplicate score of A against B."""
-    out = []
-    for i, a in enumerate(labels):
-        for b in labels[i + 1 :]:
-            diffs = []
-            for d in sorted(per_group.get((a, "seat 0"), {})):
-                per_seat = []
-                for s in range(n):
-                    mine = per_group.get((a, f"seat {s}"), {}).get(d)
-                    theirs = per_group.get((b, f"seat {s}"), {}).get(d)
-                    if mine and theirs:
-                        per_seat.append(
-                            sum(r for _, r in mine) / len(mine) - sum(r for _, r in theirs) / len(theirs)
-                        )
-                if per_seat:
-                    diffs.append(sum(per_seat) / len(per_seat))
-            if diffs:
-                out.append(
-                    {
-                        "agent": a,
-                        "baseline": b,
-                        "role": "same seat",
-                        "deals": len(diffs),
-                        "return_difference": _interval(diffs),
-                    }
-                )
-    return out
-
-
-def _openskill(labels: Sequence[str], results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Plackett–Luce ratings: each game ranks its seats by return; an agent holding several seats
-    takes the average of their updated ratings. Empty if openskill is not installed."""
-    try:
-        from openskill.models import PlackettLuce
-    except ImportError:
-        return {}
-    model = PlackettLuce()
-    rating = {a: model.rating(name=a) for a in labels}
-    for r in results:
-        seats = r["seating"]
-        teams = [[model.rating(mu=rating[a].mu, sigma=rating[a].sigma)] for a in seats]
-        ranks = [-float(x) for x in r["returns"]]
-        new = model.rate(teams, ranks=ranks)
-        for a in set(seats):
-            mine = [new[s][0] for s, b in enumerate(seats) if b == a]
-            rating[a] = model.rating(
-                mu=sum(x.mu for x in mine) / len(mine), sigma=sum(x.sigma for x in mine) / len(mine)
-            )
-    return {a: {"mu": rt.mu, "sigma": rt.sigma, "ordinal": rt.ordinal()} for a, rt in rating.items()}
-
-
-# -- output ----------------------------------------------------------------------------------
-def format_table(summary: dict[str, Any]) -> str:
-    rows = [("agent", "games", "win rate [95% CI]", "mean return [95% CI]", "rating mu±sigma", "s/move")]
-
-    def iv(x: dict[str, float], pct: bool) -> str:
-        if pct:
-            return f"{100 * x['mean']:5.1f}% [{100 * x['low']:5.1f}, {100 * x['high']:5.1f}]"
-        return f"{x['mean']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]"
-
-    for a, e in summary["agents"].items():
-        rt = e.get("rating")
-        rows.append(
-            (
-                a,
-                str(e["games"]),
-                iv(e["win_rate"], True),
-                iv(e["mean_return"], False),
-                f"{rt['mu']:.1f}±{rt['sigma']:.1f}" if rt else "-",
-                f"{e['seconds_per_move']:.3f}",
-            )
-        )
-        for role, r in e["by_role"].items():
-            rows.append(
-                (
-                    f"  as {role}",
-                    str(r["games"]),
-                    iv(r["win_rate"], True),
-                    iv(r["mean_return"], False),
-                    "",
-                    "",
-                )
-            )
-    for p in summary.get("paired", []):
-        rows.append(
-            (
-                f"{p['agent']} - {p['baseline']}",
-                str(p["deals"]),
-                f"as {p['role']}",
-                iv(p["return_difference"], False),
-                "(paired)",
-                "",
-            )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [
-        f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
-        f"= {summary['games']} games (duplicate deals; CI over per-deal means)"
-    ]
-    for j, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
-        if j == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def write_outputs(out_dir: str, summary: dict[str, Any], results: Iterable[dict[str, Any]]) -> list[str]:
-    """Write the summary, the records and (with matplotlib) the chart; return the files written."""
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
-        json.dump(summary, f, indent=2)
-        f.write("\n")
-    with open(os.path.join(out_dir, "records.jsonl"), "w", encoding="utf-8") as f:
-        for r in results:
-            f.write(json.dumps(r, separators=(",", ":")) + "\n")
-    written = ["summary.json", "records.jsonl"]
-    if write_chart(os.path.join(out_dir, "chart.png"), summary):
-        written.append("chart.png")
-    return written
-
-
-def missing_extras() -> list[str]:
-    """What the ``sim`` extra would add here and is missing: ``openskill`` (ratings), ``matplotlib``
-    (chart.png)."""
-    import importlib.util
-
-    return [m for m in ("openskill", "matplotlib") if importlib.util.find_spec(m) is None]
-
-
-SIM_HINT = "pip install 'gamester[sim]'"
-
-
-def write_chart(path: str, summary: dict[str, Any]) -> bool:
-    """A bar chart of win rates and mean returns with their intervals; False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    names = list(summary["agents"])
-    fig, axes = plt.subplots(1, 2, figsize=(4 + 1.6 * len(names), 4))
-    for ax, key, title in ((axes[0], "win_rate", "win rate"), (axes[1], "mean_return", "mean return")):
-        vals = [summary["agents"][a][key] for a in names]
-        means = [v["mean"] for v in vals]
-        err = [
-            [m - v["low"] for m, v in zip(means, vals, strict=True)],
-            [v["high"] - m for m, v in zip(means, vals, strict=True)],
-        ]
-        ax.bar(range(len(names)), means, yerr=err, capsize=6, color="#4878a8")
-        ax.set_xticks(range(len(names)), names, rotation=20, ha="right", fontsize=8)
-        ax.set_title(f"{title} (95% CI)")
-        ax.axhline(0 if key == "mean_return" else 1 / summary["num_players"], color="grey", lw=0.8)
-    fig.suptitle(f"{summary['game']}: {summary['games']} games on {summary['deals']} duplicate deals")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return True
-
-
-# -- command line ----------------------------------------------------------------------------
 def run_cli(args: argparse.Namespace) -> int:
     """``gamester tournament``: args has game, agents, games, seed, workers, out, backend, option
     (and optionally ray_address)."""
