@@ -128,6 +128,7 @@ def test_pentyrch_refusals_and_narration_name_no_hidden_card(spec: str) -> None:
 
     rng = random.Random(9)
     n = gamester.load_game(spec).num_players
+    refused = 0
     for state in random_positions(spec, 4, 3 * _every(spec)):
         if state.is_terminal():
             continue
@@ -147,6 +148,7 @@ def test_pentyrch_refusals_and_narration_name_no_hidden_card(spec: str) -> None:
                     continue
                 with pytest.raises(GameError) as info:
                     state.apply_action(action)
+                refused += 1
                 named = codes_in_text(str(info.value)) & hidden
                 assert not named - codes_in_text(typed), (typed, str(info.value))
         mover = state.current_player()
@@ -156,6 +158,7 @@ def test_pentyrch_refusals_and_narration_name_no_hidden_card(spec: str) -> None:
                 continue
             for v in [None, *(q for q in range(n) if q != mover)]:
                 assert not codes_in_text(state.action_seen_by(a, v)) & hidden
+    assert refused, "no typed move was parsed and refused: the refusals were not checked"
 
 
 # -- twins made by hand, without determinize -------------------------------------------------------
