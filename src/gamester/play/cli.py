@@ -128,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--resume", metavar="RECORD.json", help="continue a saved, unfinished game from your seat"
     )
+    sp.add_argument(
+        "--tutorial",
+        action="store_true",
+        help="learn the game: a fixed deal whose lesson explains each rule as it first matters",
+    )
     _add_game_options(sp)
 
     sp = sub.add_parser("replay", help="replay a record; print a summary or a walk-through")
@@ -273,6 +278,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     from gamester.core.registry import game_class, load_game
     from gamester.play.terminal import TerminalGame
 
+    if args.tutorial:
+        return _play_tutorial(args)
     opts = _options(args.option)
     if args.players is not None:
         opts["players"] = str(args.players)
@@ -361,6 +368,48 @@ def cmd_play(args: argparse.Namespace) -> int:
     elif tg.status == "eof" or not sys.stdin.isatty():
         return 0
     _save_prompt(state, play_info, tg.status == "over")
+    return 0
+
+
+def _play_tutorial(args: argparse.Namespace) -> int:
+    """``gamester play GAME --tutorial``: the lesson's deal, seat and computer players are fixed."""
+    from gamester.core.registry import game_class
+    from gamester.play.terminal import TerminalGame
+    from gamester.play.tutorials import tutorial
+
+    fixed = [
+        flag
+        for flag, given in (
+            ("--seat", args.seat is not None),
+            ("--seed", args.seed is not None),
+            ("--players", args.players is not None),
+            ("--option", bool(args.option)),
+            ("--vs", bool(args.vs)),
+            ("--resume", bool(args.resume)),
+        )
+        if given
+    ]
+    if fixed:
+        raise UsageError(
+            "--tutorial fixes the deal, the seats and the opponents: leave out " + ", ".join(fixed)
+        )
+    lesson = tutorial(game_class(args.game).name)
+    state = lesson.new_state()
+    n = state.game.num_players
+    agents = [None if p == lesson.seat else lesson.bot(p) for p in range(n)]
+    specs = [None if p == lesson.seat else lesson.bots for p in range(n)]
+    if args.save:
+        _check_output_file(args.save, "--save")
+    tg = TerminalGame(state, lesson.seat, agents, specs=specs, tutorial=lesson)
+    play_info = {"seat": lesson.seat, "opponents": specs}
+    try:
+        tg.run()
+    except KeyboardInterrupt:
+        if args.save:
+            _save_record(args.save, state, play_info, quiet_errors=True)
+        raise
+    if args.save:
+        return 0 if _save_record(args.save, state, play_info) else 2
     return 0
 
 

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from gamester.agents.base import Agent, View
 from gamester.core.errors import GameError
 from gamester.core.protocol import State
+from gamester.play.tutorials import Tutorial, coach, refuse, untaught
 from gamester.play.words import Names, player_message, pretty
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
@@ -127,8 +128,10 @@ class TerminalGame:
         hint_factory: Callable[[], Agent] | None = None,
         specs: Sequence[str | None] | None = None,
         resumed: bool = False,
+        tutorial: Tutorial | None = None,
     ) -> None:
         self.state = state
+        self.tutorial = tutorial
         self.seat = seat
         self.agents = list(agents)
         self.inp = inp
@@ -158,6 +161,19 @@ class TerminalGame:
                 WIDTH,
                 initial_indent="  ",
                 subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+
+    def teach(self, text: str) -> None:
+        """A sentence of the lesson, set apart from the narration."""
+        self.say(
+            textwrap.fill(
+                pretty(text),
+                WIDTH,
+                initial_indent="Lesson: ",
+                subsequent_indent="        ",
                 break_long_words=False,
                 break_on_hyphens=False,
             )
@@ -212,6 +228,9 @@ class TerminalGame:
             listed = who[0] if len(who) == 1 else ", ".join(who[:-1]) + " and " + who[-1]
             self.say_line(f"{listed[0].upper() + listed[1:]}: the computer, {what}.")
         self.say("Type a move's number (or the move itself); 'help' explains the notation.")
+        if self.tutorial is not None:
+            self.say()
+            self.teach(self.tutorial.intro)
 
     def _me_label(self, nm: Names) -> str:
         own = nm.labels[self.seat] if self.seat < len(nm.labels) else ""
@@ -232,6 +251,12 @@ class TerminalGame:
             agent = self.agents[p]
             if agent is None:
                 action = self.ask(show=not shown)
+                while action is not None and self.tutorial is not None:
+                    why = refuse(self.tutorial, st, coach(self.tutorial, st), st.action_to_string(action))
+                    if why is None:
+                        break
+                    self.teach(why)  # a move the lesson does not want is explained, never played
+                    action = self.ask(show=False, again=True)
                 if action is None:
                     return False
                 mover = "You"
@@ -252,6 +277,16 @@ class TerminalGame:
         self.say()
         self.show()
         self.say(textwrap.fill(self.result(), 79, subsequent_indent="  "))
+        if self.tutorial is not None:
+            self.say()
+            missed = untaught(self.tutorial, st)
+            if missed:
+                self.teach(
+                    "This game left the lesson's line before these came up: "
+                    + ", ".join(s.rule.replace("_", " ") for s in missed)
+                    + " (gamester rules explains them)."
+                )
+            self.teach(self.tutorial.outro)
         return True
 
     def think(self, agent: Agent, p: int) -> int:
@@ -301,14 +336,19 @@ class TerminalGame:
             self.status = "eof"
             return None
 
-    def ask(self, show: bool = True) -> int | None:
+    def ask(self, show: bool = True, again: bool = False) -> int | None:
+        """The person's move (``again``: asked once more after the lesson refused one)."""
         st = self.state
         if show:
             self.say()
             self.show()
         legal = st.legal_actions()
         names = st.legal_action_strings()  # one pass: Pentyrch overpay positions hold 100,000+ moves
-        if self.hint_agent is not None:
+        if self.tutorial is not None and not again:
+            note = coach(self.tutorial, st)
+            if note is not None and note.text:
+                self.teach(note.text)
+        if self.hint_agent is not None and not again:
             self.hint()
         groups = None
         if self.render is not None and hasattr(self.render, "move_groups"):
