@@ -10,28 +10,47 @@ never an action, it is drawn through ``self.chance`` (one pack per deal, redeals
 For speed (random playouts) the state also keeps each hand as a sorted list (``_hl``, always the
 cards of ``_hands``), so a lead's legal actions are a copy; and the events of the commonest trick
 ending (a plain turn-up) are rebuilt by ``last_events`` only when asked for (``_TRICK_TURNUP``).
+
+The package's other parts: the deal's numbers and phases (``deal.py``), the rule primitives
+(``rules.py``), what a seat sees (``views.py``), the worlds search draws and the records it reads
+(``worlds.py``), the heuristic, the exact solver and the kit.
 """
 
 from __future__ import annotations
 
 import random
-from enum import IntEnum
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, Final
 
 from gamester.core.cards import (
-    ACE,
     FULL_PACK,
     SUIT_NAMES,
     SUITS,
     card_code,
     cards_of,
-    mask_of,
     parse_card,
 )
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
-from gamester.core.rng import Chance, make_rng, sample_as_random, shuffle_as_random
+from gamester.core.rng import Chance, make_rng, shuffle_as_random
+from gamester.games.penneech import views, worlds
+
+# The deal's numbers, the views and the worlds live in deal.py, views.py and worlds.py; these names stay
+# importable from here.
+from gamester.games.penneech.deal import BIT as BIT
+from gamester.games.penneech.deal import DEAL_READS as DEAL_READS
+from gamester.games.penneech.deal import DRAW_RANK as DRAW_RANK
+from gamester.games.penneech.deal import DRAW_READS as DRAW_READS
+from gamester.games.penneech.deal import HAND_SIZE as HAND_SIZE
+from gamester.games.penneech.deal import KEEP as KEEP
+from gamester.games.penneech.deal import LAST_TURN_UP as LAST_TURN_UP
+from gamester.games.penneech.deal import NUM_ACTIONS as NUM_ACTIONS
+from gamester.games.penneech.deal import OVER as OVER
+from gamester.games.penneech.deal import PLAY as PLAY
+from gamester.games.penneech.deal import REDEAL as REDEAL
+from gamester.games.penneech.deal import REDEAL_PHASE as REDEAL_PHASE
+from gamester.games.penneech.deal import Phase as Phase
+from gamester.games.penneech.deal import draw_rank as draw_rank
 from gamester.games.penneech.options import RULESETS, PenneechOptions
 from gamester.games.penneech.rules import (
     FOLLOW_EXTRA,
@@ -51,39 +70,14 @@ from gamester.games.penneech.rules import SEVEN_D as SEVEN_D
 from gamester.games.penneech.rules import TRICK_POINTS as TRICK_POINTS
 from gamester.games.penneech.rules import TRICKS as TRICKS
 from gamester.games.penneech.rules import TURNUP_POINTS as TURNUP_POINTS
+from gamester.games.penneech.views import OBS_SIZE as OBS_SIZE
+from gamester.games.penneech.views import codes as _codes
+from gamester.games.penneech.worlds import PenneechWorld as PenneechWorld
+from gamester.games.penneech.worlds import SeatKnowledge as SeatKnowledge
+from gamester.games.penneech.worlds import seat_knowledge_from_observation as seat_knowledge_from_observation
 
 _trick_outcomes = trick_outcomes  # the name benchmarks/stripped_models.py reads
 
-# Module constants are ``Final``: the compiled build then reads them as C values, not by name from
-# the module's dict at every use (the same statements cost the same run as Python).
-KEEP: Final = 52
-REDEAL: Final = 53
-NUM_ACTIONS: Final = 54
-HAND_SIZE: Final = 7
-BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(52))
-DEAL_READS: Final = 2 * HAND_SIZE + TRICKS + 1
-# The first-dealer draw reads two cards, four after a tie (one in 17); a second tie orders the rest.
-DRAW_READS: Final = 4
-# Stock position of the turn-up after trick 7. During play _pos is 14 + the tricks played + 1, so at
-# the end of a trick ``_pos < LAST_TURN_UP`` says that tricks remain.
-LAST_TURN_UP: Final = 2 * HAND_SIZE + TRICKS
-
-
-class Phase(IntEnum):
-    """Where a deal stands: ``Phase(state._phase)`` names a state's phase."""
-
-    REDEAL = 0  # a player answers keep or redeal
-    PLAY = 1
-    OVER = 2
-
-
-# The engine stores and compares the plain int values: Python 3.11 specializes ``==`` only for exact
-# ints, and storing the members measured +1.1% instructions per action here (valgrind, 1,000 random
-# deals); Piquesept, which compares less, stores the members at no measurable cost.
-REDEAL_PHASE: Final = int(Phase.REDEAL)
-PLAY: Final = int(Phase.PLAY)
-OVER: Final = int(Phase.OVER)
-_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "redeal", "play", "over"
 
 _NO_EVENTS: Final[list[tuple[Any, ...]]] = []  # shared and never appended to: a lead causes no event
 
@@ -109,64 +103,6 @@ SHIFT: Final = (0, 13, 26, 39)
 # last_events expands into the trick (from _last_trick) and the turn-up (the stock card just turned).
 # Shared, never appended to (an action that has events of its own starts a new list).
 _TRICK_TURNUP: Final[list[tuple[Any, ...]]] = [("trick_turnup",)]
-
-
-def draw_rank(card: int) -> int:
-    """Rank for the first-dealer draw: Ace 1 … King 13, the 7D a plain 7."""
-    r = card % 13
-    return 1 if r == ACE else r + 2
-
-
-# docs/rules/penneech.md, Dealing: the draw's rank of each card (draw_rank, tabulated).
-DRAW_RANK: Final[tuple[int, ...]] = tuple(draw_rank(c) for c in range(52))
-
-
-def _codes(mask: int) -> list[str]:
-    return [card_code(c) for c in cards_of(mask)]
-
-
-def _cards(entry: Any) -> list[int]:
-    """The pack of a chance-log entry (a partial pack's top is enough for what reads it here)."""
-    return cast(list[int], entry[0] if entry.__class__ is tuple else entry)
-
-
-def _with_fresh_rest(top: list[int], used: int, rng: random.Random) -> tuple[list[int], int, int]:
-    """A partial pack (``rng.Chance``'s log form): ``top`` as given, every other card of the pack
-    after it in card order, to be shuffled from a seed drawn from ``rng`` when a record needs it
-    (cached by ``top``: a search asks for the same first-dealer draw in every world)."""
-    key = tuple(top)
-    pack = _TOPS.get(key)
-    if pack is None:
-        if len(_TOPS) > 4096:
-            _TOPS.clear()
-        m = mask_of(top)
-        pack = _TOPS[key] = top + [c for c in range(52) if not m >> c & 1]
-    return pack, used, rng.getrandbits(64)
-
-
-# The packs worlds hold for earlier deals, by what was seen of them: _TOPS by the seen top as the
-# world lays it out, _PLAYED_OUT by a played-out deal's first 22 cards as dealt (both hands, the
-# turn-ups). Worlds share these lists and never change them.
-_TOPS: Final[dict[tuple[int, ...], list[int]]] = {}
-_PLAYED_OUT: Final[dict[tuple[int, ...], list[int]]] = {}
-
-
-def _played_out(prefix: tuple[int, ...], rng: random.Random) -> tuple[list[int], int, int]:
-    """A world's copy of a deal that was played out: hands in card order, turn-ups where they were,
-    the unseen stock to be shuffled afresh (cached: searches ask for the same deals again and again).
-    """
-    top = _PLAYED_OUT.get(prefix)
-    if top is None:
-        if len(_PLAYED_OUT) > 4096:
-            _PLAYED_OUT.clear()
-        top = [0] * DEAL_READS
-        top[0:14:2] = sorted(prefix[0:14:2])
-        top[1:14:2] = sorted(prefix[1:14:2])
-        top[14:] = prefix[14:]
-        m = mask_of(top)
-        top += [c for c in range(52) if not m >> c & 1]
-        _PLAYED_OUT[prefix] = top
-    return top, DEAL_READS, rng.getrandbits(64)
 
 
 # At most this many void deals (redeals) before each deal that is played, for ``bounds()``. Redeals can
@@ -239,111 +175,6 @@ class PenneechGame(Game[PenneechOptions]):
 
     def format_chance(self, entry: Any) -> Any:
         return [card_code(c) for c in entry]
-
-
-class SeatKnowledge(NamedTuple):
-    """What the seat to play a card knows that a player's judgement reads: a small record built
-    from its observation (:func:`seat_knowledge_from_observation`) or, as fast, from a world for the
-    seat to move (:meth:`PenneechState.seat_knowledge`); both give the same record (tested).
-    docs/rules/penneech.md, What each player knows."""
-
-    seat: int
-    hand: int
-    """The seat's cards (mask)."""
-    seen: int
-    """Every card it has seen this deal: its hand, the cards played (the led one too), the turn-ups."""
-    trump: int
-    led: int
-    """The card led to this trick, or -1 when the seat leads."""
-    opp_voids: int
-    """The suits (bit per suit) the opponent has shown it lacks."""
-    opp_hand_size: int
-    tricks_won: int
-    """The seat's tricks this deal."""
-    trump_only: bool
-    """``trick_honours=trump``."""
-    follow_suit: bool
-    """``follow=suit``."""
-
-
-def seat_knowledge_from_observation(obs: dict[str, Any], game: PenneechGame) -> SeatKnowledge:
-    """The :class:`SeatKnowledge` of a seat's ``observation`` (its turn to play a card)."""
-    me = obs["seat"]
-    hand = mask_of(parse_card(c) for c in obs["hand"])
-    seen = hand
-    for pile in obs["played"]:
-        seen |= mask_of(parse_card(c) for c in pile)
-    seen |= mask_of(parse_card(c) for c in obs["earlier_turn_ups"])
-    if obs["turn_up"]:
-        seen |= 1 << parse_card(obs["turn_up"])
-    led = parse_card(obs["trick"][0]) if obs["trick"] else -1
-    if led >= 0:
-        seen |= 1 << led
-    voids = 0
-    for suit in obs["known_voids"][1 - me]:
-        voids |= 1 << SUITS.index(suit)
-    return SeatKnowledge(
-        me,
-        hand,
-        seen,
-        SUITS.index(obs["trump"]),
-        led,
-        voids,
-        obs["opponent_hand_size"],
-        obs["tricks_won"][me],
-        game.trump_only,
-        game.follow_suit,
-    )
-
-
-class PenneechWorld(NamedTuple):
-    """A read-only snapshot of a position with every card in the open, for search over a world the
-    agent sampled itself (``determinize``): what a solver or a researcher's own agent reads. Built by
-    :meth:`PenneechState.world_view` (``kit.world_view(world)``). Never build one of the true game
-    for a seat: it holds the other hand and the stock order."""
-
-    phase: int
-    """``Phase`` value: REDEAL 0, PLAY 1, OVER 2."""
-    current: int
-    """The seat to act (``TERMINAL`` when over)."""
-    dealer: int
-    deal: int
-    """Deals started so far less one (redeals included): changes the moment a deal ends."""
-    hands: tuple[int, int]
-    """Each seat's cards (masks)."""
-    dealt: tuple[int, int]
-    """Each seat's hand as dealt this deal."""
-    turned: tuple[int, ...]
-    """This deal's turn-ups so far, in order; the last one's suit is trump."""
-    stock: tuple[int, ...]
-    """The cards left in the stock, in order: ``stock[0]`` is the next turn-up."""
-    trump: int
-    """-1 before the first turn-up."""
-    leader: int
-    led: int
-    """The card led to the trick in progress, or -1."""
-    tricks: tuple[int, int]
-    scores: tuple[int, int]
-    voids: tuple[int, int]
-    """The suits (bit per suit) each seat has shown it lacks."""
-    target: int
-
-
-# Observation tensor layout (per observing seat):
-#   hand 52 | turn-up 52 | trump 4 | led card 52 | my plays 52 | opponent plays 52 | earlier turn-ups 52
-#   | opponent known voids 4 | phase 3 | I deal 1 | I am to act 1 | tricks mine, theirs (/7) 2
-#   | scores mine, theirs (/target) 2 | opponent known redeal-eligible, known not 2
-_O_HAND: Final = 0
-_O_TURNUP: Final = 52
-_O_TRUMP: Final = 104
-_O_LED: Final = 108
-_O_MINE: Final = 160
-_O_THEIRS: Final = 212
-_O_EARLIER: Final = 264
-_O_VOIDS: Final = 316
-_O_PHASE: Final = 320
-_O_SCALARS: Final = 323
-OBS_SIZE: Final = _O_SCALARS + 8
 
 
 class PenneechState(State[PenneechGame]):
@@ -924,280 +755,26 @@ class PenneechState(State[PenneechGame]):
     def observation(self, player: object) -> dict[str, Any]:
         """docs/rules/penneech.md, What each player knows: own hand, all cards played or turned up or shown,
         scores, trump, dealer and leader; never the other hand or the stock order."""
-        return self._view(self.check_player(player))
+        return views.view(self, self.check_player(player))
 
     def public_observation(self) -> dict[str, Any]:
         """What a spectator knows: ``observation`` without any hand (``seat`` is None)."""
-        return self._view(None)
-
-    def _view(self, player: int | None) -> dict[str, Any]:
-        """The one view function: the public part, then (for a seat) that seat's own hand."""
-        trick: list[str] = [] if self._led < 0 else [card_code(self._led)]
-        lt = self._last_trick
-        turned = self._turned()
-        view: dict[str, Any] = {
-            "game": "penneech",
-            "seat": player,
-            "phase": _PHASE_NAMES[self._phase],
-            "current_player": None if self._phase == OVER else self._cur,
-            "dealer": self._dealer,
-            "deal": self._deal_no,
-            "hand_sizes": [self._hands[0].bit_count(), self._hands[1].bit_count()],
-            "turn_up": card_code(turned[-1]) if turned else None,
-            "trump": SUITS[self._trump] if self._trump >= 0 else None,
-            "earlier_turn_ups": [card_code(c) for c in turned[:-1]],
-            "stock_size": 52 - self._pos,
-            "leader": self._leader,
-            "trick": trick,
-            "last_trick": None
-            if lt is None
-            else {
-                "leader": lt[0],
-                "cards": [card_code(lt[1]), card_code(lt[2])],
-                "winner": lt[3],
-                "points": lt[4],
-            },
-            "tricks_won": list(self._tricks),
-            "played": [_codes(self._played(0)), _codes(self._played(1))],
-            "known_voids": [[SUITS[s] for s in range(4) if self._voids[p] >> s & 1] for p in (0, 1)],
-            "redeal_eligible": list(self._eligible),
-            "shown_hands": [{"seat": s, "cards": _codes(m)} for s, m in self._shown],
-            "scores": list(self._scores),
-            "target": self._target,
-            "winner": None if self._phase != OVER or self._winner < 0 else self._winner,
-        }
-        if player is not None:
-            view["hand"] = _codes(self._hands[player])
-            view["opponent_hand_size"] = self._hands[1 - player].bit_count()
-        return view
+        return views.view(self, None)
 
     def observation_tensor(self, player: object) -> list[float]:
-        """The observation as numbers (layout at ``OBS_SIZE``), for learning agents."""
-        return self._tensor(self.check_player(player))
-
-    def _tensor(self, player: int) -> list[float]:
-        opp = 1 - player
-        t = [0.0] * OBS_SIZE
-
-        def bits(mask: int, base: int) -> None:
-            for c in cards_of(mask):
-                t[base + c] = 1.0
-
-        bits(self._hands[player], _O_HAND)
-        turned = self._turned()
-        if turned:
-            t[_O_TURNUP + turned[-1]] = 1.0
-            t[_O_TRUMP + self._trump] = 1.0
-            bits(mask_of(turned[:-1]), _O_EARLIER)
-        if self._led >= 0:
-            t[_O_LED + self._led] = 1.0
-        bits(self._played(player), _O_MINE)
-        bits(self._played(opp), _O_THEIRS)
-        for s in range(4):
-            if self._voids[opp] >> s & 1:
-                t[_O_VOIDS + s] = 1.0
-        t[_O_PHASE + self._phase] = 1.0
-        b = _O_SCALARS
-        t[b] = float(self._dealer == player)
-        t[b + 1] = float(self._cur == player)
-        t[b + 2] = self._tricks[player] / TRICKS
-        t[b + 3] = self._tricks[opp] / TRICKS
-        t[b + 4] = min(1.0, self._scores[player] / self._target)
-        t[b + 5] = min(1.0, self._scores[opp] / self._target)
-        t[b + 6] = float(self._eligible[opp] is True)
-        t[b + 7] = float(self._eligible[opp] is False)
-        return t
+        """The observation as numbers (layout at ``views.OBS_SIZE``), for learning agents."""
+        return views.observation_tensor(self, self.check_player(player))
 
     def determinize(self, player: object, rng: random.Random) -> PenneechState:
-        """A full state drawn uniformly from those ``player`` cannot tell apart from this one.
-
-        Hidden: the opponent's hand and the order of the stock. Constraints: suits the opponent is
-        known to lack (a card not followed), and what the redeal choices revealed (being asked means
-        holding no blocking card; not being asked means holding one).
-
-        The world keeps nothing of the real game that ``player`` has not seen: its seed and generator
-        come from ``rng``, and every pack of its chance log is rebuilt from what the seat saw (earlier
-        deals too: a thrown-in deal's unshown hand is drawn again, every unseen stock card is
-        reshuffled), so ``world.record()`` replays to the world and says nothing more.
-        """
-        return self._determinized(self.check_player(player), rng)
-
-    def _determinized(self, player: int, rng: random.Random) -> PenneechState:
-        s = self.clone()
-        s.seed = rng.getrandbits(63)
-        s.chance.rng = make_rng(s.seed)
-        s.chance.given = None
-        log = s.chance.log
-        log[:-1] = self._past_packs(player, rng)
-        opp = 1 - player
-        seen = self._hands[player] | self._played(0) | self._played(1) | mask_of(self._turned())
-        unknown = cards_of(((1 << 52) - 1) & ~seen)
-        avoid = 0
-        for suit in range(4):
-            if self._voids[opp] >> suit & 1:
-                avoid |= SUIT_MASKS[suit]
-        if self._eligible[opp] is True:
-            avoid |= self._blockers
-        allowed = [c for c in unknown if not avoid >> c & 1]
-        k = self._hands[opp].bit_count()
-        need_blocker = self._eligible[opp] is False and not self._played(opp) & self._blockers
-        while True:
-            hidden = sample_as_random(rng, allowed, k)
-            hmask = mask_of(hidden)
-            if not need_blocker or hmask & self._blockers:
-                break
-        rest = [c for c in unknown if not hmask >> c & 1]
-        shuffle_as_random(rng, rest)
-        s._hands[opp] = hmask
-        s._hl[opp] = cards_of(hmask)
-        # Rebuild this deal's pack so the world is a complete, replayable deal.
-        d = self._dealer
-        dealt = [0, 0]
-        dealt[player] = self._hands[player] | self._played(player)
-        dealt[opp] = hmask | self._played(opp)
-        pack = [0] * 52
-        for seat, start in ((1 - d, 0), (d, 1)):
-            pack[start:14:2] = cards_of(dealt[seat])
-        pack[14 : self._pos] = self._pack[14 : self._pos]
-        pack[self._pos :] = rest
-        s._pack = pack
-        s._dealt = dealt
-        log[-1] = pack
-        return s
-
-    def _past_packs(self, player: int, rng: random.Random) -> list[Any]:
-        """World versions of every pack before this deal's, holding only what ``player`` saw.
-
-        Seen: the cards the first-dealer draw turned; in a deal played out, both hands (every card
-        was played) and its eight turn-ups; in a deal thrown in, the seat's own hand, the hand shown
-        for the redeal, and what being asked (or not) said about the other. The rest of each pack is
-        drawn afresh; hands sit in the pack in card order, since the order a hand was dealt in is
-        never seen.
-        """
-        log = self.chance.log
-        out: list[Any] = []
-        i = 0
-        dealer = self.game.consts[6]
-        if dealer < 0:  # docs/rules/penneech.md, Dealing: the draw, pack after pack while all tie
-            while True:
-                pack = _cards(log[i])
-                i += 1
-                known = 0
-                for j in range(0, 52, 2):
-                    a, b = DRAW_RANK[pack[j]], DRAW_RANK[pack[j + 1]]
-                    known = j + 2
-                    if a != b:
-                        dealer = 0 if a < b else 1
-                        break
-                out.append(_with_fresh_rest(pack[:known], known, rng))
-                if known < 52 or dealer >= 0:
-                    break
-        blockers = self._blockers
-        hist = self._history
-        h = 0
-        for entry in log[i:-1]:
-            pack = _cards(entry)
-            nd = 1 - dealer
-            hn, hd = mask_of(pack[0:14:2]), mask_of(pack[1:14:2])
-            hand = [0, 0]
-            hand[nd], hand[dealer] = hn, hd
-            # docs/rules/penneech.md, Dealing: who was asked, in order (the non-dealer first).
-            asked = [s for s in (nd, dealer) if redeal_eligible(hand[s], blockers)]
-            knew: list[bool | None] = [None, None]
-            if blockers:
-                knew = [redeal_eligible(hand[0], blockers), redeal_eligible(hand[1], blockers)]
-            thrower = -1
-            for seat in asked:
-                if h >= len(hist) or hist[h] not in (KEEP, REDEAL):
-                    break
-                h += 1
-                if hist[h - 1] == REDEAL:
-                    thrower = seat
-                    break
-            if thrower < 0:  # played out: both hands and the eight turn-ups are public
-                h += 2 * TRICKS
-                out.append(_played_out(tuple(pack[:DEAL_READS]), rng))
-                dealer = nd
-                continue
-            other = 1 - thrower
-            if thrower == player:
-                # The other hand is unseen; what the asking said about it still holds: asked and
-                # kept (it was asked before the thrower) means no blocker; passed over before the
-                # thrower was asked (the thrower dealt) means a blocker; otherwise nothing.
-                rule = knew[other] if other == nd else None
-                pool = [c for c in range(52) if not hand[player] >> c & 1]
-                while True:
-                    hmask = mask_of(sample_as_random(rng, pool, HAND_SIZE))
-                    if rule is None or bool(hmask & blockers) != rule:
-                        break
-                hand[other] = hmask
-            top = [0] * 14
-            top[0:14:2] = cards_of(hand[nd])
-            top[1:14:2] = cards_of(hand[dealer])
-            out.append(_with_fresh_rest(top, 14, rng))
-        return out
+        """A full state drawn uniformly from those ``player`` cannot tell apart from this one
+        (``worlds.determinize``)."""
+        return worlds.determinize(self, self.check_player(player), rng)
 
     def last_events(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        events = self._events
-        if events and events[0][0] == "trick_turnup":  # _TRICK_TURNUP (or a copy of it)
-            leader, led, c, winner, pts = cast(tuple[int, int, int, int, int], self._last_trick)
-            events = [
-                ("trick", winner, leader, led, c, pts),
-                ("turnup", winner, self._pack[self._pos - 1], 0),
-            ]
-        for e in events:
-            kind = e[0]
-            if kind == "draw":
-                out.append(
-                    {
-                        "type": "draw",
-                        "cards": [card_code(e[1]), card_code(e[2])],
-                        "dealer": None if e[3] < 0 else e[3],
-                    }
-                )
-            elif kind == "deal":
-                out.append({"type": "deal", "dealer": e[1], "deal": e[2]})
-            elif kind == "turnup":
-                out.append(
-                    {
-                        "type": "turn_up",
-                        "seat": e[1],
-                        "card": card_code(e[2]),
-                        "trump": SUITS[e[2] // 13],
-                        "points": e[3],
-                    }
-                )
-            elif kind == "trick":
-                out.append(
-                    {
-                        "type": "trick",
-                        "winner": e[1],
-                        "leader": e[2],
-                        "cards": [card_code(e[3]), card_code(e[4])],
-                        "points": e[5],
-                    }
-                )
-            elif kind == "bonus":
-                out.append({"type": "card_bonus", "seat": e[1], "points": e[2]})
-            elif kind == "redeal":
-                out.append({"type": "redeal", "seat": e[1], "cards": _codes(e[2])})
-            elif kind == "keep":
-                out.append({"type": "keep", "seat": e[1]})
-            elif kind == "over":
-                out.append(
-                    {"type": "game_over", "winner": None if e[1] < 0 else e[1], "scores": list(self._scores)}
-                )
-        return out
+        return views.last_events(self)
 
     def summary_extra(self) -> dict[str, Any]:
-        return {
-            "dealer": self._dealer,
-            "deal": self._deal_no,
-            "trump": SUITS[self._trump] if self._trump >= 0 and self._phase != OVER else None,
-            "turn_up": card_code(self._pack[self._pos - 1]) if self._pos > 14 else None,
-            "tricks_won": list(self._tricks),
-        }
+        return views.summary_extra(self)
 
     def __repr__(self) -> str:
         # Neither the hands nor the seed (which rebuilds them): a repr ends up in logs and tracebacks.
