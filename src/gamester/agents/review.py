@@ -9,8 +9,8 @@ nothing). At each one (docs/review.md):
 * **p_played, p_best**: the chance of winning after each of the two moves, measured by the same
   yardstick: ``worlds`` worlds drawn with ``view.determinize(rng)`` (what the player knew then, never
   the hidden cards of the real game); in each world both moves are played, then the game is finished
-  by the game's cheap playout (the kit's rollout model to its stopping point, the heuristic for a
-  few actions then the kit's evaluation, or the heuristic to the end) with the same generator for
+  by the game's cheap playout (the kit's rollout model to its stopping point, else the heuristic in
+  every seat to the end) with the same generator for
   both moves (common random numbers, so the difference is measured with little noise). When the move
   played is the best one, both chances are the same number.
 * **mistake, blunder**: the drop ``p_best - p_played`` of at least :data:`MISTAKE` or :data:`BLUNDER`,
@@ -39,10 +39,8 @@ MISTAKE = 0.10
 """A drop in the chance of winning of at least this much (and clear of noise) is a mistake."""
 BLUNDER = 0.25
 """A drop of at least this much (and clear of noise) is a blunder."""
-WORLDS = 32
+WORLDS = 64
 """Worlds per decision for the two chances, by default."""
-HORIZON = 12
-"""Playouts scored by the kit's evaluation stop after this many actions (Pentyrch: three rounds)."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +152,10 @@ def _terminal_chance(state: State, player: int) -> float:
 
 
 def _playout(world: State, me: int, rng: random.Random) -> float:
-    """``me``'s chance of winning in a sampled world, played on cheaply (the same playouts as the
-    analysis's estimator, ``gamester.sim.estimate``)."""
+    """``me``'s chance of winning in a sampled world, played on by the game's cheap playout: the
+    kit's rollout model where it has one (Penneech: to the deal's end, then its race model), else
+    the heuristic in every seat, each from its own view of the world, to the end (as ``rollout`` and
+    ``lookahead`` finish their worlds); a game without a heuristic is played on at random."""
     kit = world.game.kit()
     model = kit.rollout_model
     if model is not None:
@@ -163,24 +163,6 @@ def _playout(world: State, me: int, rng: random.Random) -> float:
         if value is None:
             return _terminal_chance(world, me)
         return max(0.0, min(1.0, (value[me] + 1.0) / 2.0))  # zero-sum +1/-1: a chance p is 2p - 1
-    if kit.has_move_scores:
-        for _ in range(HORIZON):
-            if world.is_terminal():
-                return _terminal_chance(world, me)
-            legal = world.legal_actions()
-            world.apply_action(legal[0] if len(legal) == 1 else kit.playout(world, legal, rng))
-        if world.is_terminal():
-            return _terminal_chance(world, me)
-        n = world.game.num_players
-        value = kit.static_value(world)
-        if value is None:
-            raise GameError(f"{world.game.name} scores moves but evaluates no position")
-        # Zero-sum returns r = p - (1 - p) / (n - 1), turned back into shares of the win.
-        shares = [(r * (n - 1) + 1.0) / n for r in value]
-        share = shares[me]
-        if getattr(world.game.options, "partners", False):
-            share += shares[(me + 2) % 4]
-        return max(0.0, min(1.0, share))
     while not world.is_terminal():
         legal = world.legal_actions()
         if len(legal) == 1:

@@ -24,7 +24,7 @@ def add_review_arguments(sp: argparse.ArgumentParser) -> None:
     )
     sp.add_argument("--seed", type=int, default=0, help="the judge's and the worlds' seed (default 0)")
     sp.add_argument(
-        "--worlds", type=int, default=None, help="worlds per decision for the chances (default 32)"
+        "--worlds", type=int, default=None, help="worlds per decision for the chances (default 64)"
     )
     sp.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     sp.add_argument("--plot", metavar="FILE.png", help="chart the chance of winning over the game")
