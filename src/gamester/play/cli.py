@@ -176,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_backend_options(sp)
     _add_game_options(sp)
 
+    sp = sub.add_parser("review", help="one player's decisions judged by the best agent, from its view")
+    from gamester.sim.review_cli import add_review_arguments
+
+    add_review_arguments(sp)
+
     sp = sub.add_parser("rules", help="the rules of a game, its options and rule sets")
     sp.add_argument("game")
 
@@ -670,6 +675,12 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     return int(run_analyse_cli(args))
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    from gamester.sim.review_cli import run_review_cli
+
+    return run_review_cli(args, _read_record(args.record))
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from gamester.play.rules_text import rules_text
 
@@ -725,6 +736,7 @@ COMMANDS = {
     "simulate": cmd_simulate,
     "tournament": cmd_tournament,
     "analyse": cmd_analyse,
+    "review": cmd_review,
     "rules": cmd_rules,
     "serve": cmd_serve,
     "bench": cmd_bench,

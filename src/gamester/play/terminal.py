@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from gamester.agents.base import Agent, View
-from gamester.core.errors import GameError
+from gamester.core.errors import GameError, IllegalActionError
 from gamester.core.protocol import State
 from gamester.play.tutorials import Tutorial, coach, refuse, untaught
 from gamester.play.words import Names, player_message, pretty
@@ -106,6 +106,19 @@ def describe_agent(spec: str, game_name: str) -> str:
         "random": "random (the easiest: any legal move at random)",
         "heuristic": "heuristic (a beginner: simple rules of thumb)",
     }.get(base, f"{spec} (a searching player: strong)")
+
+
+def explain_refusal(state: State, action: int, seat: int) -> str:
+    """The one sentence a player reads when ``action`` is refused: the game's own explanation in a
+    player's words (``state.explain_illegal``), else its engine message cleaned for a player."""
+    explain = getattr(state, "explain_illegal", None)
+    if callable(explain):
+        return str(explain(action))
+    try:
+        state.clone().apply_action(action)
+    except GameError as e:
+        return f"{player_message(str(e), seat)}."
+    return "that move is not allowed here."
 
 
 class TerminalGame:
@@ -395,17 +408,17 @@ class TerminalGame:
                 return chosen
             try:
                 action = st.string_to_action(raw)
+            except IllegalActionError as e:  # read, and already refused by a rule (Pentyrch's steps)
+                self.say(f"Not allowed: {player_message(str(e), self.seat)}.")
+                continue
             except GameError as e:
                 self.say(
                     f"Not understood: {player_message(str(e), self.seat)}. Type 'help' for the notation."
                 )
                 continue
             if action not in legal:
-                try:
-                    st.clone().apply_action(action)
-                except GameError as e:
-                    self.say(f"Not allowed: {player_message(str(e), self.seat)}.")
-                    continue
+                self.say(f"Not allowed: {explain_refusal(st, action, self.seat)}")
+                continue
             return action
 
     def list_moves(self, names: list[str], groups: Any) -> None:

@@ -630,6 +630,12 @@ class PenneechState(State[PenneechGame]):
             return
         self._begin_play()
 
+    def explain_illegal(self, action: int) -> str:
+        """One sentence, in a player's words, naming the rule that forbids ``action`` here."""
+        from gamester.games.penneech.explain import explain_illegal
+
+        return explain_illegal(self, action)
+
     def _why_illegal(self, action: object) -> str:
         where = self._where()
         if self._phase == OVER:

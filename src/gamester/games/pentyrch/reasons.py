@@ -77,6 +77,11 @@ def why_illegal(state: PentyrchState, action: object) -> str:
             f"{text}: there are only {sum(1 for x in legal if x >= COMBO_BASE)} combination "
             f"payments here ({RULES}, Moving, Exchange; {where(state)})"
         )
+    return why_illegal_parts(state, text, *decode(state, a), 0)
+
+
+def decode(state: PentyrchState, a: int) -> tuple[int, int, int, int, int]:
+    """A single-card or free move's parts: (court card, from, to, mode, top payment card)."""
     slot, code = divmod(a - 1, PAYS)
     k, d = divmod(slot, SLOTS)
     pos = state._cpos[k]
@@ -89,7 +94,7 @@ def why_illegal(state: PentyrchState, action: object) -> str:
         to = neighbour(pos, d) if 0 <= pos < NUM_CELLS else -1
     mode = 0 if code == 0 else (1 if code < SHOW_CODE else 2)
     top = -1 if code == 0 else NONCOURT[(code - 1) % 40]
-    return why_illegal_parts(state, text, k, frm, to, mode, top, 0)
+    return k, frm, to, mode, top
 
 
 def why_illegal_parts(

@@ -419,6 +419,12 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
 
     # The methods below take what a user gave as ``object`` and check it themselves (notation.py,
     # State.check_player), so both builds answer bad input with the same GameError.
+    def explain_illegal(self, action: int) -> str:
+        """One sentence, in a player's words, naming the rule that forbids ``action`` here."""
+        from gamester.games.pentyrch.explain import explain_illegal
+
+        return explain_illegal(self, action)
+
     def action_to_string(self, action: object) -> str:
         return notation.action_to_string(self, action)
 

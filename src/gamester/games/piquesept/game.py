@@ -449,6 +449,12 @@ class PiqueseptState(State[PiqueseptGame]):
         self._events.append(("game_over",))
 
     # -- errors ------------------------------------------------------------------------------
+    def explain_illegal(self, action: int) -> str:
+        """One sentence, in a player's words, naming the rule that forbids ``action`` here."""
+        from gamester.games.piquesept.explain import explain_illegal
+
+        return explain_illegal(self, action)
+
     def _why_illegal(self, action: object) -> str:
         where = self._where()
         if self._phase == OVER:

@@ -1,0 +1,76 @@
+"""``gamester review RECORD.json --seat N``: every decision of one player reviewed from its own view
+(the estimator, its marks and its cost: ``gamester.agents.review`` and docs/review.md).
+
+The decisions are independent jobs, each carrying the record, the index and the seeds, so they run in
+worker processes (``--workers``) with a progress bar and give the same review wherever they run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gamester.agents import best_agent_spec
+from gamester.agents.base import make_agent
+from gamester.agents.review import WORLDS, Step, review_json, review_step
+from gamester.core.errors import GameError
+from gamester.core.record import replay
+from gamester.sim.backend import run_jobs
+
+Job = tuple[dict[str, Any], int, int, str, int, int]
+
+
+def decisions(record: dict[str, Any], player: int) -> list[int]:
+    """The indices of the record's actions that were ``player``'s decisions (more than one legal
+    action). The record must replay (a :class:`RecordError` names what is wrong)."""
+    state = replay({**record, "actions": []})
+    out = []
+    for i, text in enumerate(record.get("actions", [])):
+        if state.current_player() == player and len(state.legal_actions()) > 1:
+            out.append(i)
+        state.apply_action(state.string_to_action(text))
+    return out
+
+
+def _review_job(job: Job) -> Step:
+    record, player, index, spec, worlds, seed = job
+    state = replay({**record, "actions": record["actions"][:index]})
+    played = state.string_to_action(record["actions"][index])
+    return review_step(state, player, index, played, spec, worlds, seed)
+
+
+def review_record(
+    record: dict[str, Any],
+    player: int,
+    *,
+    agent: str | None = None,
+    worlds: int = WORLDS,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """The review of ``player``'s decisions in ``record`` as ``gamester review --json`` prints it."""
+    return review_json(player, review_steps(record, player, agent, worlds, seed, workers, progress))
+
+
+def review_steps(
+    record: Any,
+    player: int,
+    agent: str | None = None,
+    worlds: int = WORLDS,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+) -> list[Step]:
+    state = replay(record)  # checks every field first
+    game = state.game
+    n = game.num_players
+    if not 0 <= player < n:
+        raise GameError(f"--seat must be 0 to {n - 1} for this {game.name} record, not {player}")
+    if worlds < 1:
+        raise GameError(f"--worlds must be at least 1, not {worlds}")
+    spec = agent or best_agent_spec(game)
+    make_agent(spec, game=game)  # a bad spec fails here, in one line, before any work
+    jobs: list[Job] = [(record, player, i, spec, worlds, seed) for i in decisions(record, player)]
+    return list(
+        run_jobs(_review_job, jobs, workers=workers, desc=f"review player {player}", progress=progress)
+    )

@@ -1,0 +1,134 @@
+"""The ``gamester review`` arguments and command: the table, the JSON and the chart (light: the
+review itself, ``gamester.sim.review``, is imported only when the command runs)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from gamester.core.errors import GameError, RecordError
+
+if TYPE_CHECKING:
+    from gamester.agents.review import Step
+
+
+def add_review_arguments(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("record", help="a record file (JSON), or - for standard input")
+    sp.add_argument("--seat", type=int, required=True, metavar="N", help="the player to review")
+    sp.add_argument("--json", action="store_true", help="print the review as one JSON object")
+    sp.add_argument(
+        "--agent", metavar="SPEC", default=None, help="the judge (default: the game's best agent)"
+    )
+    sp.add_argument("--seed", type=int, default=0, help="the judge's and the worlds' seed (default 0)")
+    sp.add_argument(
+        "--worlds", type=int, default=None, help="worlds per decision for the chances (default 64)"
+    )
+    sp.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    sp.add_argument("--plot", metavar="FILE.png", help="chart the chance of winning over the game")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_review_cli(args: argparse.Namespace, record: Any) -> int:
+    """The command, once the record is read (bad input raises a one-line :class:`GameError`)."""
+    if not isinstance(record, dict):
+        raise RecordError("a record is a JSON object; this file holds something else")
+    if args.seed < 0:
+        raise GameError(f"--seed must be 0 or more, not {args.seed}")
+    if args.plot:
+        _check_plot(args.plot)
+    from gamester.agents.review import WORLDS, review_json
+    from gamester.sim.review import review_steps
+
+    try:
+        steps = review_steps(
+            record,
+            args.seat,
+            args.agent,
+            WORLDS if args.worlds is None else args.worlds,
+            args.seed,
+            args.workers,
+            progress=not args.quiet,
+        )
+    except KeyboardInterrupt:
+        print("\ngamester review: interrupted; nothing was reviewed", file=sys.stderr)
+        return 130
+    out = review_json(args.seat, steps)
+    if args.plot:
+        write_chart(args.plot, record.get("game", "?"), args.seat, steps)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(format_review(out, steps))
+        if args.plot:
+            print(f"wrote {args.plot}")
+    return 0
+
+
+def format_review(out: dict[str, Any], steps: list[Step]) -> str:
+    """The readable table: one line per decision, the marks, and the summary."""
+    from gamester.agents.review import BLUNDER, MISTAKE, summarise
+
+    seat = out["seat"]
+    if not steps:
+        return f"Player {seat} made no decision in this record (no turn with more than one legal move)."
+    w = max(6, *(len(s.action) for s in steps), *(len(s.best) for s in steps))
+    lines = [f"Review of player {seat}: chance of winning after the move played and after the best move"]
+    lines.append(f"{'#':>5}  {'played':<{w}}  {'chance':>6}  {'best':<{w}}  {'chance':>6}  mark")
+    for s in steps:
+        same = s.action == s.best
+        lines.append(
+            f"{s.index:>5}  {s.action:<{w}}  {s.p_played:>6.0%}  {'=' if same else s.best:<{w}}  "
+            f"{s.p_best:>6.0%}  {s.mark}".rstrip()
+        )
+    summ = summarise(steps)
+    lines.append(
+        f"{len(steps)} decisions; accuracy {summ['accuracy']:.0%}; {summ['mistakes']} mistake(s) "
+        f"(a drop of {MISTAKE:.0%} or more), {summ['blunders']} blunder(s) ({BLUNDER:.0%} or more)."
+    )
+    return "\n".join(lines)
+
+
+def _check_plot(path: str) -> None:
+    import importlib.util
+
+    if not path.lower().endswith(".png"):
+        raise GameError(f"--plot {path}: the chart is a PNG file (name it FILE.png)")
+    if importlib.util.find_spec("matplotlib") is None:
+        raise GameError("--plot needs matplotlib: pip install 'gamester[sim]'")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise GameError(f"--plot {path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise GameError(f"--plot {path} is a folder: give a file name")
+
+
+def write_chart(path: str, game: str, seat: int, steps: list[Step]) -> None:
+    """The chance of winning after each decision: the move played and the best, marks in colour."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    xs = [s.index for s in steps]
+    ax.plot(xs, [s.p_best for s in steps], color="#9aa7b4", linestyle="--", label="best move")
+    ax.plot(xs, [s.p_played for s in steps], color="#2b5f8a", marker="o", markersize=3, label="move played")
+    for mark, colour in (("mistake", "#e09b2d"), ("blunder", "#c0392b")):
+        pts = [s for s in steps if s.mark == mark]
+        if pts:
+            ax.scatter([s.index for s in pts], [s.p_played for s in pts], color=colour, zorder=3, label=mark)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("action in the record")
+    ax.set_ylabel("chance of winning")
+    ax.set_title(f"{game}: review of player {seat}", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=90)
+    except OSError as e:
+        raise GameError(f"cannot write {path}: {e.strerror}") from None
+    finally:
+        plt.close(fig)
