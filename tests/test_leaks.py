@@ -324,3 +324,30 @@ def _pentyrch_private(state: Any) -> list[dict[str, Any]]:
     out = [{"hidden": g[2], "passes": g[4]} for g in state._past_games]
     out.append({"hidden": None, "passes": state._passcons})
     return out
+
+
+def test_pentyrch_view_off_turn_names_no_hand_card_of_the_mover() -> None:
+    """docs/rules/pentyrch.md, What each player knows: the cards dealt into another hand are hidden.
+    A combination id is numbered among the mover's own combinations, so another seat's View reads
+    it as its number only (it used to spell the mover's payment cards), and the mover's View still
+    reads the whole move."""
+    import random as _random
+
+    from gamester.core.kit import View
+    from gamester.core.registry import load_game
+    from gamester.games.pentyrch.moves import COMBO_BASE
+
+    game = load_game("pentyrch")
+    state = game.new_initial_state(seed=0)
+    rng = _random.Random(0)
+    while not any(a >= COMBO_BASE for a in state.legal_actions()):
+        state.apply_action(rng.choice(state.legal_actions()))
+    mover = state.current_player()
+    combo = next(a for a in state.legal_actions() if a >= COMBO_BASE)
+    hand = set(state.observation(mover)["hand"])
+    full = View(state, mover).action_to_string(combo)
+    assert "+" in full and any(c in full for c in hand)
+    for other in range(4):
+        if other != mover:
+            text = View(state, other).action_to_string(combo)
+            assert text == f"<combination #{combo - COMBO_BASE} of the mover's hand>"

@@ -79,7 +79,11 @@ class View:
         return self._state.legal_actions()
 
     def action_to_string(self, action: int) -> str:
-        return self._state.action_to_string(action)
+        """The notation of ``action``; off this player's turn, only what it may know of an action
+        of the mover's (``State.action_named_for``)."""
+        if self.is_my_turn():
+            return self._state.action_to_string(action)
+        return self._state.action_named_for(action, self.player)
 
     def string_to_action(self, text: str) -> int:
         return self._state.string_to_action(text)

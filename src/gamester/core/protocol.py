@@ -229,6 +229,13 @@ class State(ABC, Generic[GameT]):
         to_string: Callable[[object], str] = getattr(self, "action_to_string")  # noqa: B009
         return to_string(action)
 
+    def action_named_for(self, action: Any, viewer: int) -> str:
+        """How an action id reads to ``viewer`` when it is not ``viewer``'s turn (an agent's
+        :class:`~gamester.core.kit.View` asks for it): :meth:`action_seen_by` by default. A game
+        whose action ids are decoded against the mover's hidden cards (a combination of hand cards
+        numbered in the mover's hand) overrides this to name them without those cards."""
+        return self.action_seen_by(action, viewer)
+
     @abstractmethod
     def history_strings(self) -> list[str]:
         """Every player action so far, in notation (what a record's ``actions`` holds)."""

@@ -23,12 +23,15 @@ from typing import Any
 
 import gamester
 from gamester.core.errors import GameError
+from gamester.core.kit import View
 from gamester.core.protocol import State, field_names
 from gamester.core.record import summary
 from gamester.testing._common import GameLike, as_game, expect, random_positions
 
 CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
 CARD_IN_TEXT = re.compile(r"(?<![0-9A-Za-z])(10|[2-9TJQKA])([CDHS])(?![0-9A-Za-z])")
+MAX_IDS = 300
+"""How many of the mover's action ids the twin walk reads through the other seat's View a step."""
 PRIVATE_KEYS = {"hand", "opponent_hand_size", "seat", "player", "my_seats", "trade", "hands"}
 """Keys of a seat's view that may differ from the spectator's (the seat's own part)."""
 
@@ -176,6 +179,14 @@ def walk_pair(a: State, b: State, seat: int) -> None:
                 x.action_event_seen_by(ia, v) == y.action_event_seen_by(ib, v),
                 f"{where}: move {i} told apart",
             )
+        if x.current_player() != seat:
+            # An agent's View off its turn can name any action id: the mover's ids must read the
+            # same in both twins (a combination of hidden hand cards would tell them apart).
+            ids = sorted(set(x.legal_actions()) | set(y.legal_actions()))[:MAX_IDS]
+            vx, vy = View(x, seat), View(y, seat)
+            for act in ids:
+                ta, tb = vx.action_to_string(act), vy.action_to_string(act)
+                expect(ta == tb, f"{where}: action {act} reads {ta!r} or {tb!r} to seat {seat} at move {i}")
         x.apply_action(ia)
         y.apply_action(ib)
         expect(seen_by(x, seat) == seen_by(y, seat), f"{where}: twins look different after move {i}")

@@ -148,6 +148,25 @@ def action_to_string(state: PentyrchState, action: object) -> str:
         return format_move(decode(state, action))
     if action >= COMBO_BASE:
         return f"<combination #{action - COMBO_BASE}, not legal here>"
+    return _by_id(state, action)
+
+
+def action_without_hand(state: PentyrchState, action: object) -> str:
+    """An action as a player other than the mover may read it (``State.action_named_for``): what
+    its id says on its own. A combination is only its number (which cards it lays depends on the
+    mover's hand), and nothing says whether the id is legal for the mover."""
+    num = state.game.num_distinct_actions
+    if type(action) is not int or not 0 <= action < num:
+        raise InvalidActionError(f"{quote(action)} is not a Pentyrch action (0-{num - 1})")
+    if action == PASS:
+        return "pass"
+    if action >= COMBO_BASE:
+        return f"<combination #{action - COMBO_BASE} of the mover's hand>"
+    return _by_id(state, action)
+
+
+def _by_id(state: PentyrchState, action: int) -> str:
+    """A single-card or no-card action spelled from its id and the public positions of the courts."""
     slot, code = divmod(action - 1, PAYS)
     k, d = divmod(slot, SLOTS)
     court = court_code(k)

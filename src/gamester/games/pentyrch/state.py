@@ -442,6 +442,14 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
             return self.action_to_string(action)
         return "an illegal move"
 
+    def action_named_for(self, action: object, viewer: int) -> str:
+        """docs/rules/pentyrch.md, What each player knows: a combination id is numbered among the
+        combinations of the mover's hand, so to anyone else it reads as its number only; every other
+        id names a court card, a place and a card whatever the hands hold."""
+        if not self._over and viewer == self._owner[self._seat]:
+            return self.action_to_string(action)
+        return notation.action_without_hand(self, action)
+
     def history_strings(self) -> list[str]:
         fmt = notation.format_move
         return [fmt(m) for m in self._hist]
