@@ -145,7 +145,10 @@ def test_bad_http_requests(c: TestClient) -> None:
     tid = new_table(c, "penneech", ["human", "random"])
     cases = [
         (c.post("/api/tables", content=b"{not json", headers={"content-type": "application/json"}), 400),
-        (c.post("/api/tables", content=b"x" * 70_000), 413),
+        (c.post("/api/tables", content=b"x" * 70_000, headers={"content-type": "application/json"}), 413),
+        # docs/web.md, On the internet: a state-changing request must be JSON (415 otherwise).
+        (c.post("/api/tables", content=b'{"game": "penneech"}'), 415),
+        (c.post("/api/tables", content=b"{}", headers={"content-type": "text/plain"}), 415),
         (c.get("/api/nothing/here"), 404),
         (c.get("/api/tables/no-such-table"), 404),
         (c.get("/api/tables/" + "x" * 300), 404),
@@ -157,7 +160,7 @@ def test_bad_http_requests(c: TestClient) -> None:
         (c.post(f"/api/tables/{tid}/join", json={"seat": True}), 422),
         (c.post(f"/api/tables/{tid}/join", json={"seat": 0, "name": "x" * 500}), 422),
         (c.post(f"/api/tables/{tid}/join", json={"seat": 0, "name": "a\nb"}), 422),
-        (c.post(f"/api/tables/{tid}/join", content=b"[]"), 400),
+        (c.post(f"/api/tables/{tid}/join", content=b"[]", headers={"content-type": "application/json"}), 400),
         (c.post("/api/tables/nope/join", json={"seat": 0}), 404),
         (c.post(f"/api/tables/{tid}/leave", json={}), 403),
         (c.post(f"/api/tables/{tid}/leave", json={"token": ["x"]}), 403),

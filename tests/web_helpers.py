@@ -13,10 +13,14 @@ from fastapi.testclient import TestClient
 
 from gamester.core.record import replay
 from gamester.web import create_app
+from gamester.web.limits import OFF
 
 
 @contextmanager
 def client_on(path: Path, **kwargs: Any) -> Iterator[TestClient]:
+    """An app on a SQLite file; per-address quotas off unless ``limits`` is given (these tests make
+    many tables from one client)."""
+    kwargs.setdefault("limits", OFF)
     with TestClient(create_app(f"sqlite:///{path}", **kwargs)) as c:
         yield c
 

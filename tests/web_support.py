@@ -62,7 +62,11 @@ class ServerProcess:
         env: Mapping[str, str] | None = None,
         log_dir: Path | None = None,
         port: int | None = None,
+        limits: str = "off",
     ) -> None:
+        # "off": these suites drive many tables from one address; the limits' own suite
+        # (test_web_strangers.py) starts its servers with the defaults.
+        self.limits = limits
         self.db_url = db_url
         self.port = port or free_port()
         self.env = {**os.environ, **TEST_ENV, **(env or {}), "PYTHONUNBUFFERED": "1"}
@@ -93,6 +97,8 @@ class ServerProcess:
             str(self.port),
             "--db",
             self.db_url,
+            "--limits",
+            self.limits,
         ]
         self.proc = subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True

@@ -194,6 +194,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="sqlite:///PATH or postgresql+psycopg://… (default: a SQLite file in your data "
         "folder; its path is printed at start)",
     )
+    sp.add_argument(
+        "--limits",
+        default="default",
+        metavar="default|off|FILE",
+        help="quotas per client address (docs/web.md, On the internet): the defaults, off (a load "
+        "test from one address), or a JSON file of limits",
+    )
+    sp.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="another site whose pages may use this server (e.g. https://example.org); repeatable",
+    )
 
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
@@ -727,7 +741,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    return serve(args.host, args.port, args.db)
+    return serve(args.host, args.port, args.db, limits=args.limits, allow_origins=args.allow_origin)
 
 
 COMMANDS = {

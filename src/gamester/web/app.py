@@ -13,7 +13,7 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.core.errors import GameError
 from gamester.store.repository import default_sqlite_url, open_repository
+from gamester.web.guard import Guard
+from gamester.web.limits import Limits
+from gamester.web.names import name_problem
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
 from gamester.web.runtime import Connection, Runtime, new_server_id, viewer_of
 from gamester.web.service import ServiceError, TableService
@@ -128,6 +131,8 @@ def create_app(
     bot_workers: int | None = None,
     lease_seconds: float | None = None,
     server_id: str | None = None,
+    limits: Limits | None = None,
+    allow_origins: Sequence[str] = (),
 ) -> FastAPI:
     """The web app on ``db_url`` (default: the per-user SQLite file)."""
     url = db_url or default_sqlite_url()
@@ -178,6 +183,7 @@ def create_app(
 
     app = FastAPI(title="gamester", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
+    app.add_middleware(Guard, limits=limits, allow_origins=allow_origins)  # outermost: runs first
     app.state.db_url = url
     app.state.server_id = sid
 
@@ -309,7 +315,9 @@ def create_app(
     async def join(table_id: str, request: Request) -> dict[str, Any]:
         tid = _table_id(table_id)
         body = await _body(request)
-        _clean_text(body.get("name"), "name")
+        name = body.get("name")
+        if isinstance(name, str) and (problem := name_problem(name)) is not None:
+            raise ServiceError("bad_name", problem, 422)
         return await run_in_threadpool(svc().join, tid, body.get("seat"), body.get("name"), body.get("token"))
 
     @app.post("/api/tables/{table_id}/leave")

@@ -16,13 +16,17 @@ import signal
 import socket
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import uvicorn
 
 from gamester.store.repository import default_sqlite_url, make_engine, open_repository
 from gamester.web.app import MAX_WS_MESSAGE, create_app
+from gamester.web.connections import guarded_protocol
+from gamester.web.guard import netloc
+from gamester.web.limits import LimitsError
+from gamester.web.limits import load as load_limits
 
 
 def _shown(url: str) -> str:
@@ -32,8 +36,27 @@ def _shown(url: str) -> str:
         return url
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> int:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | None = None,
+    *,
+    limits: str = "default",
+    allow_origins: Sequence[str] = (),
+) -> int:
     url = db or default_sqlite_url()
+    try:
+        chosen = load_limits(limits)
+    except LimitsError as e:
+        print(f"gamester serve: {e}", file=sys.stderr)
+        return 2
+    for origin in allow_origins:
+        if netloc(origin) is None:
+            print(
+                f"gamester serve: --allow-origin {origin!r}: expected a site such as https://example.org",
+                file=sys.stderr,
+            )
+            return 2
     if not 0 <= port <= 65535:
         print(f"gamester serve: --port {port}: expected a port from 0 to 65535", file=sys.stderr)
         return 2
@@ -58,13 +81,15 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> i
     shown_host = f"[{host}]" if ":" in host else host
     actual_port = sock.getsockname()[1]
     print(f"gamester: serving on http://{shown_host}:{actual_port}/ (Ctrl-C stops)", flush=True)
-    app = create_app(url)
+    app = create_app(url, limits=chosen, allow_origins=allow_origins)
     app.state.freeze_gc = True
     config = uvicorn.Config(
         app,
         log_level="warning",
         ws_max_size=MAX_WS_MESSAGE + 1024,
         lifespan="on",
+        # Header size and time limits and the per-address connection cap (docs/web.md, On the internet).
+        http=guarded_protocol(chosen),
         timeout_graceful_shutdown=3,
         # The websockets implementation answers an oversized handshake with 400; the sans-I/O one
         # (uvicorn's default here) leaves it hanging.

@@ -24,11 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gamester.agents import best_agent_spec, make_agent
+from gamester.agents import best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import game_class, game_names, load_game
 from gamester.store.repository import SeatRow, TableRepository, TableRow
+from gamester.web.menu import MenuError, agent_menu, caps_json, check_options, check_seat
 
 SPECTATOR = -1
 """The viewer key of a spectator in frames."""
@@ -259,6 +260,7 @@ class TableService:
                     "options": opts,
                     "rulesets": rulesets,
                     "agents": agent_menu(name),
+                    "caps": caps_json(name),
                 }
             )
         return out
@@ -312,6 +314,11 @@ class TableService:
             raise ServiceError("bad_game", str(e), 422) from None
         except (TypeError, ValueError, RecursionError) as e:
             raise ServiceError("bad_game", f"options: {type(e).__name__}: not valid", 422) from None
+        try:
+            check_options(game.name, game.options_json())
+        except MenuError as e:
+            raise ServiceError("bad_options", str(e), 422) from None
+        menu = agent_menu(game.name)
         n = game.num_players
         if len(seat_kinds) != n:
             raise ServiceError(
@@ -327,14 +334,10 @@ class TableService:
                 continue
             if len(kind) > MAX_SPEC:
                 raise ServiceError("bad_seats", f"seats[{i}]: agent spec longer than {MAX_SPEC}", 422)
-            try:
-                make_agent(kind, game=game)
-            except GameError as e:
+            try:  # read against the menu, never built here (the bot workers build it)
+                check_seat(game.name, kind, menu)
+            except MenuError as e:
                 raise ServiceError("bad_seats", f"seats[{i}]: {e}", 422) from None
-            except Exception as e:  # noqa: BLE001 - any failure to build the agent is bad input
-                raise ServiceError(
-                    "bad_seats", f"seats[{i}]: agent {kind!r} cannot be made: {type(e).__name__}", 422
-                ) from None
             seats.append(SeatRow(seat=i, kind="bot", agent=kind))
         clock = check_clock(clock)
         seed = secrets.randbits(62)
@@ -728,24 +731,3 @@ def _player_counts(cls: type[Game]) -> list[int]:
         return cls.player_counts()
     except Exception:  # noqa: BLE001 - a game whose defaults cannot be built lists no count
         return []
-
-
-def agent_menu(game_name: str) -> list[dict[str, Any]]:
-    """The computer players a table can seat, weakest first, with a label for people (only those the
-    game's kit supports: ``heuristic`` needs its heuristic)."""
-    game = load_game(game_name)
-    best = best_agent_spec(game)
-    out: list[dict[str, Any]] = [{"spec": "random", "label": "Beginner: plays any legal move", "strength": 0}]
-    if game.kit().has_heuristic:
-        out.append({"spec": "heuristic", "label": "Casual: plays by simple rules of thumb", "strength": 1})
-    out.append(
-        {"spec": "ismcts:iterations=300", "label": "Club player: searches a few hundred games", "strength": 2}
-    )
-    out.append(
-        {
-            "spec": best,
-            "label": "Expert: the strongest computer player (about a second a move)",
-            "strength": 3,
-        }
-    )
-    return out

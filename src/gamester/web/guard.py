@@ -1,0 +1,221 @@
+"""The checks every request passes before a route sees it (docs/web.md, On the internet).
+
+- A request or WebSocket upgrade whose ``Origin`` is neither the server's own (the ``Host`` it was
+  sent to) nor one given with ``--allow-origin`` is refused: 403 ``bad_origin``, or close 1008. A
+  client that sends no ``Origin`` (a script, not a browser) passes.
+- A state-changing request (POST, PUT, PATCH, DELETE) under ``/api`` that carries a body needs
+  ``Content-Type: application/json``: else 415 ``unsupported_media_type``. A page elsewhere can
+  then not post to the API with a plain form.
+- Per client address: tables created a minute and open WebSockets (429 ``rate_limited``).
+- Every HTTP answer carries the security headers (``SECURITY_HEADERS`` and a Content-Security-Policy
+  that allows no inline script).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gamester.web.limits import Limits
+
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
+_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def csp(host: str) -> bytes:
+    """The page's Content-Security-Policy: scripts, styles and sockets from this server only."""
+    sockets = f" ws://{host} wss://{host}" if host else ""
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        f"connect-src 'self'{sockets}; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ).encode()
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for k, v in scope.get("headers", ()):
+        if k == name:
+            return bytes(v).decode("latin-1")
+    return None
+
+
+def netloc(origin: str) -> str | None:
+    """``https://example.org:8443`` -> ``example.org:8443``; None for ``null`` or no host."""
+    try:
+        parts = urlsplit(origin.strip())
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return parts.netloc.lower()
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    at: float
+
+
+@dataclass
+class Quotas:
+    """Per-address counters, shared by the middleware of one server process."""
+
+    limits: Limits
+    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    sockets: dict[str, int] = field(default_factory=dict)
+
+    def take_table(self, addr: str, now: float) -> float | None:
+        """None when ``addr`` may create a table now; else the seconds until it may."""
+        if not self.limits.per_address:
+            return None
+        rate = self.limits.tables_per_minute / 60.0
+        cap = float(self.limits.tables_per_minute)
+        b = self.buckets.get(addr)
+        if b is None:
+            if len(self.buckets) > 50_000:  # forget the oldest half rather than grow without end
+                for k in list(self.buckets)[: len(self.buckets) // 2]:
+                    del self.buckets[k]
+            b = self.buckets[addr] = _Bucket(cap, now)
+        b.tokens = min(cap, b.tokens + (now - b.at) * rate)
+        b.at = now
+        if b.tokens < 1.0:
+            return (1.0 - b.tokens) / rate
+        b.tokens -= 1.0
+        return None
+
+    def open_socket(self, addr: str) -> bool:
+        if self.limits.per_address and self.sockets.get(addr, 0) >= self.limits.sockets_per_address:
+            return False
+        self.sockets[addr] = self.sockets.get(addr, 0) + 1
+        return True
+
+    def close_socket(self, addr: str) -> None:
+        left = self.sockets.get(addr, 0) - 1
+        if left > 0:
+            self.sockets[addr] = left
+        else:
+            self.sockets.pop(addr, None)
+
+
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+async def _refuse(
+    send: Send, status: int, code: str, message: str, extra: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    body = json.dumps({"error": code, "message": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *SECURITY_HEADERS,
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Guard:
+    """ASGI middleware applying the module's checks (``limits`` and ``allow_origins``)."""
+
+    def __init__(self, app: ASGIApp, limits: Limits | None = None, allow_origins: Iterable[str] = ()) -> None:
+        self.app = app
+        self.quotas = Quotas(limits or Limits())
+        self.allowed = {n for n in (netloc(o) for o in allow_origins) if n}
+
+    def origin_ok(self, scope: Scope) -> bool:
+        origin = _header(scope, b"origin")
+        if origin is None:
+            return True
+        seen = netloc(origin)
+        host = (_header(scope, b"host") or "").lower()
+        return seen is not None and (seen == host or seen in self.allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "websocket":
+            await self._socket(scope, receive, send)
+            return
+        if kind != "http":
+            await self.app(scope, receive, send)
+            return
+        if not self.origin_ok(scope):
+            await _refuse(send, 403, "bad_origin", "requests from another site's page are refused")
+            return
+        method, path = scope["method"], scope["path"]
+        if method in _WRITES and path.startswith("/api/"):
+            ctype = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+            length = _header(scope, b"content-length")
+            has_body = (length not in (None, "0")) or _header(scope, b"transfer-encoding") is not None
+            if has_body and ctype != "application/json":
+                await _refuse(
+                    send,
+                    415,
+                    "unsupported_media_type",
+                    "send the body as Content-Type: application/json",
+                )
+                return
+            if method == "POST" and path.rstrip("/") == "/api/tables":
+                wait = self.quotas.take_table(_client(scope), time.monotonic())
+                if wait is not None:
+                    await _refuse(
+                        send,
+                        429,
+                        "rate_limited",
+                        f"too many tables created from this address: at most "
+                        f"{self.quotas.limits.tables_per_minute} a minute; try again in {wait:.0f} s",
+                        [(b"retry-after", str(max(1, round(wait))).encode())],
+                    )
+                    return
+        host = (_header(scope, b"host") or "").lower()
+        policy = csp(host if all(ch.isalnum() or ch in ".:-[]" for ch in host) else "")
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                headers.extend(h for h in SECURITY_HEADERS if h[0] not in names)
+                if b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", policy))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.origin_ok(scope):
+            await _deny(receive, send, "bad_origin")
+            return
+        addr = _client(scope)
+        if not self.quotas.open_socket(addr):
+            await _deny(receive, send, "rate_limited")
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.quotas.close_socket(addr)
+
+
+async def _deny(receive: Receive, send: Send, code: str) -> None:
+    """Refuse a WebSocket handshake with close 1008 (the server answers the upgrade with 403), the
+    reason naming the limit."""
+    msg: Any = await receive()
+    if msg["type"] == "websocket.connect":
+        await send({"type": "websocket.close", "code": 1008, "reason": code})
