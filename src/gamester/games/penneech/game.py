@@ -32,7 +32,7 @@ from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng, sample_as_random, shuffle_as_random
-from gamester.games.penneech.options import RULESETS, PenneechOptions
+from gamester.games.penneech.options import OPEN_SPACE, RULESETS, PenneechOptions
 from gamester.games.penneech.rules import (
     FOLLOW_EXTRA,
     SUIT_MASKS,
@@ -183,6 +183,7 @@ class PenneechGame(Game[PenneechOptions]):
     rules_version = 1
     options_class = PenneechOptions
     rulesets = RULESETS
+    open_space = OPEN_SPACE
 
     def __init__(self, options: PenneechOptions) -> None:
         super().__init__(options)
