@@ -158,11 +158,19 @@ def _score_items(data: Sequence[M.GameData]) -> list[tuple[tuple[int, ...], floa
 def _score_of(items: Sequence[tuple[tuple[int, ...], float | None]], seats: int) -> float | None:
     if not items:
         return None
-    games = [M.GameData(returns=[0.0] * seats, winners=list(w)) for w, _ in items]
-    rates = M._seat_rates(games)  # balance, exactly as M.balance computes it
-    balance = 1.0 - (max(rates) - min(rates))
-    completion = sum(1 for w, _ in items if w) / len(items)
-    decided = [d for _, d in items if d is not None]
+    wins = [0] * seats
+    completed = 0
+    decided = []
+    for w, d in items:
+        for s in w:
+            wins[s] += 1
+        completed += 1 if w else 0
+        if d is not None:
+            decided.append(d)
+    # balance as M.balance computes it (1 - the largest gap between seats' win rates), completion as
+    # M.completion (the share of games with a winner), decisiveness as its mean over decided games.
+    balance = 1.0 - (max(wins) - min(wins)) / len(items)
+    completion = completed / len(items)
     # No game with a winner and a loser: nothing is ever in suspense; the term counts 0.
     suspense = 1.0 - sum(decided) / len(decided) if decided else 0.0
     return (balance + completion + suspense) / 3.0

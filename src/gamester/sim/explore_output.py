@@ -170,17 +170,15 @@ def write_report(
     else:
         lead = ranked[0]
         lines += [
-            f"The leader, `{lead.key}`, against each reading that reached a later round, on the games "
-            "both played (the same seeds), as the paired difference of scores with a bootstrap 95% "
-            "interval. An interval above 0 means these games separate the two readings.",
+            f"The leader, `{lead.key}`, against every other reading, on the games both played (the "
+            "first seeds, the same deals), as the paired difference of scores with a bootstrap 95% "
+            "interval over those deals. An interval above 0 means these games separate the two "
+            "readings; readings dropped early share few games with the leader.",
             "",
             "| reading | common games | leader minus reading | separated |",
             "| --- | --- | --- | --- |",
         ]
-        cutoff = max(0, lead.reached - 1)
         for r in ranked[1:]:
-            if r.reached < cutoff:
-                continue
             gap = paired_gap(lead, r, e.seed)
             lo = gap["ci"][0]
             sep = "yes" if lo is not None and lo > 0 else "no"
