@@ -31,7 +31,7 @@ def add_explore_arguments(sp: argparse.ArgumentParser) -> None:
 
 
 def run_explore_cli(args: argparse.Namespace) -> int:
-    from gamester.sim.explore import Exploration, Progress, run_exploration
+    from gamester.sim.explore import Exploration, Progress, reading_key, run_exploration
     from gamester.sim.plots import have_matplotlib
 
     options: dict[str, str] = {}
@@ -71,7 +71,7 @@ def run_explore_cli(args: argparse.Namespace) -> int:
         lo, hi = row["ci"]
         v = row["score"]
         shown = "-" if v is None else f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
-        opts = ",".join(f"{k}={row['options'][k]}" for k in doc["space"])
+        opts = reading_key({k: row["options"][k] for k in doc["space"]})
         print(f"{i + 1:3d}. {shown}  {row['games']:5d} games  {opts}")
     if len(doc["readings"]) > 10:
         print(f"     … {len(doc['readings']) - 10} more in {args.out}/explore.json")
