@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from gamester.core.errors import OptionError, quote
 
@@ -32,6 +32,16 @@ class RuleSet:
     options: Mapping[str, Any]
     source: str
     reading: str
+
+
+class OpenValue(NamedTuple):
+    """One value of an option that the sources leave open, with where that reading comes from.
+
+    A game's ``open_space`` maps each such option to its values (``gamester explore`` plays every
+    combination; docs/explore.md)."""
+
+    value: Any
+    source: str
 
 
 def option(

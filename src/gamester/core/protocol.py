@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Generic
 from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
 from gamester.core.errors import GameError, quote
 from gamester.core.kit import Kit
-from gamester.core.options import RuleSet, build_options, options_to_json
+from gamester.core.options import OpenValue, RuleSet, build_options, options_to_json
 from gamester.core.rng import Chance, make_rng, new_seed
 
 # The core's floors (tests/test_layering.py checks that no import loops among them): errors and
@@ -48,6 +48,9 @@ class Game(ABC, Generic[OptionsT]):
     rules_version: ClassVar[int] = 1
     options_class: ClassVar[type]
     rulesets: ClassVar[Mapping[str, RuleSet]]
+    open_space: ClassVar[Mapping[str, tuple[OpenValue, ...]]] = {}
+    """The options whose value a source, a variant or a ruling leaves in doubt, each value with its
+    source (``gamester explore`` measures every combination); empty: nothing declared open."""
 
     options: OptionsT
 

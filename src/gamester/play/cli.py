@@ -181,6 +181,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_review_arguments(sp)
 
+    sp = sub.add_parser("explore", help="which reading of the rules makes the better game (docs/explore.md)")
+    from gamester.sim.explore_cli import add_explore_arguments
+
+    add_explore_arguments(sp)
+    _add_backend_options(sp)
+    _add_game_options(sp)
+
     sp = sub.add_parser("rules", help="the rules of a game, its options and rule sets")
     sp.add_argument("game")
 
@@ -695,6 +702,12 @@ def cmd_review(args: argparse.Namespace) -> int:
     return run_review_cli(args, _read_record(args.record))
 
 
+def cmd_explore(args: argparse.Namespace) -> int:
+    from gamester.sim.explore_cli import run_explore_cli
+
+    return int(run_explore_cli(args))
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from gamester.play.rules_text import rules_text
 
@@ -751,6 +764,7 @@ COMMANDS = {
     "tournament": cmd_tournament,
     "analyse": cmd_analyse,
     "review": cmd_review,
+    "explore": cmd_explore,
     "rules": cmd_rules,
     "serve": cmd_serve,
     "bench": cmd_bench,

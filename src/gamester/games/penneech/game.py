@@ -51,7 +51,7 @@ from gamester.games.penneech.deal import REDEAL as REDEAL
 from gamester.games.penneech.deal import REDEAL_PHASE as REDEAL_PHASE
 from gamester.games.penneech.deal import Phase as Phase
 from gamester.games.penneech.deal import draw_rank as draw_rank
-from gamester.games.penneech.options import RULESETS, PenneechOptions
+from gamester.games.penneech.options import OPEN_SPACE, RULESETS, PenneechOptions
 from gamester.games.penneech.rules import (
     FOLLOW_EXTRA,
     SUIT_MASKS,
@@ -119,6 +119,7 @@ class PenneechGame(Game[PenneechOptions]):
     rules_version = 1
     options_class = PenneechOptions
     rulesets = RULESETS
+    open_space = OPEN_SPACE
 
     def __init__(self, options: PenneechOptions) -> None:
         super().__init__(options)

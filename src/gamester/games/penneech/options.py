@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gamester.core.options import RuleSet, option
+from gamester.core.options import OpenValue, RuleSet, option
 
 
 @dataclass(frozen=True)
@@ -60,5 +60,30 @@ RULESETS: dict[str, RuleSet] = {
         {"trick_honours": "trump", "follow": "suit"},
         source="pagat.com's reconstruction of Penneech",
         reading="only trump honours count and the second player must follow suit",
+    ),
+}
+
+# The readings the sources leave open (docs/rules/penneech.md): ``gamester explore penneech`` plays
+# every combination. ``first_dealer``, ``target`` and ``objective`` are not in doubt: every source
+# plays to 61, and who deals first is a seat's luck, not a reading.
+OPEN_SPACE: dict[str, tuple[OpenValue, ...]] = {
+    "redeal": (
+        OpenValue(
+            "above_ten", "the modern summary (CatsAtCards, 2015): no card above a Ten, the 7D included"
+        ),
+        OpenValue(
+            "no_ace_or_face", "Cotton (1674): a hand with 'neither Ace nor Face'; the 7D does not spoil it"
+        ),
+        OpenValue("off", "the rulings' third reading: no new deal, whatever the hand"),
+    ),
+    "follow": (
+        OpenValue("suit_or_trump", "the modern summary and Parlett: follow suit or trump"),
+        OpenValue("suit", "pagat.com's reconstruction: follow suit when able"),
+    ),
+    "trick_honours": (
+        OpenValue("any", "the modern summary's honours table: every honour in a won trick scores"),
+        OpenValue(
+            "trump", "Cotton's 'Coat-Card Trumps', followed by pagat.com: only the trick's trump honours"
+        ),
     ),
 }

@@ -52,7 +52,7 @@ from gamester.games.pentyrch.moves import (
 )
 from gamester.games.pentyrch.moves import combo_positions as _combo_positions
 from gamester.games.pentyrch.moves import payments as _payments
-from gamester.games.pentyrch.options import RULESETS, PentyrchOptions
+from gamester.games.pentyrch.options import OPEN_SPACE, RULESETS, PentyrchOptions
 from gamester.games.pentyrch.state import PentyrchState
 from gamester.games.pentyrch.views import OBS_SIZE, Event
 from gamester.games.pentyrch.worlds import FALLBACKS, WorldView
@@ -99,6 +99,7 @@ class PentyrchGame(Game[PentyrchOptions]):
     rules_version = 1
     options_class = PentyrchOptions
     rulesets = RULESETS
+    open_space = OPEN_SPACE
 
     def __init__(self, options: PentyrchOptions) -> None:
         super().__init__(options)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gamester.core.options import RuleSet, option
+from gamester.core.options import OpenValue, RuleSet, option
 
 SOURCE = "Mal Jones, Pentyrch (contributed rules, 2003), read by docs/rules/pentyrch.md"
 
@@ -78,5 +78,40 @@ RULESETS: dict[str, RuleSet] = {
         {"players": 2},
         source=SOURCE,
         reading="two players, each with two sets of court cards of one colour",
+    ),
+}
+
+# The readings the text leaves open (docs/rules/pentyrch.md, "Why these readings"): ``gamester
+# explore pentyrch`` plays every combination the options allow (``partners=true`` needs four
+# players). ``max_rounds`` (a safety stop) and ``games`` (a match's length) are not readings.
+OPEN_SPACE: dict[str, tuple[OpenValue, ...]] = {
+    "players": (
+        OpenValue(4, "the text: a game for up to four, one suit each"),
+        OpenValue(3, "the text's 'up to four': West, North and East, one hand card set aside"),
+        OpenValue(2, "the rulings: two players, each with both suits of one colour"),
+    ),
+    "partners": (
+        OpenValue(False, "the text: each for himself"),
+        OpenValue(True, "the text's partnership game: opposite seats together (four players)"),
+    ),
+    "cover_any_direction": (
+        OpenValue(False, "the rulings: covering keeps the forward-or-sideways limit of every step"),
+        OpenValue(True, "the text's trapping rule, which speaks only of 'adjacent' cards"),
+    ),
+    "combine": (
+        OpenValue("when_needed", "the text: several cards only when no single card reaches the value"),
+        OpenValue("always", "the rulings' other reading: several cards whenever they reach it"),
+    ),
+    "overpay": (
+        OpenValue(False, "the rulings: no card that could be left out (else a whole hand is dumped)"),
+        OpenValue(True, "the text, silent on surplus cards: any combination that reaches the value"),
+    ),
+    "show": (
+        OpenValue(True, "the text: showing an equal card may replace the exchange on a one-card pile"),
+        OpenValue(False, "the rulings' variant: always the plain exchange"),
+    ),
+    "reveal_on_pass": (
+        OpenValue(True, "the text lets the others see a hand that cannot move; the rulings show it"),
+        OpenValue(False, "the rulings' other reading: nobody asks, the hand stays hidden"),
     ),
 }

@@ -20,11 +20,11 @@ from typing import Any, ClassVar, Final
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.kit import Kit
-from gamester.core.options import RuleSet
+from gamester.core.options import OpenValue, RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
 from gamester.games.piquesept.deal import DealView
-from gamester.games.piquesept.options import RULESETS, PiqueseptOptions
+from gamester.games.piquesept.options import OPEN_SPACE, RULESETS, PiqueseptOptions
 from gamester.games.piquesept.rules import (
     FIRST_ORDER,
     NUM_ACTIONS,
@@ -107,6 +107,7 @@ class PiqueseptGame(Game[PiqueseptOptions]):
     rules_version = 1
     options_class = PiqueseptOptions
     rulesets: ClassVar[Mapping[str, RuleSet]] = RULESETS
+    open_space: ClassVar[Mapping[str, tuple[OpenValue, ...]]] = OPEN_SPACE
 
     def __init__(self, options: PiqueseptOptions) -> None:
         super().__init__(options)

@@ -8,7 +8,7 @@ from typing import Any
 
 from gamester.core.cards import CODES, EIGHT, SPADES, card_suit, parse_card
 from gamester.core.errors import InvalidActionError
-from gamester.core.options import RuleSet, option
+from gamester.core.options import OpenValue, RuleSet, option
 
 _EIGHTS_DOC = "two different Eights of clubs, diamonds or hearts, e.g. '8H,8D', '8H 8D' or [\"8H\", \"8D\"]"
 
@@ -108,5 +108,24 @@ RULESETS: dict[str, RuleSet] = {
         {"players": 3},
         source=_SOURCE,
         reading="the 1798 book's three-hand game: 8H and 8D removed, ten cards each",
+    ),
+}
+
+# The readings the sources leave open (docs/rules/piquesept.md): ``gamester explore piquesept`` plays
+# every combination. ``removed_eights`` is left out (Eights score nothing and no rule names a suit,
+# so any two blank Eights give the same game up to the suits' names), as are ``first_dealer`` and
+# ``deals`` (a seat's luck, a match's length).
+OPEN_SPACE: dict[str, tuple[OpenValue, ...]] = {
+    "players": (
+        OpenValue(4, "the 1798 book (through the modern summary): the four-hand game"),
+        OpenValue(3, "the 1798 book's three-hand game: two blank Eights out, ten cards each"),
+    ),
+    "first_trick_highest": (
+        OpenValue("rank", "the rulings: 'his highest card' read by rank, A K Q J T 9 8 7"),
+        OpenValue("points", "the rulings' other reading: by card points, then rank, so a Ten above a King"),
+    ),
+    "trade_visible": (
+        OpenValue(False, "the rulings: the draw and trade are a private exchange between two players"),
+        OpenValue(True, "the rulings' other reading: both traded cards are shown to the table"),
     ),
 }
