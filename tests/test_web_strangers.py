@@ -1,0 +1,398 @@
+"""A server for strangers (docs/web.md, On the internet): each class of attack against a real
+``gamester serve``, while a victim plays at another table.
+
+Every test starts its own server with small limits (a limits file), runs the attack while two
+players of a Penneech table keep moving over their sockets, and checks three things: the attack is
+refused as documented (the JSON 4xx naming the limit, or the connection closed), the victim's
+act-to-view latency stays low (p99 under 1.5 s), and, where an attack aims at memory, the server's
+memory stays within a bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import InvalidStatus
+
+from tests.web_support import Api, ServerProcess, WsClient, open_table, sqlite_url
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+LIMITS = {
+    "tables_per_minute": 10,
+    "sockets_per_address": 8,
+    "connections_per_address": 16,
+    "request_seconds": 2.0,
+}
+P99_BOUND = 1.5
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    limits = tmp_path / "limits.json"
+    limits.write_text(json.dumps(LIMITS))
+    with ServerProcess(sqlite_url(tmp_path), log_dir=tmp_path, limits=str(limits)) as srv:
+        yield srv
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+class Victim:
+    """Two players at one Penneech table, moving as fast as their views come, in a thread of their
+    own; ``latencies`` holds each act-to-view time."""
+
+    def __init__(self, server: ServerProcess) -> None:
+        api = Api(server.base)
+        try:
+            self.table, self.tokens = open_table(api, "penneech", ["human", "human"])
+        finally:
+            api.close()
+        self.ws_base = server.ws_base
+        self.latencies: list[float] = []
+        self.errors: list[str] = []
+        self.stop = threading.Event()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._play()), daemon=True)
+
+    async def _play(self) -> None:
+        try:
+            seats = {s: await WsClient.open(self.ws_base, self.table, t) for s, t in self.tokens.items()}
+            views = {s: await c.current_view() for s, c in seats.items()}
+        except Exception as e:  # noqa: BLE001 - reported to the test
+            self.errors.append(f"victim could not connect: {e!r}")
+            self.ready.set()
+            return
+        self.ready.set()
+        try:
+            while not self.stop.is_set():
+                mover = next((s for s, v in views.items() if v["legal"]), None)
+                if mover is None:
+                    break
+                v = views[mover]
+                t0 = time.perf_counter()
+                await seats[mover].send({"type": "act", "action": v["legal"][0], "seq": v["seq"]})
+                got = await seats[mover].view(v["seq"] + 1, timeout=30)
+                self.latencies.append(time.perf_counter() - t0)
+                if got["type"] != "view":
+                    self.errors.append(f"victim's move refused: {got}")
+                    break
+                views[mover] = got
+                for s, c in seats.items():
+                    if s != mover:
+                        views[s] = await c.view(v["seq"] + 1, timeout=30)
+                if got["status"] != "playing":
+                    break
+                await asyncio.sleep(0.02)
+        except Exception as e:  # noqa: BLE001
+            self.errors.append(f"victim failed: {e!r}")
+        finally:
+            for c in seats.values():
+                await c.close()
+
+    def __enter__(self) -> Victim:
+        self.thread.start()
+        assert self.ready.wait(60), "the victim never connected"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(60)
+
+    def check(self, what: str) -> None:
+        assert not self.errors, self.errors
+        assert len(self.latencies) >= 5, f"{what}: the victim made only {len(self.latencies)} moves"
+        xs = sorted(self.latencies)
+        p99 = xs[min(len(xs) - 1, int(0.99 * len(xs)))]
+        print(
+            f"\n{what}: victim moves {len(xs)}, p50 {xs[len(xs) // 2] * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms"
+        )
+        assert p99 < P99_BOUND, f"{what}: victim p99 {p99:.2f} s"
+
+
+def attack_while_victim_plays(server: ServerProcess, attack: Callable[[], Any], what: str) -> Any:
+    with Victim(server) as victim:
+        time.sleep(0.3)  # the victim is moving before the attack starts
+        out = attack()
+        while len(victim.latencies) < 5 and victim.thread.is_alive():
+            time.sleep(0.05)
+    victim.check(what)
+    return out
+
+
+def raw(server: ServerProcess) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    return s
+
+
+def read_answer(s: socket.socket, timeout: float = 15.0) -> bytes:
+    """Everything the server sends until it closes (or ``timeout``)."""
+    s.settimeout(timeout)
+    out = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = s.recv(65536)
+        except (TimeoutError, ConnectionResetError):
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def json_body(answer: bytes) -> Any:
+    return json.loads(answer.split(b"\r\n\r\n", 1)[1])
+
+
+def test_endless_headers_get_431_and_memory_stays_bounded(server: ServerProcess) -> None:
+    """A client that sends headers without end used to grow the server by a gigabyte."""
+    assert server.proc is not None
+    before = rss_kib(server.proc.pid)
+
+    def attack() -> list[tuple[bytes, int]]:
+        results = []
+        for _ in range(6):
+            s = raw(server)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            sent = 0
+            try:
+                while sent < 4_000_000:
+                    s.sendall(b"X-Filler-" + str(sent).encode() + b": " + b"a" * 1000 + b"\r\n")
+                    sent += 1000
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            results.append((read_answer(s, 5), sent))
+            s.close()
+        return results
+
+    results = attack_while_victim_plays(server, attack, "endless headers")
+    growth = rss_kib(server.proc.pid) - before
+    print(f"server memory growth: {growth} KiB")
+    for answer, sent in results:
+        assert sent < 2_000_000, f"the server read {sent} bytes of headers"
+        if answer:  # the answer may be lost if the client was still sending when the socket closed
+            assert answer.startswith(b"HTTP/1.1 431"), answer[:80]
+            assert json_body(answer)["error"] == "headers_too_large"
+    assert any(a for a, _ in results), "no 431 answer reached the client"
+    assert growth < 64 * 1024, f"the server grew by {growth} KiB"
+
+
+def test_half_sent_requests_are_closed_with_408(server: ServerProcess) -> None:
+    """Slowloris: sockets that send a request a byte at a time are closed after request_seconds."""
+
+    def attack() -> list[tuple[bytes, float]]:
+        socks = [raw(server) for _ in range(10)]
+        t0 = time.monotonic()
+        for s in socks:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        got: list[tuple[bytes, float]] = []
+        for s in socks:
+            answer = b""
+            s.settimeout(0.25)
+            while time.monotonic() - t0 < 20:
+                try:
+                    s.sendall(b"a")
+                    chunk = s.recv(65536)
+                except TimeoutError:
+                    continue
+                except (BrokenPipeError, ConnectionResetError):
+                    break
+                if not chunk:
+                    break
+                answer += chunk
+            got.append((answer, time.monotonic() - t0))
+            s.close()
+        return got
+
+    got = attack_while_victim_plays(server, attack, "slowloris")
+    for answer, when in got:
+        assert when < 15, f"a half-sent request held its socket for {when:.1f} s"
+        if answer:
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
+            assert json_body(answer)["error"] == "request_timeout"
+    assert any(a for a, _ in got)
+
+
+def test_connections_per_address_are_capped(server: ServerProcess) -> None:
+    def attack() -> list[bytes]:
+        socks = [raw(server) for _ in range(30)]
+        answers = [read_answer(s, 6) for s in socks]
+        for s in socks:
+            s.close()
+        return answers
+
+    answers = attack_while_victim_plays(server, attack, "connection flood")
+    refused = [a for a in answers if a.startswith(b"HTTP/1.1 429")]
+    timed_out = [a for a in answers if a.startswith(b"HTTP/1.1 408")]
+    assert len(refused) >= 30 - LIMITS["connections_per_address"], [a[:40] for a in answers]
+    assert all(json_body(a)["error"] == "rate_limited" for a in refused)
+    assert len(refused) + len(timed_out) == 30  # the others held until their request time ran out
+
+
+def test_table_creation_is_rate_limited(server: ServerProcess) -> None:
+    def attack() -> list[httpx.Response]:
+        with httpx.Client(base_url=server.base, timeout=30) as c:
+            body = {"game": "penneech", "seats": ["human", "human"]}
+            return [c.post("/api/tables", json=body) for _ in range(25)]
+
+    answers = attack_while_victim_plays(server, attack, "table flood")
+    made = [r for r in answers if r.status_code == 201]
+    refused = [r for r in answers if r.status_code == 429]
+    # The victim's own table counts against the same address.
+    assert len(made) == LIMITS["tables_per_minute"] - 1 and len(made) + len(refused) == 25
+    assert all(r.json()["error"] == "rate_limited" and int(r.headers["retry-after"]) >= 1 for r in refused)
+
+
+def test_cross_site_requests_and_wrong_content_types_are_refused(server: ServerProcess) -> None:
+    own = f"http://127.0.0.1:{server.port}"
+    body = json.dumps({"game": "penneech", "seats": ["human", "random"]})
+
+    def attack() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        with httpx.Client(base_url=server.base, timeout=30) as c:
+            json_type = {"content-type": "application/json"}
+            out["evil"] = c.post(
+                "/api/tables", content=body, headers={**json_type, "origin": "http://evil.example"}
+            )
+            out["null"] = c.post("/api/tables", content=body, headers={**json_type, "origin": "null"})
+            out["form"] = c.post(
+                "/api/tables", content=body, headers={"content-type": "application/x-www-form-urlencoded"}
+            )
+            out["text"] = c.post("/api/tables", content=body, headers={"content-type": "text/plain"})
+            out["own"] = c.post("/api/tables", content=body, headers={**json_type, "origin": own})
+            out["script"] = c.post("/api/tables", content=body, headers=json_type)  # no Origin: a script
+        return out
+
+    out = attack_while_victim_plays(server, attack, "cross-site requests")
+    assert out["evil"].status_code == 403 and out["evil"].json()["error"] == "bad_origin"
+    assert out["null"].status_code == 403
+    assert out["form"].status_code == 415 and out["form"].json()["error"] == "unsupported_media_type"
+    assert out["text"].status_code == 415
+    assert out["own"].status_code == 201 and out["script"].status_code == 201
+    table = out["own"].json()["id"]
+
+    async def sockets() -> tuple[int | None, bool]:
+        from websockets.asyncio.client import connect
+
+        url = f"{server.ws_base}/ws/tables/{table}"
+        status = None
+        try:
+            async with connect(url, origin="http://evil.example", open_timeout=20):  # type: ignore[arg-type]
+                pass
+        except InvalidStatus as e:
+            status = e.response.status_code
+        async with connect(url, origin=own, open_timeout=20) as ws:  # type: ignore[arg-type]
+            first = json.loads(await ws.recv())
+        return status, first["type"] == "view"
+
+    status, ok = asyncio.run(sockets())
+    assert status == 403 and ok
+
+
+def test_seats_and_options_beyond_the_menu_are_refused_without_building_anything(
+    server: ServerProcess,
+) -> None:
+    """A seat's search parameters had no upper bound: one request kept a thread busy for minutes."""
+    bad_seats = [
+        "ismcts:iterations=100000000",
+        "ismcts:seconds=nan",
+        "ismcts:seconds=inf",
+        "futures:bank=1000000",
+        "rollout:worlds=1e12",
+        "lookahead:worlds=5000",
+        "nonexistent",
+    ]
+
+    def attack() -> list[tuple[str, httpx.Response]]:
+        out = []
+        with httpx.Client(base_url=server.base, timeout=30) as c:
+            for spec in bad_seats:
+                out.append((spec, c.post("/api/tables", json={"game": "penneech", "seats": ["human", spec]})))
+            huge = {"game": "penneech", "options": {"target": 5000}, "seats": ["human", "random"]}
+            out.append(("target=5000", c.post("/api/tables", json=huge)))
+        return out
+
+    t0 = time.monotonic()
+    out = attack_while_victim_plays(server, attack, "capped specs")
+    assert time.monotonic() - t0 < 60
+    for what, r in out:
+        assert r.status_code == 422, (what, r.status_code, r.text)
+        assert "\n" not in r.json()["message"]
+    messages = {what: r.json()["message"] for what, r in out}
+    assert "2000" in messages["ismcts:iterations=100000000"]
+    assert "cannot be set" in messages["futures:bank=1000000"]
+    assert "201" in messages["target=5000"]
+    with httpx.Client(base_url=server.base, timeout=30) as c:
+        games = c.get("/api/games").json()["games"]
+        penneech = next(g for g in games if g["name"] == "penneech")
+        assert penneech["caps"] == {"target": 201}
+        club = next(a for a in penneech["agents"] if a["spec"].startswith("ismcts"))
+        assert club["params"]["iterations"]["max"] == 2000
+        ok = c.post("/api/tables", json={"game": "penneech", "seats": ["human", "ismcts:iterations=2000"]})
+        assert ok.status_code == 201, ok.text
+
+
+def test_security_headers_and_names(server: ServerProcess) -> None:
+    with httpx.Client(base_url=server.base, timeout=30) as c:
+        page = c.get("/")
+        policy = page.headers["content-security-policy"]
+        assert (
+            "script-src 'self'" in policy
+            and "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+        )
+        assert "frame-ancestors 'none'" in policy
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert page.headers["referrer-policy"] == "same-origin"
+        assert b"<script>" not in page.content and b"<script " not in page.content.replace(
+            b'<script type="module" src=', b""
+        )
+        api = c.get("/api/games")
+        assert api.headers["x-content-type-options"] == "nosniff"
+        table = c.post("/api/tables", json={"game": "penneech", "seats": ["human", "human"]}).json()["id"]
+        for name in ("\u202eevil", "a\u200bb", "You", "YOU", "x\x00"):
+            r = c.post(f"/api/tables/{table}/join", json={"seat": 0, "name": name})
+            assert r.status_code == 422 and r.json()["error"] == "bad_name", (name, r.text)
+        assert c.post(f"/api/tables/{table}/join", json={"seat": 0, "name": "Ann"}).status_code == 200
+
+
+def test_open_sockets_per_address_are_capped(server: ServerProcess) -> None:
+    api = Api(server.base)
+    try:
+        table = api.create_table("penneech", ["human", "random"])["id"]
+    finally:
+        api.close()
+
+    async def attack() -> tuple[int, int | None]:
+        held: list[WsClient] = []
+        refused = None
+        try:
+            for _ in range(20):
+                try:
+                    held.append(await WsClient.open(server.ws_base, table))
+                except InvalidStatus as e:
+                    refused = e.response.status_code
+                    break
+        finally:
+            n = len(held)
+            for c in held:
+                await c.close()
+        return n, refused
+
+    n, refused = attack_while_victim_plays(server, lambda: asyncio.run(attack()), "socket flood")
+    # The victim's two sockets count too.
+    assert n == LIMITS["sockets_per_address"] - 2 and refused == 403
