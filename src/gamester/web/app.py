@@ -28,7 +28,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.core.errors import GameError
+from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
+from gamester.web.health import DatabaseHealth
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
 from gamester.web.runtime import Connection, Runtime, new_server_id, viewer_of
 from gamester.web.service import ServiceError, TableService
@@ -163,7 +165,7 @@ def create_app(
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
         )
         runtime.inline_writes = repo.engine.dialect.name == "sqlite"
-        holder.update(repo=repo, service=service, runtime=runtime)
+        holder.update(repo=repo, service=service, runtime=runtime, health=DatabaseHealth(repo))
         await runtime.start()
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -216,6 +218,10 @@ def create_app(
     async def _db_down(_r: Request, _e: Exception) -> JSONResponse:
         return _error(503, "unavailable", _DB_DOWN)
 
+    @app.exception_handler(StoreUnavailable)
+    async def _store_gone(_r: Request, e: StoreUnavailable) -> JSONResponse:
+        return _error(503, "unavailable", str(e))
+
     @app.exception_handler(Exception)
     async def _unexpected(_r: Request, e: Exception) -> JSONResponse:
         # Reached only through a bug; still a JSON answer, and the client's input is not echoed.
@@ -223,8 +229,9 @@ def create_app(
 
     # -- API -----------------------------------------------------------------------------------
     @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        return {"ok": True}
+    async def health() -> JSONResponse:
+        status, body = await holder["health"].answer()
+        return JSONResponse(body, status_code=status)
 
     @app.get("/api/games")
     async def games() -> dict[str, Any]:
@@ -462,6 +469,8 @@ async def _ws_loop(
             await conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})
         except sa_exc.OperationalError:  # the database is unreachable: say so, keep the socket
             await conn.send({"type": "error", "code": "unavailable", "message": _DB_DOWN})
+        except StoreUnavailable as e:  # the database cannot keep the move: nothing was changed
+            await conn.send({"type": "error", "code": "unavailable", "message": str(e)})
         except Exception as e:  # noqa: BLE001 - a bug: still an answer, and the socket stays open
             message = f"internal error ({type(e).__name__}); nothing was changed"
             await conn.send({"type": "error", "code": "server_error", "message": message})
