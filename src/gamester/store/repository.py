@@ -337,17 +337,29 @@ class SqlTableRepository:
     def take_lease(
         self, table_id: str, owner: str, until: float, now: float, dead_owner: str | None = None
     ) -> bool:
-        """Take the lease if it is free, expired, already ours, or held by ``dead_owner``."""
-        cond = sa.or_(
-            tables.c.lease_owner.is_(None), tables.c.lease_expiry < now, tables.c.lease_owner == owner
-        )
+        """Take the lease if it is free, expired, already ours, or held by ``dead_owner``.
+
+        Time while no server held the table does not count against the seat to move: a lease taken
+        over moves the clock's deadline on by the gap — since the lease was handed back
+        (``lease_expiry`` of a released lease is when it was released), or, for a server that died
+        or stopped renewing, since its last renewal could have been (expiry minus a lease)."""
+        t = tables.c
+        cond = sa.or_(t.lease_owner.is_(None), t.lease_expiry < now, t.lease_owner == owner)
         if dead_owner is not None:
-            cond = sa.or_(cond, tables.c.lease_owner == dead_owner)
+            cond = sa.or_(cond, t.lease_owner == dead_owner)
+        lease = max(0.0, until - now)
+        gap = sa.case(
+            (t.lease_owner == owner, 0.0),
+            (t.lease_expiry.is_(None), 0.0),
+            (t.lease_owner.is_(None), now - t.lease_expiry),
+            else_=now - (t.lease_expiry - lease),
+        )
+        deadline = sa.case((sa.and_(t.deadline.is_not(None), gap > 0), t.deadline + gap), else_=t.deadline)
         with self._write() as c:
             n = c.execute(
                 tables.update()
-                .where(tables.c.id == table_id, cond)
-                .values(lease_owner=owner, lease_expiry=until)
+                .where(t.id == table_id, cond)
+                .values(lease_owner=owner, lease_expiry=until, deadline=deadline)
             ).rowcount
         return bool(n == 1)
 
@@ -359,12 +371,12 @@ class SqlTableRepository:
                 .values(lease_expiry=until)
             )
 
-    def release_leases(self, owner: str) -> None:
+    def release_leases(self, owner: str, now: float | None = None) -> None:
+        """Hand ``owner``'s leases back; ``lease_expiry`` keeps when (the clock's pause starts)."""
+        at = time.time() if now is None else now
         with self._write() as c:
             c.execute(
-                tables.update()
-                .where(tables.c.lease_owner == owner)
-                .values(lease_owner=None, lease_expiry=None)
+                tables.update().where(tables.c.lease_owner == owner).values(lease_owner=None, lease_expiry=at)
             )
 
     def leased_by(self, owner: str) -> list[str]:

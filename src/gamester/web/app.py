@@ -8,6 +8,7 @@ is read and checked here by hand so a bad one gets one clear JSON line (and a 4x
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -32,8 +33,8 @@ from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
 from gamester.web.health import DatabaseHealth
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
-from gamester.web.runtime import Connection, Runtime, new_server_id, viewer_of
-from gamester.web.service import ServiceError, TableService
+from gamester.web.runtime import Connection, Runtime, close_socket, new_server_id, viewer_of
+from gamester.web.service import ServiceError, TableService, hash_token
 
 MAX_BODY = 64 * 1024
 MAX_WS_MESSAGE = 64 * 1024
@@ -347,7 +348,7 @@ def create_app(
         await ws.accept()
         service, runtime = svc(), rt()
         if not _ID.match(table_id):
-            await ws.close(code=1008)
+            await close_socket(ws, 1008)
             return
         try:
             await run_in_threadpool(service.load, table_id)
@@ -355,15 +356,26 @@ def create_app(
             if token is not None:
                 seat = await run_in_threadpool(service.authenticate, table_id, token)
                 if seat is None:
-                    await ws.close(code=1008)  # a wrong token is refused, never taken for a spectator
+                    await close_socket(ws, 1008)  # a wrong token is refused, never taken for a spectator
                     return
         except ServiceError:
-            await ws.close(code=1008)
+            await close_socket(ws, 1008)
             return
         conn = Connection(ws, table_id, viewer_of(seat))
         if seat is not None:
-            conn.token_hash = service.seat_token_hash(table_id, seat)
+            assert token is not None
+            conn.token_hash = hash_token(token)  # the token it came with, not the seat's now
         runtime.add(conn)
+        # Checked again once registered: a leave that committed since is either seen here, or its
+        # notice comes later and finds this socket registered (and closes it).
+        if (
+            conn.token_hash is not None
+            and seat is not None
+            and not service.holds(table_id, seat, conn.token_hash)
+        ):
+            runtime.remove(conn)
+            await close_socket(ws, 1008)
+            return
         if seat is not None:
             service.set_connected(table_id, seat, +1)
         try:
@@ -406,16 +418,16 @@ async def _ws_loop(
         last = now
         tokens -= 1
         if tokens < -FLOOD_ERRORS:  # a flood: stop listening to this client
-            await ws.close(code=1008)
+            await close_socket(ws, 1008)
             return
         if msg.get("bytes") is not None:
-            await ws.close(code=1003)
+            await close_socket(ws, 1003)
             return
         text = msg.get("text")
         if text is None:
             continue
         if len(text) > MAX_WS_MESSAGE:
-            await ws.close(code=1009)
+            await close_socket(ws, 1009)
             return
         if tokens < 0:
             await conn.send(
@@ -443,14 +455,20 @@ async def _ws_loop(
             elif kind == "act":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator cannot act")
+                act = functools.partial(
+                    service.act,
+                    conn.table_id,
+                    seat,
+                    data.get("action"),
+                    data.get("seq"),
+                    token_hash=conn.token_hash,
+                )
                 if runtime.inline_writes:
                     # SQLite: a commit is a local file write of well under a millisecond; handing
                     # it to a thread and back costs more than that.
-                    service.act(conn.table_id, seat, data.get("action"), data.get("seq"))
+                    act()
                 else:
-                    await run_in_threadpool(
-                        service.act, conn.table_id, seat, data.get("action"), data.get("seq")
-                    )
+                    await run_in_threadpool(act)
             elif kind == "hint":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator gets no hints")
@@ -464,6 +482,10 @@ async def _ws_loop(
                     "bad_message", f"unknown message type {kind[:40]!r}; valid: act, hint, ping"
                 )
         except ServiceError as e:
+            if e.code == "left":  # the token left the seat: this socket speaks for nobody now
+                conn.closed = True
+                await close_socket(ws, 1008)
+                return
             await conn.send({"type": "error", "code": e.code, "message": e.message})
         except GameError as e:
             await conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})

@@ -56,6 +56,17 @@ def _owner_dead(owner: str | None) -> bool:
     return False
 
 
+CLOSE_SECONDS = 2.0
+"""How long closing a socket may wait for its client (a client that never answers its close, or
+stopped reading, must not hold anything up)."""
+
+
+async def close_socket(ws: WebSocket, code: int) -> None:
+    """Close ``ws`` with ``code``, waiting for the client at most ``CLOSE_SECONDS``."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(ws.close(code=code), CLOSE_SECONDS)
+
+
 class Connection:
     def __init__(self, ws: WebSocket, table_id: str, viewer: int) -> None:
         self.ws = ws
@@ -204,13 +215,8 @@ class Runtime:
         if kind == "table" and conns:
             # A seat left through another server: its sockets here stop too.
             for c in conns:
-                if (
-                    c.token_hash is not None
-                    and self.service.seat_token_hash(table_id, c.viewer) != c.token_hash
-                ):
-                    c.closed = True
-                    with contextlib.suppress(Exception):
-                        await c.ws.close(code=1008)
+                if c.token_hash is not None and not self.service.holds(table_id, c.viewer, c.token_hash):
+                    self.close_conn(c, 1008)
             conns = [c for c in conns if not c.closed]
         if kind in ("table", "local") and conns:
             try:
@@ -236,12 +242,19 @@ class Runtime:
             if not s:
                 del self.conns[conn.table_id]
 
+    def close_conn(self, conn: Connection, code: int) -> None:
+        """Stop sending to ``conn`` now and close it in the background (bounded): nobody waits for
+        a client that does not answer."""
+        conn.closed = True
+        self.spawn(close_socket(conn.ws, code))
+
     async def close_seat(self, table_id: str, seat: int, code: int = 1008) -> None:
+        """Close the sockets of ``seat`` whose token no longer holds it (after a leave)."""
         for c in list(self.conns.get(table_id, ())):
-            if c.viewer == seat:
-                c.closed = True
-                with contextlib.suppress(Exception):
-                    await c.ws.close(code=code)
+            if c.viewer == seat and (
+                c.token_hash is None or not self.service.holds(table_id, seat, c.token_hash)
+            ):
+                self.close_conn(c, code)
 
     # -- bots and clocks -----------------------------------------------------------------------
     def kick(self, table_id: str) -> None:
@@ -256,9 +269,12 @@ class Runtime:
         now = time.time()
         if self._held.get(table_id, 0.0) > now + self.lease_seconds / 2:
             return True
+        fresh = table_id not in self._held
         ok = self.repo.take_lease(table_id, self.server_id, now + self.lease_seconds, now)
         if ok:
             self._held[table_id] = now + self.lease_seconds
+            if fresh:
+                self.service.after_lease(table_id)
         else:
             self._held.pop(table_id, None)
         return ok
@@ -410,7 +426,7 @@ class Runtime:
             )
             if ok:
                 self._held[info.id] = until
-                await run_in_threadpool(self.service.refresh_or_load, info.id)
+                await run_in_threadpool(self.service.after_lease, info.id)
                 self.kick(info.id)
 
 
