@@ -161,6 +161,7 @@ class Runtime:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.loop.run_in_executor(self.pool, bots.warm_up), 60)
         self.notifier.subscribe(self._on_notice)
+        self.notifier.on_reconnect(self._on_listener_back)
         self.notifier.start()
         self._lease_task = asyncio.create_task(self._lease_loop())
 
@@ -204,6 +205,26 @@ class Runtime:
             self.spawn(self._after_change(table_id, kind, remote))
         else:
             loop.call_soon_threadsafe(lambda: self.spawn(self._after_change(table_id, kind, remote)))
+
+    def _on_listener_back(self) -> None:
+        """From the listener's thread: notices from other servers may have been missed."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: self.spawn(self._catch_up()))
+
+    async def _catch_up(self) -> None:
+        """Every table this server serves (sockets here, or its bots and clock) is read again from
+        the database and handled as if another server had announced a change: views its sockets
+        missed are pushed, sockets of tokens that left are closed, clocks and bots look again."""
+        served = set(self.conns) | set(self._held)
+        sem = asyncio.Semaphore(8)
+
+        async def one(table_id: str) -> None:
+            async with sem:
+                with contextlib.suppress(Exception):
+                    await self._after_change(table_id, "table", True)
+
+        await asyncio.gather(*(one(t) for t in served))
 
     async def _after_change(self, table_id: str, kind: str, remote: bool) -> None:
         if remote:
