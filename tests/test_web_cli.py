@@ -43,7 +43,7 @@ def _wait_health(port: int, proc: subprocess.Popen[str]) -> None:
     while time.monotonic() < end:
         assert proc.poll() is None, proc.communicate()
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).json() == {"ok": True}:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).json().get("ok") is True:
                 return
         except httpx.HTTPError:
             time.sleep(0.1)

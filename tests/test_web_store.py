@@ -150,6 +150,25 @@ def test_leases(repo: SqlTableRepository) -> None:
     assert repo.leased_by("C") == []
 
 
+def test_time_without_a_lease_holder_does_not_count_against_the_clock(repo: SqlTableRepository) -> None:
+    t = _table("k", humans=0)
+    t.status, t.clock, t.deadline = "playing", {"seconds_per_move": 30, "on_timeout": "forfeit"}, 130.0
+    repo.create(t)
+    assert repo.take_lease("k", "A", until=110.0, now=100.0)
+    assert repo.get("k").deadline == 130.0, "a first lease shifts nothing"  # type: ignore[union-attr]
+    assert repo.take_lease("k", "A", until=115.0, now=105.0)
+    assert repo.get("k").deadline == 130.0, "renewing shifts nothing"  # type: ignore[union-attr]
+    repo.release_leases("A", now=106.0)  # A stops at 106, 24 s left on the clock
+    assert repo.take_lease("k", "B", until=510.0, now=500.0)
+    assert repo.get("k").deadline == 524.0, "the 394 s nobody ran it are given back"  # type: ignore[union-attr]
+    # B dies after its renewal at 500 (lease until 510); C takes over at 600: 100 s given back
+    assert repo.take_lease("k", "C", until=610.0, now=600.0, dead_owner="B")
+    assert repo.get("k").deadline == 624.0  # type: ignore[union-attr]
+    # C's lease lapses without a renewal (expiry 610); D takes it at 700: given back since 600
+    assert repo.take_lease("k", "D", until=710.0, now=700.0)
+    assert repo.get("k").deadline == 724.0  # type: ignore[union-attr]
+
+
 def test_migrations_are_idempotent(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'twice.db'}"
     open_repository(url).dispose()

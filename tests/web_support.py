@@ -115,7 +115,7 @@ class ServerProcess:
                 raise AssertionError(f"gamester serve exited with {self.proc.returncode}{self.log_tail()}")
             with contextlib.suppress(httpx.HTTPError):
                 r = httpx.get(f"{self.base}/api/health", timeout=2.0)
-                if r.status_code == 200 and r.json() == {"ok": True}:
+                if r.status_code == 200 and r.json().get("ok") is True:
                     return
             time.sleep(0.1)
         raise AssertionError(f"gamester serve not healthy after {timeout} s{self.log_tail()}")

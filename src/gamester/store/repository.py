@@ -12,99 +12,18 @@ import contextlib
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import sqlalchemy as sa
 
 from gamester.store import migrate
+from gamester.store.port import LeaseInfo, SeatRow, StoreUnavailable, TableRepository, TableRow
 from gamester.store.schema import actions, seats, tables
 
-
-@dataclass
-class SeatRow:
-    seat: int
-    kind: str  # "human" | "bot"
-    agent: str | None = None
-    name: str | None = None
-    token_hash: str | None = None
-
-
-@dataclass
-class TableRow:
-    id: str
-    game: str
-    options: dict[str, Any]
-    seed: int
-    chance: list[Any]
-    clock: dict[str, Any] | None
-    status: str
-    seq: int
-    created: float
-    deadline: float | None = None
-    returns: list[float] | None = None
-    forfeit: int | None = None
-    lease_owner: str | None = None
-    lease_expiry: float | None = None
-    seats: list[SeatRow] = field(default_factory=list)
-
-
-@dataclass
-class LeaseInfo:
-    id: str
-    owner: str | None
-    expiry: float | None
-
-
-class TableRepository(Protocol):
-    """What the use cases need from storage."""
-
-    def create(self, table: TableRow) -> None: ...
-
-    def get(self, table_id: str) -> TableRow | None: ...
-
-    def seq_of(self, table_id: str) -> int | None: ...
-
-    def list_tables(self, status: str | None, limit: int) -> list[TableRow]: ...
-
-    def actions(self, table_id: str, after: int = 0) -> list[str]: ...
-
-    def append_action(
-        self,
-        table_id: str,
-        expected_seq: int,
-        action: str,
-        at: float,
-        *,
-        chance: list[Any] | None,
-        status: str,
-        deadline: float | None,
-        returns: list[float] | None,
-    ) -> bool: ...
-
-    def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool: ...
-
-    def join(
-        self, table_id: str, seat: int, name: str, token_hash: str, deadline_if_started: float | None
-    ) -> bool: ...
-
-    def leave(self, table_id: str, seat: int, token_hash: str) -> bool: ...
-
-    def unleased(self, now: float, limit: int) -> list[LeaseInfo]: ...
-
-    def take_lease(
-        self, table_id: str, owner: str, until: float, now: float, dead_owner: str | None = None
-    ) -> bool: ...
-
-    def renew_leases(self, owner: str, until: float) -> None: ...
-
-    def release_leases(self, owner: str) -> None: ...
-
-    def leased_by(self, owner: str) -> list[str]: ...
-
-    def dispose(self) -> None: ...
+__all__ = ["LeaseInfo", "SeatRow", "SqlTableRepository", "StoreUnavailable", "TableRepository", "TableRow"]
 
 
 # The hot path's statements, built once (building SQL expressions costs more than running them).
@@ -171,11 +90,71 @@ class SqlTableRepository:
         # 100 ms) inside SQLite. Queueing them on a Python lock instead wakes each one the moment the
         # previous write commits. PostgreSQL locks rows itself.
         self._lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+        # The SQLite file this server opened (device, inode): a file deleted or replaced under a
+        # running server would otherwise take every later write into an unlinked inode, lost at exit.
+        self._path: Path | None = None
+        self._file: tuple[int, int] | None = None
+        if self._lock is not None and engine.url.database:
+            self._path = Path(engine.url.database)
+            with contextlib.suppress(OSError):
+                st = self._path.stat()
+                self._file = (st.st_dev, st.st_ino)
+
+    def _check_file(self) -> None:
+        """Refuse to write if the SQLite file is no longer the one this server opened."""
+        if self._path is None:
+            return
+        try:
+            st = self._path.stat()
+        except OSError:
+            raise StoreUnavailable("the database file is gone; nothing can be stored") from None
+        if self._file is None:
+            self._file = (st.st_dev, st.st_ino)
+        elif (st.st_dev, st.st_ino) != self._file:
+            raise StoreUnavailable("the database file was replaced under the server; nothing can be stored")
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sa.Connection]:
-        with self._lock or contextlib.nullcontext(), self.engine.begin() as c:
-            yield c
+        with self._lock or contextlib.nullcontext():
+            self._check_file()
+            with self.engine.begin() as c:
+                yield c
+
+    def probe(self, timeout: float) -> str | None:
+        """Write a row and roll it back: None if the database takes writes, else why not (one line).
+        Bounded: the SQLite writer lock is waited for at most ``timeout`` s, PostgreSQL statements
+        time out (the caller bounds the connection attempt)."""
+        lock = self._lock
+        if lock is not None and not lock.acquire(timeout=timeout):
+            return f"the database did not take a write within {timeout:g} s"
+        try:
+            self._check_file()
+            ms = max(1, int(timeout * 1000))
+            with self.engine.connect() as c:
+                try:
+                    if lock is not None:  # another process holding SQLite's writer slot: wait no longer
+                        c.exec_driver_sql(f"PRAGMA busy_timeout = {ms}")
+                    else:  # PostgreSQL; SET LOCAL ends with the transaction
+                        c.exec_driver_sql(f"SET LOCAL statement_timeout = {ms}")
+                    c.execute(
+                        tables.insert().values(
+                            id="~health", game="~", options="{}", seed=0, chance="[]", status="probe", seq=0,
+                            created=time.time(),
+                        )
+                    )  # fmt: skip
+                finally:
+                    c.rollback()
+                    if lock is not None:
+                        c.exec_driver_sql("PRAGMA busy_timeout = 10000")
+            return None
+        except StoreUnavailable as e:
+            return str(e)
+        except sa.exc.DBAPIError as e:
+            reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else type(e).__name__
+            return f"the database cannot be written: {reason}"[:300]
+        finally:
+            if lock is not None:
+                lock.release()
 
     # -- tables --------------------------------------------------------------------------------
     def create(self, table: TableRow) -> None:
@@ -358,17 +337,29 @@ class SqlTableRepository:
     def take_lease(
         self, table_id: str, owner: str, until: float, now: float, dead_owner: str | None = None
     ) -> bool:
-        """Take the lease if it is free, expired, already ours, or held by ``dead_owner``."""
-        cond = sa.or_(
-            tables.c.lease_owner.is_(None), tables.c.lease_expiry < now, tables.c.lease_owner == owner
-        )
+        """Take the lease if it is free, expired, already ours, or held by ``dead_owner``.
+
+        Time while no server held the table does not count against the seat to move: a lease taken
+        over moves the clock's deadline on by the gap — since the lease was handed back
+        (``lease_expiry`` of a released lease is when it was released), or, for a server that died
+        or stopped renewing, since its last renewal could have been (expiry minus a lease)."""
+        t = tables.c
+        cond = sa.or_(t.lease_owner.is_(None), t.lease_expiry < now, t.lease_owner == owner)
         if dead_owner is not None:
-            cond = sa.or_(cond, tables.c.lease_owner == dead_owner)
+            cond = sa.or_(cond, t.lease_owner == dead_owner)
+        lease = max(0.0, until - now)
+        gap = sa.case(
+            (t.lease_owner == owner, 0.0),
+            (t.lease_expiry.is_(None), 0.0),
+            (t.lease_owner.is_(None), now - t.lease_expiry),
+            else_=now - (t.lease_expiry - lease),
+        )
+        deadline = sa.case((sa.and_(t.deadline.is_not(None), gap > 0), t.deadline + gap), else_=t.deadline)
         with self._write() as c:
             n = c.execute(
                 tables.update()
-                .where(tables.c.id == table_id, cond)
-                .values(lease_owner=owner, lease_expiry=until)
+                .where(t.id == table_id, cond)
+                .values(lease_owner=owner, lease_expiry=until, deadline=deadline)
             ).rowcount
         return bool(n == 1)
 
@@ -380,12 +371,12 @@ class SqlTableRepository:
                 .values(lease_expiry=until)
             )
 
-    def release_leases(self, owner: str) -> None:
+    def release_leases(self, owner: str, now: float | None = None) -> None:
+        """Hand ``owner``'s leases back; ``lease_expiry`` keeps when (the clock's pause starts)."""
+        at = time.time() if now is None else now
         with self._write() as c:
             c.execute(
-                tables.update()
-                .where(tables.c.lease_owner == owner)
-                .values(lease_owner=None, lease_expiry=None)
+                tables.update().where(tables.c.lease_owner == owner).values(lease_owner=None, lease_expiry=at)
             )
 
     def leased_by(self, owner: str) -> list[str]:

@@ -8,6 +8,7 @@ is read and checked here by hand so a bad one gets one clear JSON line (and a 4x
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -28,13 +29,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.core.errors import GameError
+from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
 from gamester.web.guard import Guard
+from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.names import name_problem
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
-from gamester.web.runtime import Connection, Runtime, new_server_id, viewer_of
-from gamester.web.service import ServiceError, TableService
+from gamester.web.runtime import Connection, Runtime, close_socket, new_server_id, viewer_of
+from gamester.web.service import ServiceError, TableService, hash_token
 
 MAX_BODY = 64 * 1024
 MAX_WS_MESSAGE = 64 * 1024
@@ -168,7 +171,7 @@ def create_app(
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
         )
         runtime.inline_writes = repo.engine.dialect.name == "sqlite"
-        holder.update(repo=repo, service=service, runtime=runtime)
+        holder.update(repo=repo, service=service, runtime=runtime, health=DatabaseHealth(repo))
         await runtime.start()
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -222,6 +225,10 @@ def create_app(
     async def _db_down(_r: Request, _e: Exception) -> JSONResponse:
         return _error(503, "unavailable", _DB_DOWN)
 
+    @app.exception_handler(StoreUnavailable)
+    async def _store_gone(_r: Request, e: StoreUnavailable) -> JSONResponse:
+        return _error(503, "unavailable", str(e))
+
     @app.exception_handler(Exception)
     async def _unexpected(_r: Request, e: Exception) -> JSONResponse:
         # Reached only through a bug; still a JSON answer, and the client's input is not echoed.
@@ -229,8 +236,9 @@ def create_app(
 
     # -- API -----------------------------------------------------------------------------------
     @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        return {"ok": True}
+    async def health() -> JSONResponse:
+        status, body = await holder["health"].answer()
+        return JSONResponse(body, status_code=status)
 
     @app.get("/api/games")
     async def games() -> dict[str, Any]:
@@ -348,7 +356,7 @@ def create_app(
         await ws.accept()
         service, runtime = svc(), rt()
         if not _ID.match(table_id):
-            await ws.close(code=1008)
+            await close_socket(ws, 1008)
             return
         try:
             await run_in_threadpool(service.load, table_id)
@@ -356,15 +364,26 @@ def create_app(
             if token is not None:
                 seat = await run_in_threadpool(service.authenticate, table_id, token)
                 if seat is None:
-                    await ws.close(code=1008)  # a wrong token is refused, never taken for a spectator
+                    await close_socket(ws, 1008)  # a wrong token is refused, never taken for a spectator
                     return
         except ServiceError:
-            await ws.close(code=1008)
+            await close_socket(ws, 1008)
             return
         conn = Connection(ws, table_id, viewer_of(seat))
         if seat is not None:
-            conn.token_hash = service.seat_token_hash(table_id, seat)
+            assert token is not None
+            conn.token_hash = hash_token(token)  # the token it came with, not the seat's now
         runtime.add(conn)
+        # Checked again once registered: a leave that committed since is either seen here, or its
+        # notice comes later and finds this socket registered (and closes it).
+        if (
+            conn.token_hash is not None
+            and seat is not None
+            and not service.holds(table_id, seat, conn.token_hash)
+        ):
+            runtime.remove(conn)
+            await close_socket(ws, 1008)
+            return
         if seat is not None:
             service.set_connected(table_id, seat, +1)
         try:
@@ -407,16 +426,16 @@ async def _ws_loop(
         last = now
         tokens -= 1
         if tokens < -FLOOD_ERRORS:  # a flood: stop listening to this client
-            await ws.close(code=1008)
+            await close_socket(ws, 1008)
             return
         if msg.get("bytes") is not None:
-            await ws.close(code=1003)
+            await close_socket(ws, 1003)
             return
         text = msg.get("text")
         if text is None:
             continue
         if len(text) > MAX_WS_MESSAGE:
-            await ws.close(code=1009)
+            await close_socket(ws, 1009)
             return
         if tokens < 0:
             await conn.send(
@@ -444,14 +463,20 @@ async def _ws_loop(
             elif kind == "act":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator cannot act")
+                act = functools.partial(
+                    service.act,
+                    conn.table_id,
+                    seat,
+                    data.get("action"),
+                    data.get("seq"),
+                    token_hash=conn.token_hash,
+                )
                 if runtime.inline_writes:
                     # SQLite: a commit is a local file write of well under a millisecond; handing
                     # it to a thread and back costs more than that.
-                    service.act(conn.table_id, seat, data.get("action"), data.get("seq"))
+                    act()
                 else:
-                    await run_in_threadpool(
-                        service.act, conn.table_id, seat, data.get("action"), data.get("seq")
-                    )
+                    await run_in_threadpool(act)
             elif kind == "hint":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator gets no hints")
@@ -465,11 +490,17 @@ async def _ws_loop(
                     "bad_message", f"unknown message type {kind[:40]!r}; valid: act, hint, ping"
                 )
         except ServiceError as e:
+            if e.code == "left":  # the token left the seat: this socket speaks for nobody now
+                conn.closed = True
+                await close_socket(ws, 1008)
+                return
             await conn.send({"type": "error", "code": e.code, "message": e.message})
         except GameError as e:
             await conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})
         except sa_exc.OperationalError:  # the database is unreachable: say so, keep the socket
             await conn.send({"type": "error", "code": "unavailable", "message": _DB_DOWN})
+        except StoreUnavailable as e:  # the database cannot keep the move: nothing was changed
+            await conn.send({"type": "error", "code": "unavailable", "message": str(e)})
         except Exception as e:  # noqa: BLE001 - a bug: still an answer, and the socket stays open
             message = f"internal error ({type(e).__name__}); nothing was changed"
             await conn.send({"type": "error", "code": "server_error", "message": message})

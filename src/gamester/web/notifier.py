@@ -8,6 +8,7 @@ delivered locally already). A notice is sent only after the transaction that cau
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -27,6 +28,11 @@ class Notifier(Protocol):
 
     def subscribe(self, listener: Listener) -> None: ...
 
+    def on_reconnect(self, fn: Callable[[], None]) -> None:
+        """``fn()`` (from any thread) each time the notices from other servers come back after a
+        gap: whatever was announced meanwhile was not heard, so the listener must catch up."""
+        ...
+
     def start(self) -> None: ...
 
     def stop(self) -> None: ...
@@ -35,9 +41,13 @@ class Notifier(Protocol):
 class LocalNotifier:
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._reconnect: list[Callable[[], None]] = []
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
+
+    def on_reconnect(self, fn: Callable[[], None]) -> None:
+        self._reconnect.append(fn)  # in-process notices are never lost: never called here
 
     def publish(self, table_id: str, kind: str) -> None:
         for fn in self._listeners:
@@ -83,18 +93,27 @@ class PostgresNotifier(LocalNotifier):
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            for attempt in range(2):
+            # The batch is kept until it is delivered (PostgreSQL restarting, say): a notice dropped
+            # here would leave the other servers' sockets behind until their next catch-up.
+            attempt = 0
+            while True:
                 try:
                     if conn is None or conn.closed:
-                        conn = psycopg.connect(self.conninfo, autocommit=True)
+                        conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
                     with conn.transaction():  # one commit delivers the whole batch
                         for payload in dict.fromkeys(batch):
                             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
                     break
-                except Exception as e:  # noqa: BLE001 - a lost connection is reopened once
+                except Exception as e:  # noqa: BLE001 - a lost connection is reopened
+                    if conn is not None:
+                        with contextlib.suppress(Exception):
+                            conn.close()
                     conn = None
-                    if attempt:
-                        log.warning("gamester: NOTIFY failed: %s", type(e).__name__)
+                    attempt += 1
+                    if attempt == 2:
+                        log.warning("gamester: NOTIFY failed (%s); retrying", type(e).__name__)
+                    if attempt > 1 and self._stop.wait(min(2.0, 0.2 * attempt)):
+                        break
         if conn is not None:
             conn.close()
 
@@ -113,13 +132,31 @@ class PostgresNotifier(LocalNotifier):
     def _listen(self) -> None:
         import psycopg
 
+        heard_before = False
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    if heard_before:
+                        # Listening again: anything announced while we were not is read from the
+                        # database now (after LISTEN, so nothing falls between the two).
+                        log.warning("gamester: LISTEN connection back; catching up")
+                        for fn in self._reconnect:
+                            try:
+                                fn()
+                            except Exception as e:  # noqa: BLE001 - keep listening whatever it does
+                                log.warning("gamester: catch-up failed: %s", type(e).__name__)
+                    heard_before = True
+                    quiet = 0
                     while not self._stop.is_set():
+                        got = False
                         for n in conn.notifies(timeout=0.5):
+                            got = True
                             self._deliver(n.payload)
+                        quiet = 0 if got else quiet + 1
+                        if quiet >= 10:  # 5 s without a notice: make sure the connection is alive
+                            conn.execute("SELECT 1")
+                            quiet = 0
             except Exception as e:  # noqa: BLE001 - reconnect after any failure
                 if self._stop.is_set():
                     return

@@ -56,6 +56,17 @@ def _owner_dead(owner: str | None) -> bool:
     return False
 
 
+CLOSE_SECONDS = 2.0
+"""How long closing a socket may wait for its client (a client that never answers its close, or
+stopped reading, must not hold anything up)."""
+
+
+async def close_socket(ws: WebSocket, code: int) -> None:
+    """Close ``ws`` with ``code``, waiting for the client at most ``CLOSE_SECONDS``."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(ws.close(code=code), CLOSE_SECONDS)
+
+
 class Connection:
     def __init__(self, ws: WebSocket, table_id: str, viewer: int) -> None:
         self.ws = ws
@@ -150,6 +161,7 @@ class Runtime:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.loop.run_in_executor(self.pool, bots.warm_up), 60)
         self.notifier.subscribe(self._on_notice)
+        self.notifier.on_reconnect(self._on_listener_back)
         self.notifier.start()
         self._lease_task = asyncio.create_task(self._lease_loop())
 
@@ -194,6 +206,26 @@ class Runtime:
         else:
             loop.call_soon_threadsafe(lambda: self.spawn(self._after_change(table_id, kind, remote)))
 
+    def _on_listener_back(self) -> None:
+        """From the listener's thread: notices from other servers may have been missed."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: self.spawn(self._catch_up()))
+
+    async def _catch_up(self) -> None:
+        """Every table this server serves (sockets here, or its bots and clock) is read again from
+        the database and handled as if another server had announced a change: views its sockets
+        missed are pushed, sockets of tokens that left are closed, clocks and bots look again."""
+        served = set(self.conns) | set(self._held)
+        sem = asyncio.Semaphore(8)
+
+        async def one(table_id: str) -> None:
+            async with sem:
+                with contextlib.suppress(Exception):
+                    await self._after_change(table_id, "table", True)
+
+        await asyncio.gather(*(one(t) for t in served))
+
     async def _after_change(self, table_id: str, kind: str, remote: bool) -> None:
         if remote:
             try:
@@ -204,13 +236,8 @@ class Runtime:
         if kind == "table" and conns:
             # A seat left through another server: its sockets here stop too.
             for c in conns:
-                if (
-                    c.token_hash is not None
-                    and self.service.seat_token_hash(table_id, c.viewer) != c.token_hash
-                ):
-                    c.closed = True
-                    with contextlib.suppress(Exception):
-                        await c.ws.close(code=1008)
+                if c.token_hash is not None and not self.service.holds(table_id, c.viewer, c.token_hash):
+                    self.close_conn(c, 1008)
             conns = [c for c in conns if not c.closed]
         if kind in ("table", "local") and conns:
             try:
@@ -236,12 +263,19 @@ class Runtime:
             if not s:
                 del self.conns[conn.table_id]
 
+    def close_conn(self, conn: Connection, code: int) -> None:
+        """Stop sending to ``conn`` now and close it in the background (bounded): nobody waits for
+        a client that does not answer."""
+        conn.closed = True
+        self.spawn(close_socket(conn.ws, code))
+
     async def close_seat(self, table_id: str, seat: int, code: int = 1008) -> None:
+        """Close the sockets of ``seat`` whose token no longer holds it (after a leave)."""
         for c in list(self.conns.get(table_id, ())):
-            if c.viewer == seat:
-                c.closed = True
-                with contextlib.suppress(Exception):
-                    await c.ws.close(code=code)
+            if c.viewer == seat and (
+                c.token_hash is None or not self.service.holds(table_id, seat, c.token_hash)
+            ):
+                self.close_conn(c, code)
 
     # -- bots and clocks -----------------------------------------------------------------------
     def kick(self, table_id: str) -> None:
@@ -256,9 +290,12 @@ class Runtime:
         now = time.time()
         if self._held.get(table_id, 0.0) > now + self.lease_seconds / 2:
             return True
+        fresh = table_id not in self._held
         ok = self.repo.take_lease(table_id, self.server_id, now + self.lease_seconds, now)
         if ok:
             self._held[table_id] = now + self.lease_seconds
+            if fresh:
+                self.service.after_lease(table_id)
         else:
             self._held.pop(table_id, None)
         return ok
@@ -410,7 +447,7 @@ class Runtime:
             )
             if ok:
                 self._held[info.id] = until
-                await run_in_threadpool(self.service.refresh_or_load, info.id)
+                await run_in_threadpool(self.service.after_lease, info.id)
                 self.kick(info.id)
 
 

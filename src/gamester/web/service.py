@@ -174,10 +174,12 @@ class TableService:
         return entry
 
     def _sync(self, entry: Entry) -> None:
-        row = self.repo.get(entry.row.id)
-        if row is None:
-            raise ServiceError("no_table", f"no table {entry.row.id!r}", 404)
+        # The read is inside the table's lock: two syncs at once (a socket authenticating while its
+        # token leaves) then apply in the order they read, and an older read never replaces a newer.
         with entry.lock:
+            row = self.repo.get(entry.row.id)
+            if row is None:
+                raise ServiceError("no_table", f"no table {entry.row.id!r}", 404)
             if row.seq > entry.row.seq:
                 n = entry.state.game.num_players
                 for text in self.repo.actions(row.id, after=entry.row.seq)[: row.seq - entry.row.seq]:
@@ -203,8 +205,14 @@ class TableService:
         """Have the table in the cache (read from the database if it is not)."""
         self._entry(table_id, sync=False)
 
-    def refresh_or_load(self, table_id: str) -> None:
-        self._entry(table_id, sync=True)
+    def after_lease(self, table_id: str) -> None:
+        """A lease was just taken: read the row again (taking it over moves the clock on by the time
+        nobody ran the table) and tell the sockets if the clock moved."""
+        entry = self._entry(table_id, sync=False)
+        before = entry.row.deadline
+        self._sync(entry)
+        if entry.row.deadline != before:
+            self.notify(table_id, "table")
 
     def clock_of(self, table_id: str) -> dict[str, Any] | None:
         return self._entry(table_id, sync=False).row.clock
@@ -433,6 +441,11 @@ class TableService:
                 found = s.seat
         return found
 
+    def holds(self, table_id: str, seat: int, token_hash: str) -> bool:
+        """Whether ``token_hash`` is still ``seat``'s (False once that token has left)."""
+        current = self.seat_token_hash(table_id, seat)
+        return current is not None and hmac.compare_digest(current, token_hash)
+
     def seat_token_hash(self, table_id: str, seat: int) -> str | None:
         seats = self._entry(table_id, sync=False).row.seats
         return seats[seat].token_hash if 0 <= seat < len(seats) else None
@@ -444,8 +457,19 @@ class TableService:
         self.notify(table_id, "local")
 
     # -- acting --------------------------------------------------------------------------------
-    def act(self, table_id: str, player: int, text: Any, seq: Any, *, source: str = "human") -> int:
-        """Play ``text`` for ``player`` if ``seq`` is the table's; returns the new seq."""
+    def act(
+        self,
+        table_id: str,
+        player: int,
+        text: Any,
+        seq: Any,
+        *,
+        source: str = "human",
+        token_hash: str | None = None,
+    ) -> int:
+        """Play ``text`` for ``player`` if ``seq`` is the table's; returns the new seq. With
+        ``token_hash`` (a human's socket) the move is refused (``left``) unless that token still holds
+        the seat."""
         if isinstance(seq, bool) or not isinstance(seq, int):
             raise ServiceError("bad_message", "seq: required, a whole number (the view's seq)")
         if not isinstance(text, str) or not text or len(text) > MAX_ACTION:
@@ -455,6 +479,10 @@ class TableService:
         entry = self._entry(table_id, sync=False)
         with entry.lock:
             row, state = entry.row, entry.state
+            if token_hash is not None:
+                held = row.seats[player].token_hash if 0 <= player < len(row.seats) else None
+                if held is None or not hmac.compare_digest(held, token_hash):
+                    raise ServiceError("left", "this token has left the seat")
             if row.status == "waiting":
                 raise ServiceError("not_playing", "the table is waiting for players")
             if row.status == "over":

@@ -1,0 +1,125 @@
+"""PostgreSQL restarting under two ``gamester serve`` processes (from outside: HTTP and WebSockets).
+
+Every server on the database hears of every change through LISTEN/NOTIFY. When PostgreSQL restarts,
+every listening connection is lost, and so is any notice sent while it is down: a server whose
+listener comes back must catch up on every table it serves (compare what it has with the database)
+and push what its sockets missed. Checked: a table whose seats sit on different servers, PostgreSQL
+restarted mid-game, then every move made through one server reaches the seat on the other, to the
+end of the game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.pg_support import PgCluster
+from tests.pg_support import pg_cluster as pg_cluster  # noqa: F401  (a pytest fixture, used by name)
+from tests.web_support import Api, ServerProcess, Truth, WsClient
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def restart_postgres(cluster: PgCluster) -> None:
+    """Stop PostgreSQL at once (every connection is cut) and start it again on the same port."""
+    # restart reuses the options the server was started with (its port, its socket directory)
+    cluster._run(
+        "pg_ctl", "-D", str(cluster.data), "-l", str(cluster.log), "-m", "immediate", "-w", "restart"
+    )
+
+
+def wait_healthy(server: ServerProcess, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            if httpx.get(f"{server.base}/api/health", timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"server not healthy again{server.log_tail()}")
+
+
+async def play_across_a_restart(
+    a: ServerProcess, b: ServerProcess, cluster: PgCluster
+) -> tuple[str, list[str]]:
+    api = Api(a.base)
+    try:
+        table_id = api.create_table("penneech", ["human", "human"])["id"]
+        tokens = {0: api.join(table_id, 0, "on A"), 1: Api(b.base).join(table_id, 1, "on B")}
+    finally:
+        api.close()
+    seat_server = {0: a, 1: b}
+    clients = {
+        s: await WsClient.open(seat_server[s].ws_base, table_id, tokens[s], f"seat {s}") for s in (0, 1)
+    }
+    problems: list[str] = []
+    rng = random.Random(5)
+    try:
+        views = {s: await clients[s].view(0) for s in (0, 1)}
+        assert all(v["type"] == "view" for v in views.values()), views
+        # a move or two before the restart, then PostgreSQL goes away and comes back
+        restarted = False
+        seq = views[0]["seq"]
+        while True:
+            mover = next((s for s in (0, 1) if views[s]["legal"]), None)
+            if views[0]["status"] == "over":
+                break
+            if mover is None:
+                problems.append(f"seq {seq}: nobody may move: {views}")
+                break
+            if seq >= 2 and not restarted:
+                await asyncio.to_thread(restart_postgres, cluster)
+                await asyncio.to_thread(wait_healthy, a)
+                await asyncio.to_thread(wait_healthy, b)
+                restarted = True
+            await clients[mover].send(
+                {"type": "act", "action": rng.choice(views[mover]["legal"]), "seq": seq}
+            )
+            for s in (0, 1):
+                try:
+                    got = await clients[s].view(seq + 1, timeout=15)
+                except TimeoutError:
+                    when = ", after the restart" if restarted else ""
+                    problems.append(
+                        f"seat {s} on {'AB'[s]} never saw seq {seq + 1} (made through {'AB'[mover]}{when})"
+                    )
+                    return table_id, problems
+                if got["type"] == "error":
+                    if got["code"] == "unavailable":  # the database was still coming back: try again
+                        break
+                    problems.append(f"seat {s}: error {got}")
+                    return table_id, problems
+                views[s] = got
+            else:
+                seq += 1
+                continue
+            await asyncio.sleep(0.2)
+        assert restarted, "the game ended before PostgreSQL was restarted"
+    finally:
+        for c in clients.values():
+            await c.close()
+    return table_id, problems
+
+
+def test_servers_catch_up_after_postgres_restarts(pg_cluster: PgCluster, tmp_path: Path) -> None:  # noqa: F811
+    url = pg_cluster.create_database()
+    a = ServerProcess(url, log_dir=tmp_path)
+    b = ServerProcess(url, log_dir=tmp_path)
+    try:
+        a.start()
+        b.start()
+        table_id, problems = asyncio.run(play_across_a_restart(a, b, pg_cluster))
+        assert not problems, "\n".join(problems) + a.log_tail(10) + b.log_tail(10)
+        api = Api(b.base)
+        record = api.record(table_id)
+        api.close()
+        assert record.status_code == 200 and Truth(record.json()).final.is_terminal()
+    finally:
+        b.stop()
+        a.stop()
