@@ -109,7 +109,10 @@ async def play_across_a_restart(
 
 @pytest.mark.xfail(
     strict=False,
-    reason="fails on a loaded machine: seat on A missed a move made through B after the restart; see the issue 21 note",
+    reason=(
+        "fails on a loaded machine: seat on A missed a move made through B after the restart;"
+        " see the issue 21 note"
+    ),
 )
 def test_servers_catch_up_after_postgres_restarts(pg_cluster: PgCluster, tmp_path: Path) -> None:  # noqa: F811
     url = pg_cluster.create_database()
