@@ -188,6 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_backend_options(sp)
     _add_game_options(sp)
 
+    sp = sub.add_parser("train", help="train the learned agent from self-play (docs/learning.md)")
+    from gamester.learn.cli import add_train_arguments
+
+    add_train_arguments(sp)
+    _add_backend_options(sp)
+    _add_game_options(sp)
+
     sp = sub.add_parser("rules", help="the rules of a game, its options and rule sets")
     sp.add_argument("game")
 
@@ -708,6 +715,12 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return int(run_explore_cli(args))
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    from gamester.learn.cli import run_train_cli
+
+    return run_train_cli(args, _options(args.option))
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from gamester.play.rules_text import rules_text
 
@@ -765,6 +778,7 @@ COMMANDS = {
     "analyse": cmd_analyse,
     "review": cmd_review,
     "explore": cmd_explore,
+    "train": cmd_train,
     "rules": cmd_rules,
     "serve": cmd_serve,
     "bench": cmd_bench,

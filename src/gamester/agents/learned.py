@@ -1,0 +1,230 @@
+"""``learned``: a small network trained by self-play, played with numpy only (docs/learning.md).
+
+The network scores each legal action from what the seat knows: the seat's observation tensor (the
+game's one view function, ``View.observation_tensor``) and features of the action. It estimates the
+seat's final return after taking the action (deep Monte Carlo, as DouZero), and the agent takes the
+action it scores highest. Nothing else is read: no determinization, no other hand, no chance.
+
+Action features: the dense action id (one-hot) when a game has few distinct actions; otherwise the
+tokens of the action's notation (``View.action_to_string``, e.g. ``JH b4-c3 7D+3C`` gives the moved
+card, the cells and the payment cards), each an index into a vocabulary stored with the weights. A game
+with thousands of actions whose meaning depends on the position (Pentyrch's combination payments) is
+read as a player reads it.
+
+``learned`` loads the weights shipped for the game (``gamester/agents/weights/<game>.npz``, written by
+``gamester train``); ``learned:model=PATH`` loads another file. The agent is deterministic: the same
+view gives the same move, whatever the seed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gamester.agents.base import Agent, View
+from gamester.core.errors import AgentError
+from gamester.core.protocol import Game
+
+# Games with at most this many distinct actions read the action as its dense id.
+DENSE_LIMIT = 1024
+_SPLIT = re.compile(r"([-+@=])")
+
+
+def action_tokens(text: str) -> list[str]:
+    """The features of an action's notation: each whitespace field's pieces tagged by field number and
+    the separator before them, plus each piece without its last character (a card's rank without its
+    suit) and the field's piece count.
+
+    >>> action_tokens("JH b4-c3 7D+3C")
+    ['0 JH', '0 J', '0#1', '1 b4', '1 b', '1-c3', '1-c', '1#2', '2 7D', '2 7', '2+3C', '2+3', '2#2']
+    """
+    out: list[str] = []
+    for i, field in enumerate(text.split()):
+        sep = " "
+        n = 0
+        for piece in _SPLIT.split(field):
+            if not piece:
+                continue
+            if _SPLIT.fullmatch(piece):
+                sep = piece
+                continue
+            out.append(f"{i}{sep}{piece}")
+            if len(piece) > 1:
+                out.append(f"{i}{sep}{piece[:-1]}")
+            n += 1
+        out.append(f"{i}#{n}")
+    return out
+
+
+class Model:
+    """The weights and the numpy forward pass shared by the agent and by training's self-play.
+
+    Layers: ``relu(obs @ w1o + act @ w1a + b1)``, ``relu(. @ w2 + b2)``, ``. @ w3 + b3``, times
+    ``scale`` (the games' largest return, so the network regresses numbers near [-1, 1]).
+    """
+
+    def __init__(self, arrays: dict[str, Any], meta: dict[str, Any]) -> None:
+        self.meta = meta
+        self.obs_size = int(meta["obs_size"])
+        self.vocab: dict[str, int] | None = (
+            None if meta.get("vocab") is None else {t: i for i, t in enumerate(meta["vocab"])}
+        )
+        self.num_actions = int(meta["num_actions"])
+        self._rows: dict[str, list[int]] = {}  # notation -> action inputs
+        w1 = np.asarray(arrays["w1"], dtype=np.float32)
+        self.w1o = np.ascontiguousarray(w1[: self.obs_size])
+        self.w1a = np.ascontiguousarray(w1[self.obs_size :])
+        self._zero = self.w1a.shape[0]
+        self.w1a_ext = np.vstack([self.w1a, np.zeros((1, self.w1a.shape[1]), dtype=np.float32)])
+        self.b1 = np.asarray(arrays["b1"], dtype=np.float32)
+        self.w2 = np.asarray(arrays["w2"], dtype=np.float32)
+        self.b2 = np.asarray(arrays["b2"], dtype=np.float32)
+        self.w3 = np.asarray(arrays["w3"], dtype=np.float32).reshape(-1)
+        self.b3 = float(np.asarray(arrays["b3"]).reshape(-1)[0])
+        self.scale = float(meta["scale"])
+        width = self.num_actions if self.vocab is None else len(self.vocab)
+        if self.w1a.shape[0] != width:
+            raise AgentError(f"learned model: {self.w1a.shape[0]} action inputs, expected {width}")
+
+    @property
+    def action_width(self) -> int:
+        return int(self.w1a.shape[0])
+
+    def action_indices(self, view: View, action: int) -> list[int]:
+        """The active action inputs of ``action`` (one for a dense id, a few notation tokens)."""
+        if self.vocab is None:
+            return [action]
+        text = view.action_to_string(action)
+        row = self._rows.get(text)
+        if row is None:
+            if len(self._rows) > 100_000:
+                self._rows.clear()
+            vocab = self.vocab
+            row = self._rows[text] = [vocab[t] for t in action_tokens(text) if t in vocab]
+        return row
+
+    def check(self, game: Game) -> None:
+        if game.observation_tensor_size != self.obs_size:
+            raise AgentError(
+                f"learned model for {self.meta.get('game')!r} reads {self.obs_size} observation numbers; "
+                f"{game.spec()!r} has {game.observation_tensor_size}"
+            )
+        if self.vocab is None and game.num_distinct_actions != self.num_actions:
+            raise AgentError(
+                f"learned model for {self.meta.get('game')!r} knows {self.num_actions} actions; "
+                f"{game.spec()!r} has {game.num_distinct_actions}"
+            )
+
+    def values(self, obs: Any, owner: Any, acts: list[list[int]]) -> Any:
+        """Estimated returns (float32 array, one per row): row ``r`` is action ``acts[r]`` taken in
+        observation ``obs[owner[r]]`` (``obs`` a 2-d array, one observation per row)."""
+        h = (obs @ self.w1o + self.b1)[owner]
+        # Every row's action inputs summed at once: the inputs laid end to end, a sum per row's run
+        # (an empty row points at the zero row past the end).
+        flat: list[int] = []
+        starts: list[int] = []
+        for idx in acts:
+            starts.append(len(flat))
+            flat.extend(idx if idx else (self._zero,))
+        if len(flat) == len(acts):
+            h += self.w1a_ext[flat]
+        else:
+            h += np.add.reduceat(self.w1a_ext[flat], starts, axis=0)
+        np.maximum(h, 0.0, out=h)
+        h2 = h @ self.w2 + self.b2
+        np.maximum(h2, 0.0, out=h2)
+        return (h2 @ self.w3 + self.b3) * self.scale
+
+    def choose(self, view: View, legal: list[int]) -> tuple[int, Any]:
+        obs = np.asarray(view.observation_tensor(), dtype=np.float32)[None, :]
+        acts = [self.action_indices(view, a) for a in legal]
+        q = self.values(obs, np.zeros(len(legal), dtype=np.intp), acts)
+        return legal[int(np.argmax(q))], q
+
+    def arrays(self) -> dict[str, Any]:
+        return {
+            "w1": np.concatenate([self.w1o, self.w1a]),
+            "b1": self.b1,
+            "w2": self.w2,
+            "b2": self.b2,
+            "w3": self.w3,
+            "b3": np.array([self.b3], dtype=np.float32),
+        }
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(path, meta=np.array(json.dumps(self.meta, sort_keys=True)), **self.arrays())
+
+
+def load_model(path: str | Path) -> Model:
+    """A model from an ``.npz`` file written by :meth:`Model.save`; one clear error if it is not one."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+        meta = json.loads(str(arrays.pop("meta")))
+        return Model(arrays, meta)
+    except AgentError:
+        raise
+    except FileNotFoundError:
+        raise AgentError(f"learned model {str(path)!r}: no such file") from None
+    except Exception as e:  # a file that is not a model: numpy, zip and json each raise their own
+        raise AgentError(f"learned model {str(path)!r} cannot be read ({type(e).__name__})") from None
+
+
+def shipped_model_path(game_name: str) -> Path:
+    return Path(str(resources.files("gamester.agents") / "weights" / f"{game_name}.npz"))
+
+
+_CACHE: dict[str, Model] = {}  # path -> model: simulate makes an agent per seat per game
+
+
+def cached_model(path: str | Path) -> Model:
+    key = str(path)
+    m = _CACHE.get(key)
+    if m is None:
+        m = _CACHE[key] = load_model(path)
+    return m
+
+
+class LearnedAgent(Agent):
+    """Plays the action the network scores highest for the seat (docs/learning.md)."""
+
+    name = "learned"
+
+    def __init__(self, game: Game | None = None, model: Any = None, seed: Any = None) -> None:
+        del seed  # deterministic: the same view gives the same move
+        self.model_path: str | None = None if model is None else str(model)
+        self.model: Model | None = None
+        self._game: Game | None = None
+        if game is not None:
+            self._load(game)
+
+    def _load(self, game: Game) -> Model:
+        if self.model is None or self._game != game:
+            path = self.model_path
+            if path is None:
+                found = shipped_model_path(game.name)
+                if not found.exists():
+                    raise AgentError(f"agent 'learned' has no weights for {game.name!r}; train some")
+                path = str(found)
+            model = cached_model(path)
+            model.check(game)
+            self.model, self._game = model, game
+        return self.model
+
+    def step(self, view: View) -> int:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        return self._load(view.game).choose(view, legal)[0]
+
+    def evaluate(self, view: View) -> dict[str, Any] | None:
+        legal = view.legal_actions()
+        if not legal:
+            return None
+        action, q = self._load(view.game).choose(view, legal)
+        return {"action": action, "values": {legal[i]: float(q[i]) for i in range(len(legal))}}

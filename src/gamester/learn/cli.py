@@ -1,0 +1,79 @@
+"""The ``gamester train`` arguments and command (light: torch is imported only when it runs)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from gamester.core.errors import GameError
+
+LEARN_HINT = "pip install 'gamester[learn]'"
+
+
+def add_train_arguments(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("game")
+    sp.add_argument(
+        "--out", metavar="DIR", required=True, help="write model.npz, train.jsonl and curve.png here"
+    )
+    sp.add_argument(
+        "--hours", type=float, default=None, help="wall-clock budget (default 0.25 without --games)"
+    )
+    sp.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="budget in self-play games (reproducible: same seed, same weights)",
+    )
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--workers", type=int, default=1, help="local self-play processes (default 1)")
+    sp.add_argument("--eval-deals", type=int, default=200, help="deals against heuristic per curve point")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    # One thread per process for the small matrices of self-play: a BLAS pool spinning on a shared
+    # machine made the forward pass three times slower. Only effective before numpy is first loaded.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    try:
+        import torch  # noqa: F401  (the extra's one heavy dependency, checked first)
+    except ImportError:
+        print(f"gamester train: needs the learn extra (torch is missing): {LEARN_HINT}", file=sys.stderr)
+        return 2
+    from gamester.core.registry import load_game
+    from gamester.learn.train import TrainConfig, train
+
+    if args.hours is not None and args.hours <= 0 or args.games is not None and args.games < 1:
+        print("gamester train: --hours must be above 0 and --games at least 1", file=sys.stderr)
+        return 2
+    if args.eval_deals < 1:
+        print("gamester train: --eval-deals must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        game = load_game(args.game, **options)
+        cfg = TrainConfig(
+            game=game.spec(),
+            out=args.out,
+            hours=0.25 if args.hours is None and args.games is None else args.hours,
+            games=args.games,
+            seed=args.seed,
+            backend=args.backend,
+            workers=args.workers,
+            ray_address=args.ray_address,
+            eval_deals=args.eval_deals,
+            progress=not args.quiet,
+        )
+        last = train(cfg)
+    except (GameError, OSError) as err:
+        print(f"gamester train: {err}", file=sys.stderr)
+        return 2
+    vs = last.get("vs_heuristic", {})
+    print(
+        f"{game.spec()}: {last['games']} games in {last['seconds']:.0f} s, "
+        f"{last['selfplay_decisions_per_second']:.0f} self-play decisions/s; "
+        f"vs heuristic {vs.get('mean', float('nan')):+.3f} over {vs.get('deals', 0)} deals; "
+        f"weights in {os.path.join(args.out, 'model.npz')}"
+    )
+    return 0

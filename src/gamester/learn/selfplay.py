@@ -1,0 +1,222 @@
+"""Self-play for training: many games at once, one batched numpy forward pass per step.
+
+A job is a plain picklable :class:`SelfPlayJob` (its own seed, the weights as arrays), so it runs the
+same in this process, in a worker process or on a Ray node (``gamester.sim.backend.run_jobs``), and the
+same job always gives the same samples. Each seat of each game is either the learner (the network,
+epsilon-greedy) or ``heuristic``; every decision with a choice becomes a sample (the seat's observation,
+the action's inputs, and at the end the seat's final return), whoever made it: deep Monte Carlo
+regresses the return of the actions taken.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gamester.agents.base import Agent, View, make_agent
+from gamester.agents.learned import Model, action_tokens
+from gamester.core.protocol import Game, State
+from gamester.core.registry import load_game
+
+MAX_TOKENS = 48  # action inputs kept per sample (a notation has far fewer)
+
+
+@dataclass(frozen=True)
+class SelfPlayJob:
+    game: str  # the game's spec
+    meta: dict[str, Any]
+    arrays: dict[str, Any] | None  # None: the learner plays uniformly at random
+    seed: int
+    games: int
+    epsilon: float
+    heuristic_share: float
+
+
+@dataclass
+class Samples:
+    obs: Any  # float16 (N, obs_size)
+    acts: Any  # int32 (N, MAX_TOKENS), -1 padded
+    returns: Any  # float32 (N,)
+    games: int = 0
+    decisions: int = 0  # every move played, forced ones included
+    times: dict[str, float] = field(default_factory=dict)
+
+
+_ROWS: dict[str, list[int]] = {}  # notation -> action inputs, for the vocabulary of _ROWS_VOCAB
+_ROWS_VOCAB: list[dict[str, int] | None] = [None]
+
+
+def action_row(model_vocab: dict[str, int] | None, view: View, action: int) -> list[int]:
+    if model_vocab is None:
+        return [action]
+    if _ROWS_VOCAB[0] is not model_vocab:
+        _ROWS.clear()
+        _ROWS_VOCAB[0] = model_vocab
+    text = view.action_to_string(action)
+    row = _ROWS.get(text)
+    if row is None:
+        if len(_ROWS) > 200_000:
+            _ROWS.clear()
+        row = _ROWS[text] = [model_vocab[t] for t in action_tokens(text) if t in model_vocab][:MAX_TOKENS]
+    return row
+
+
+_VOCABS: dict[tuple[str, ...], dict[str, int]] = {}
+
+
+def _vocab(meta: dict[str, Any]) -> dict[str, int] | None:
+    if meta.get("vocab") is None:
+        return None
+    key = tuple(meta["vocab"])
+    v = _VOCABS.get(key)
+    if v is None:
+        _VOCABS.clear()
+        v = _VOCABS[key] = {t: i for i, t in enumerate(key)}
+    return v
+
+
+def play_job(job: SelfPlayJob) -> Samples:
+    game = load_game(job.game)
+    rng = random.Random(job.seed)
+    model = None if job.arrays is None else Model(job.arrays, job.meta)
+    vocab = _vocab(job.meta)
+    n = game.num_players
+    states: list[State] = []
+    roles: list[list[Agent | None]] = []  # None: the learner
+    for g in range(job.games):
+        states.append(game.new_initial_state(seed=rng.getrandbits(62)))
+        row: list[Agent | None] = []
+        for p in range(n):
+            heuristic = rng.random() < job.heuristic_share
+            row.append(
+                make_agent("heuristic", game=game, seed=job.seed * 131 + g * 7 + p) if heuristic else None
+            )
+        if all(r is not None for r in row):  # at least one learner seat per game
+            row[rng.randrange(n)] = None
+        roles.append(row)
+    obs_rows: list[Any] = []
+    act_rows: list[list[int]] = []
+    owners: list[tuple[int, int]] = []  # (game, player) of each sample
+    returns: dict[tuple[int, int], float] = {}
+    t_engine = t_features = t_forward = 0.0
+    decisions = 0
+    active = list(range(job.games))
+    while active:
+        pending: list[tuple[int, int, View, list[int], Any, list[list[int]]]] = []
+        t0 = time.perf_counter()
+        still: list[int] = []
+        for g in active:
+            st = states[g]
+            if st.is_terminal():
+                for p, r in enumerate(st.returns()):
+                    returns[(g, p)] = r
+                continue
+            still.append(g)
+            p = st.current_player()
+            legal = st.legal_actions()
+            decisions += 1
+            if len(legal) == 1:
+                st.apply_action(legal[0])
+                continue
+            view = View(st, p)
+            agent = roles[g][p]
+            t1 = time.perf_counter()
+            obs = view.observation_tensor()
+            if agent is not None:
+                a = agent.step(view)
+                obs_rows.append(obs)
+                act_rows.append(action_row(vocab, view, a))
+                owners.append((g, p))
+                t_features += time.perf_counter() - t1
+                st.apply_action(a)
+                continue
+            if model is None or rng.random() < job.epsilon:
+                a = legal[rng.randrange(len(legal))]
+                obs_rows.append(obs)
+                act_rows.append(action_row(vocab, view, a))
+                owners.append((g, p))
+                t_features += time.perf_counter() - t1
+                st.apply_action(a)
+                continue
+            rows = [action_row(vocab, view, a) for a in legal]
+            t_features += time.perf_counter() - t1
+            pending.append((g, p, view, legal, obs, rows))
+        active = still
+        if pending and model is not None:
+            t1 = time.perf_counter()
+            obs_m = np.asarray([x[4] for x in pending], dtype=np.float32)
+            owner = np.asarray([i for i, x in enumerate(pending) for _ in x[3]], dtype=np.intp)
+            q = model.values(obs_m, owner, [r for x in pending for r in x[5]])
+            t_forward += time.perf_counter() - t1
+            k = 0
+            for g, p, _view, legal, obs, rows in pending:
+                best = k + int(np.argmax(q[k : k + len(legal)]))
+                i = best - k
+                k += len(legal)
+                obs_rows.append(obs)
+                act_rows.append(rows[i])
+                owners.append((g, p))
+                states[g].apply_action(legal[i])
+        t_engine += time.perf_counter() - t0
+    size = game.observation_tensor_size
+    obs_arr = np.asarray(obs_rows, dtype=np.float16).reshape(len(obs_rows), size)
+    acts = np.full((len(act_rows), MAX_TOKENS), -1, dtype=np.int32)
+    for i, row in enumerate(act_rows):
+        acts[i, : len(row)] = row
+    rets = np.asarray([returns[o] for o in owners], dtype=np.float32)
+    engine = t_engine - t_features - t_forward
+    return Samples(
+        obs_arr,
+        acts,
+        rets,
+        games=job.games,
+        decisions=decisions,
+        times={"engine": engine, "features": t_features, "forward": t_forward},
+    )
+
+
+def build_vocab(game: Game, seed: int, games: int = 200) -> list[str]:
+    """The notation tokens of every legal action met in ``games`` games (heuristic and random
+    players, seeded), sorted: the action inputs of a game with too many actions for a dense id."""
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    for g in range(games):
+        st = game.new_initial_state(seed=rng.getrandbits(62))
+        agents = [
+            make_agent("heuristic" if (g + p) % 2 else "random", game=game, seed=g * 10 + p)
+            for p in range(game.num_players)
+        ]
+        while not st.is_terminal():
+            p = st.current_player()
+            view = View(st, p)
+            for a in st.legal_actions():
+                seen.update(action_tokens(view.action_to_string(a)))
+            st.apply_action(agents[p].step(view))
+    return sorted(seen)
+
+
+def evaluate(game: Game, model: Model, deals: int, seed: int) -> list[float]:
+    """The learner's return in seat ``d % players`` of deal ``d`` against ``heuristic`` everywhere else:
+    one number per deal. With returns summing to zero, a heuristic in that seat averages zero."""
+    from gamester.agents.learned import LearnedAgent
+
+    n = game.num_players
+    out: list[float] = []
+    learner = LearnedAgent(game=None)
+    learner.model, learner._game = model, game
+    for d in range(deals):
+        st = game.new_initial_state(seed=seed + d)
+        me = d % n
+        agents: list[Agent] = [
+            learner if p == me else make_agent("heuristic", game=game, seed=seed + d * n + p)
+            for p in range(n)
+        ]
+        while not st.is_terminal():
+            p = st.current_player()
+            st.apply_action(agents[p].step(View(st, p)))
+        out.append(float(st.returns()[me]))
+    return out
