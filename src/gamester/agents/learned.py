@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from gamester.agents.base import Agent, View
+from gamester.agents.base import Agent, LazyRandom, View
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game
 
@@ -61,6 +61,15 @@ def action_tokens(text: str) -> list[str]:
     return out
 
 
+def heuristic_move(view: View, legal: list[int]) -> int | None:
+    """The game's heuristic's move from the seat's view, its ties broken by a fixed seed (so the same
+    view gives the same move); None if the game has no heuristic."""
+    kit = view.game.kit()
+    if not kit.has_heuristic:
+        return None
+    return kit.heuristic(view, view.observation(), legal, LazyRandom(0))
+
+
 class Model:
     """The weights and the numpy forward pass shared by the agent and by training's self-play.
 
@@ -88,6 +97,10 @@ class Model:
         self.b3 = float(np.asarray(arrays["b3"]).reshape(-1)[0])
         self.scale = float(meta["scale"])
         width = self.num_actions if self.vocab is None else len(self.vocab)
+        # One more action input, on for the action the game's heuristic would play from this view.
+        self.heuristic_input: int | None = width if meta.get("heuristic_input") else None
+        if self.heuristic_input is not None:
+            width += 1
         if self.w1a.shape[0] != width:
             raise AgentError(f"learned model: {self.w1a.shape[0]} action inputs, expected {width}")
 
@@ -108,12 +121,31 @@ class Model:
             row = self._rows[text] = [vocab[t] for t in action_tokens(text) if t in vocab]
         return row
 
+    def heuristic_choice(self, view: View, legal: list[int]) -> int | None:
+        """The heuristic's move from the seat's view (its ties broken by a fixed seed, so the same
+        view gives the same move), or None if the model does not read it."""
+        if self.heuristic_input is None:
+            return None
+        return heuristic_move(view, legal)
+
+    def rows(self, view: View, legal: list[int]) -> tuple[list[list[int]], int | None]:
+        """Every legal action's inputs, and the heuristic's choice."""
+        h = self.heuristic_choice(view, legal)
+        rows = [self.action_indices(view, a) for a in legal]
+        col = self.heuristic_input
+        if h is not None and col is not None:
+            i = legal.index(h)
+            rows[i] = [*rows[i], col]
+        return rows, h
+
     def check(self, game: Game) -> None:
         if game.observation_tensor_size != self.obs_size:
             raise AgentError(
                 f"learned model for {self.meta.get('game')!r} reads {self.obs_size} observation numbers; "
                 f"{game.spec()!r} has {game.observation_tensor_size}"
             )
+        if self.heuristic_input is not None and not game.kit().has_heuristic:
+            raise AgentError(f"learned model reads the heuristic's choice, and {game.name!r} offers none")
         if self.vocab is None and game.num_distinct_actions != self.num_actions:
             raise AgentError(
                 f"learned model for {self.meta.get('game')!r} knows {self.num_actions} actions; "
@@ -142,7 +174,7 @@ class Model:
 
     def choose(self, view: View, legal: list[int]) -> tuple[int, Any]:
         obs = np.asarray(view.observation_tensor(), dtype=np.float32)[None, :]
-        acts = [self.action_indices(view, a) for a in legal]
+        acts = self.rows(view, legal)[0]
         q = self.values(obs, np.zeros(len(legal), dtype=np.intp), acts)
         return legal[int(np.argmax(q))], q
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gamester.agents.base import Agent, View, make_agent
-from gamester.agents.learned import Model, action_tokens
+from gamester.agents.learned import Model, action_tokens, heuristic_move
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
 
@@ -85,18 +85,15 @@ def play_job(job: SelfPlayJob) -> Samples:
     model = None if job.arrays is None else Model(job.arrays, job.meta)
     vocab = _vocab(job.meta)
     n = game.num_players
+    width = game.num_distinct_actions if vocab is None else len(vocab)
+    hcol: int | None = width if job.meta.get("heuristic_input") else None
     states: list[State] = []
-    roles: list[list[Agent | None]] = []  # None: the learner
-    for g in range(job.games):
+    roles: list[list[bool]] = []  # True: the seat plays heuristic; False: the learner
+    for _ in range(job.games):
         states.append(game.new_initial_state(seed=rng.getrandbits(62)))
-        row: list[Agent | None] = []
-        for p in range(n):
-            heuristic = rng.random() < job.heuristic_share
-            row.append(
-                make_agent("heuristic", game=game, seed=job.seed * 131 + g * 7 + p) if heuristic else None
-            )
-        if all(r is not None for r in row):  # at least one learner seat per game
-            row[rng.randrange(n)] = None
+        row = [rng.random() < job.heuristic_share for _ in range(n)]
+        if all(row):  # at least one learner seat per game
+            row[rng.randrange(n)] = False
         roles.append(row)
     obs_rows: list[Any] = []
     act_rows: list[list[int]] = []
@@ -105,6 +102,11 @@ def play_job(job: SelfPlayJob) -> Samples:
     t_engine = t_features = t_forward = 0.0
     decisions = 0
     active = list(range(job.games))
+
+    def inputs(view: View, a: int, h: int | None) -> list[int]:
+        r = action_row(vocab, view, a)
+        return [*r, hcol] if hcol is not None and a == h else r
+
     while active:
         pending: list[tuple[int, int, View, list[int], Any, list[list[int]]]] = []
         t0 = time.perf_counter()
@@ -123,26 +125,19 @@ def play_job(job: SelfPlayJob) -> Samples:
                 st.apply_action(legal[0])
                 continue
             view = View(st, p)
-            agent = roles[g][p]
             t1 = time.perf_counter()
             obs = view.observation_tensor()
-            if agent is not None:
-                a = agent.step(view)
+            heuristic_seat = roles[g][p]
+            h = heuristic_move(view, legal) if heuristic_seat or hcol is not None else None
+            if heuristic_seat or model is None or rng.random() < job.epsilon:
+                a = h if heuristic_seat and h is not None else legal[rng.randrange(len(legal))]
                 obs_rows.append(obs)
-                act_rows.append(action_row(vocab, view, a))
+                act_rows.append(inputs(view, a, h))
                 owners.append((g, p))
                 t_features += time.perf_counter() - t1
                 st.apply_action(a)
                 continue
-            if model is None or rng.random() < job.epsilon:
-                a = legal[rng.randrange(len(legal))]
-                obs_rows.append(obs)
-                act_rows.append(action_row(vocab, view, a))
-                owners.append((g, p))
-                t_features += time.perf_counter() - t1
-                st.apply_action(a)
-                continue
-            rows = [action_row(vocab, view, a) for a in legal]
+            rows = [inputs(view, a, h) for a in legal]
             t_features += time.perf_counter() - t1
             pending.append((g, p, view, legal, obs, rows))
         active = still
@@ -165,8 +160,8 @@ def play_job(job: SelfPlayJob) -> Samples:
     size = game.observation_tensor_size
     obs_arr = np.asarray(obs_rows, dtype=np.float16).reshape(len(obs_rows), size)
     acts = np.full((len(act_rows), MAX_TOKENS), -1, dtype=np.int32)
-    for i, row in enumerate(act_rows):
-        acts[i, : len(row)] = row
+    for i, arow in enumerate(act_rows):
+        acts[i, : len(arow)] = arow
     rets = np.asarray([returns[o] for o in owners], dtype=np.float32)
     engine = t_engine - t_features - t_forward
     return Samples(

@@ -49,6 +49,7 @@ class TrainConfig:
     lr: float = 1e-3
     eval_every: int = 10  # rounds
     eval_deals: int = 200
+    heuristic_input: bool = True  # an action input on for the heuristic's move (docs/learning.md)
     progress: bool = True
 
 
@@ -117,17 +118,19 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     lo, hi, _ = game.bounds()
     scale = max(abs(lo), abs(hi)) or 1.0
     vocab = None if game.num_distinct_actions <= DENSE_LIMIT else build_vocab(game, cfg.seed)
-    width = game.num_distinct_actions if vocab is None else len(vocab)
+    heuristic_input = cfg.heuristic_input and game.kit().has_heuristic
+    width = (game.num_distinct_actions if vocab is None else len(vocab)) + (1 if heuristic_input else 0)
     meta: dict[str, Any] = {
         "game": game.name,
         "spec": game.spec(),
         "obs_size": game.observation_tensor_size,
         "num_actions": game.num_distinct_actions,
         "vocab": vocab,
+        "heuristic_input": heuristic_input,
         "scale": scale,
         "hidden": cfg.hidden,
         "seed": cfg.seed,
-        "method": "deep Monte Carlo (final return regression), epsilon-greedy self-play with heuristic seats",
+        "method": "deep Monte Carlo: final-return regression, epsilon-greedy self-play with heuristic seats",
     }
     net = Net(game.observation_tensor_size + width, cfg.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
