@@ -46,6 +46,9 @@ EXCLUDE = {
     # load_game(spec, /, **options): compiled, mypyc's argument parser takes an option named "spec"
     # for the positional-only parameter and raises its own TypeError; the registry is nothing hot.
     "gamester/core/registry.py": "load_game's positional-only spec beside **options",
+    # The learned agent's work is numpy's matrix products over the compiled game's observation;
+    # compiled, its few lines of glue would gain nothing.
+    "gamester/agents/learned.py": "a numpy forward pass, nothing for mypyc to speed up",
 }
 
 NOTICE = "gamester: installing the pure-Python build"

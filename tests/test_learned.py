@@ -1,0 +1,174 @@
+"""The ``learned`` agent and ``gamester train`` (docs/learning.md)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gamester
+from gamester.agents.base import View, make_agent
+from gamester.agents.learned import LearnedAgent, action_tokens, load_model, shipped_model_path
+from gamester.core.errors import AgentError
+from gamester.core.registry import load_game
+from gamester.play.cli import main
+from gamester.testing.leaks import twin
+
+GAMES = ["penneech", "piquesept", "pentyrch"]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_shipped_weights_load_and_fit_the_game(name: str) -> None:
+    path = shipped_model_path(name)
+    assert path.exists(), f"no shipped weights for {name}"
+    assert path.stat().st_size < 4_000_000  # a few MB at most
+    game = load_game(name)
+    model = load_model(path)
+    model.check(game)
+    assert model.meta["game"] == name
+    assert model.w1o.shape == (game.observation_tensor_size, model.w2.shape[0])
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_spec_parses_with_and_without_a_model_path(name: str) -> None:
+    game = load_game(name)
+    a = make_agent("learned", game=game, seed=3)
+    assert isinstance(a, LearnedAgent)
+    b = make_agent(f"learned:model={shipped_model_path(name)}", game=game)
+    assert isinstance(b, LearnedAgent)
+    with pytest.raises(AgentError, match="unknown parameter 'worlds'"):
+        make_agent("learned:worlds=3", game=game)
+
+
+def test_a_bad_model_file_is_one_clear_error(tmp_path: Path) -> None:
+    game = load_game("penneech")
+    with pytest.raises(AgentError, match="no such file"):
+        make_agent(f"learned:model={tmp_path / 'missing.npz'}", game=game)
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(AgentError, match="cannot be read"):
+        make_agent(f"learned:model={junk}", game=game)
+    # Weights of another game: the observation sizes differ.
+    with pytest.raises(AgentError, match="observation numbers"):
+        make_agent(f"learned:model={shipped_model_path('pentyrch')}", game=game)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_plays_legal_moves_to_the_end(name: str) -> None:
+    game = load_game(name)
+    n = game.num_players
+    for seed in range(2):
+        state = game.new_initial_state(seed=seed)
+        agents = [make_agent("learned" if p % 2 == 0 else "heuristic", game=game, seed=p) for p in range(n)]
+        steps = 0
+        while not state.is_terminal():
+            p = state.current_player()
+            legal = state.legal_actions()
+            a = agents[p].step(View(state, p))
+            assert a in legal
+            state.apply_action(a)
+            steps += 1
+        assert steps > 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_same_view_same_move_whatever_the_hidden_cards(name: str) -> None:
+    """A twin (a real game the seat cannot tell apart from this one, its hidden cards drawn again,
+    gamester.testing.leaks) gets the same move and the same values: the agent reads only the view."""
+    game = load_game(name)
+    agent = make_agent("learned", game=game)
+    assert isinstance(agent, LearnedAgent)
+    rng = random.Random(5)
+    checked = differed = 0
+    for seed in range(3):
+        state = game.new_initial_state(seed=100 + seed)
+        steps = 0
+        while not state.is_terminal() and steps < 60:
+            p = state.current_player()
+            legal = state.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.3:
+                other = twin(state, p, salt=steps)
+                differed += any(
+                    other.observation(q) != state.observation(q) for q in range(game.num_players) if q != p
+                )
+                va, vb = View(state, p), View(other, p)
+                assert agent.step(va) == agent.step(vb)
+                ea, eb = agent.evaluate(va), agent.evaluate(vb)
+                assert ea is not None and eb is not None
+                assert ea["values"] == eb["values"]
+                checked += 1
+            state.apply_action(make_agent("heuristic", game=game, seed=steps).step(View(state, p)))
+            steps += 1
+    assert checked >= 3
+    assert differed, "no twin differed in a hidden card: the test would show nothing"
+
+
+def test_the_agent_is_deterministic_and_ignores_its_seed() -> None:
+    game = load_game("piquesept")
+    state = game.new_initial_state(seed=11)
+    while len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[0])
+    p = state.current_player()
+    moves = {make_agent("learned", game=game, seed=s).step(View(state, p)) for s in range(5)}
+    assert len(moves) == 1
+
+
+def test_action_tokens_read_the_notation() -> None:
+    assert action_tokens("pass") == ["0 pass", "0 pas", "0#1"]
+    assert "1@a4" in action_tokens("JH @a4 7D")
+    assert "2=2D" in action_tokens("JD f5-e4 =2D")
+
+
+def test_train_without_the_extra_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    assert main(["train", "penneech", "--out", str(tmp_path / "t"), "--games", "8"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "gamester train: needs the learn extra (torch is missing): pip install 'gamester[learn]'"
+
+
+def test_train_refuses_bad_budgets(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("torch")  # the learn extra (.ci/run installs it)
+    assert main(["train", "penneech", "--out", str(tmp_path), "--games", "0"]) == 2
+    assert "--games at least 1" in capsys.readouterr().err
+    assert main(["train", "nosuchgame", "--out", str(tmp_path), "--games", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gamester train: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["piquesept", "pentyrch"])
+def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
+    """The same seed and budget give the same weights; another seed gives others. Writes the log,
+    the curve and weights the agent loads."""
+    pytest.importorskip("torch")
+    from gamester.learn.train import TrainConfig, train
+
+    def run(out: str, seed: int) -> dict[str, np.ndarray]:
+        cfg = TrainConfig(
+            game=name, out=str(tmp_path / out), games=64, seed=seed, hidden=16, games_per_job=8,
+            eval_every=2, eval_deals=4, progress=False, buffer=5_000,
+        )  # fmt: skip
+        train(cfg)
+        with np.load(tmp_path / out / "model.npz") as f:
+            return {k: f[k] for k in f.files}
+
+    a, b, c = run("a", 7), run("b", 7), run("c", 8)
+    assert a.keys() == b.keys()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not np.array_equal(a["w1"], c["w1"])
+    log = (tmp_path / "a" / "train.jsonl").read_text().splitlines()
+    assert len(log) == 2 and '"vs_heuristic"' in log[-1]
+    assert (tmp_path / "a" / "curve.png").stat().st_size > 1000
+    game = load_game(name)
+    agent = make_agent(f"learned:model={tmp_path / 'a' / 'model.npz'}", game=game)
+    state = game.new_initial_state(seed=1)
+    p = state.current_player()
+    assert agent.step(View(state, p)) in state.legal_actions()
+
+
+def test_learned_is_listed() -> None:
+    assert "learned" in gamester.agents.agent_names()
