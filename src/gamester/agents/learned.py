@@ -11,6 +11,9 @@ card, the cells and the payment cards), each an index into a vocabulary stored w
 with thousands of actions whose meaning depends on the position (Pentyrch's combination payments) is
 read as a player reads it.
 
+Where the network reads the heuristic's move as an input, ``margin`` (default: the one chosen at the end
+of training) is how much better another action must look before it replaces the heuristic's.
+
 ``learned`` loads the weights shipped for the game (``gamester/agents/weights/<game>.npz``, written by
 ``gamester train``); ``learned:model=PATH`` loads another file. The agent is deterministic: the same
 view gives the same move, whatever the seed.
@@ -26,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from gamester.agents.base import Agent, LazyRandom, View
+from gamester.agents.base import Agent, LazyRandom, View, float_param
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game
 
@@ -172,11 +175,19 @@ class Model:
         np.maximum(h2, 0.0, out=h2)
         return (h2 @ self.w3 + self.b3) * self.scale
 
-    def choose(self, view: View, legal: list[int]) -> tuple[int, Any]:
+    def choose(self, view: View, legal: list[int], margin: float = 0.0) -> tuple[int, Any]:
+        """The action scored highest, except that the heuristic's move stands unless another beats
+        it by more than ``margin`` (in units of return): estimates from noisy returns overrate
+        some rarely tried action, and the heuristic's move is the one the network knows best."""
         obs = np.asarray(view.observation_tensor(), dtype=np.float32)[None, :]
-        acts = self.rows(view, legal)[0]
+        acts, h = self.rows(view, legal)
         q = self.values(obs, np.zeros(len(legal), dtype=np.intp), acts)
-        return legal[int(np.argmax(q))], q
+        best = int(np.argmax(q))
+        if h is not None:
+            i = legal.index(h)
+            if q[best] <= q[i] + margin:
+                best = i
+        return legal[best], q
 
     def arrays(self) -> dict[str, Any]:
         return {
@@ -227,9 +238,13 @@ class LearnedAgent(Agent):
 
     name = "learned"
 
-    def __init__(self, game: Game | None = None, model: Any = None, seed: Any = None) -> None:
+    def __init__(
+        self, game: Game | None = None, model: Any = None, margin: Any = None, seed: Any = None
+    ) -> None:
         del seed  # deterministic: the same view gives the same move
         self.model_path: str | None = None if model is None else str(model)
+        # None: the margin chosen in training (stored with the weights)
+        self.margin: float | None = None if margin is None else float_param("margin", margin)
         self.model: Model | None = None
         self._game: Game | None = None
         if game is not None:
@@ -252,11 +267,16 @@ class LearnedAgent(Agent):
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        return self._load(view.game).choose(view, legal)[0]
+        model = self._load(view.game)
+        return model.choose(view, legal, self._margin(model))[0]
+
+    def _margin(self, model: Model) -> float:
+        return float(model.meta.get("margin", 0.0)) if self.margin is None else self.margin
 
     def evaluate(self, view: View) -> dict[str, Any] | None:
         legal = view.legal_actions()
         if not legal:
             return None
-        action, q = self._load(view.game).choose(view, legal)
+        model = self._load(view.game)
+        action, q = model.choose(view, legal, self._margin(model))
         return {"action": action, "values": {legal[i]: float(q[i]) for i in range(len(legal))}}

@@ -194,14 +194,14 @@ def build_vocab(game: Game, seed: int, games: int = 200) -> list[str]:
     return sorted(seen)
 
 
-def evaluate(game: Game, model: Model, deals: int, seed: int) -> list[float]:
+def evaluate(game: Game, model: Model, deals: int, seed: int, margin: float = 0.0) -> list[float]:
     """The learner's return in seat ``d % players`` of deal ``d`` against ``heuristic`` everywhere else:
     one number per deal. With returns summing to zero, a heuristic in that seat averages zero."""
     from gamester.agents.learned import LearnedAgent
 
     n = game.num_players
     out: list[float] = []
-    learner = LearnedAgent(game=None)
+    learner = LearnedAgent(game=None, margin=margin)
     learner.model, learner._game = model, game
     for d in range(deals):
         st = game.new_initial_state(seed=seed + d)

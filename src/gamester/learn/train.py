@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from gamester.agents.learned import DENSE_LIMIT, Model
+from gamester.core.protocol import Game
 from gamester.core.registry import load_game
 from gamester.learn.selfplay import MAX_TOKENS, SelfPlayJob, build_vocab, evaluate, play_job
 from gamester.sim.backend import run_jobs
@@ -49,6 +50,7 @@ class TrainConfig:
     lr: float = 1e-3
     eval_every: int = 10  # rounds
     eval_deals: int = 200
+    margin_deals: int = 400  # deals per margin tried at the end
     heuristic_input: bool = True  # an action input on for the heuristic's move (docs/learning.md)
     progress: bool = True
 
@@ -215,6 +217,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 m, ci_lo, ci_hi = mean_ci(rets)
                 last["vs_heuristic"] = {"mean": m, "ci": [ci_lo, ci_hi], "deals": len(rets)}
                 last["times"]["eval"] = round(totals["eval"], 3)
+                model.save(out / "checkpoint.npz")  # the newest weights, should the run be cut off
             log.write(json.dumps(last) + "\n")
             log.flush()
             if bar is not None:
@@ -231,9 +234,39 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             bar.close()
     assert model is not None
     model.meta = {**meta, "games": games, "rounds": rnd}
+    if heuristic_input:
+        t_margin = time.monotonic()
+        scores = choose_margin(game, model, cfg.margin_deals, seed=2 * 10**9 + cfg.seed)
+        best = max(scores, key=lambda m: (scores[m], -m))
+        model.meta["margin"] = best
+        with log_path.open("a") as f:
+            f.write(
+                json.dumps(
+                    {
+                        "margins": scores,
+                        "margin": best,
+                        "deals": cfg.margin_deals,
+                        "seconds": round(time.monotonic() - t_margin, 2),
+                    }
+                )
+                + "\n"
+            )
     model.save(out / "model.npz")
     plot_curve(log_path, out / "curve.png", game.name)
     return last
+
+
+MARGINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)  # in units of the largest return
+
+
+def choose_margin(game: Game, model: Model, deals: int, seed: int) -> dict[float, float]:
+    """Mean return against ``heuristic`` on the same ``deals`` for each margin (times the model's
+    scale): the margin the agent plays with is the best of these (deals apart from the curve's)."""
+    return {
+        round(m * model.scale, 4): sum(rets) / len(rets)
+        for m in MARGINS
+        for rets in [evaluate(game, model, deals, seed=seed, margin=m * model.scale)]
+    }
 
 
 def _bar(cfg: TrainConfig) -> Any:
