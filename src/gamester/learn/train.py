@@ -42,12 +42,12 @@ class TrainConfig:
     hidden: int = 256
     games_per_job: int = 16
     jobs_per_round: int = 4
-    epsilon: float = 0.05
-    heuristic_share: float = 0.5
-    buffer: int = 60_000
+    epsilon: float = 0.1
+    heuristic_share: float = 0.75  # most seats play heuristic: the returns then value its continuation
+    buffer: int = 150_000  # samples, and at most about 200 MB of observations
     batch: int = 256
-    reuse: float = 2.0  # gradient samples per new sample
-    lr: float = 1e-3
+    reuse: float = 4.0  # gradient samples per new sample
+    lr: float = 3e-4
     eval_every: int = 10  # rounds
     eval_deals: int = 200
     margin_deals: int = 400  # deals per margin tried at the end
@@ -136,7 +136,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     }
     net = Net(game.observation_tensor_size + width, cfg.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
-    buf = Buffer(cfg.buffer, game.observation_tensor_size)
+    buf = Buffer(min(cfg.buffer, 100_000_000 // game.observation_tensor_size), game.observation_tensor_size)
     gen = np.random.default_rng(cfg.seed)
     log_path = out / "train.jsonl"
     log = log_path.open("w")
