@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
@@ -140,6 +141,7 @@ def test_train_refuses_bad_budgets(capsys: pytest.CaptureFixture[str], tmp_path:
     assert err.startswith("gamester train: ") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["piquesept", "pentyrch"])
 def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
     """The same seed and budget give the same weights; another seed gives others. Writes the log,
@@ -150,7 +152,7 @@ def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
     def run(out: str, seed: int) -> dict[str, np.ndarray]:
         cfg = TrainConfig(
             game=name, out=str(tmp_path / out), games=64, seed=seed, hidden=16, games_per_job=8,
-            eval_every=2, eval_deals=4, progress=False, buffer=5_000,
+            eval_every=2, eval_deals=4, margin_deals=4, vocab_games=10, progress=False, buffer=5_000,
         )  # fmt: skip
         train(cfg)
         with np.load(tmp_path / out / "model.npz") as f:
@@ -161,7 +163,8 @@ def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert not np.array_equal(a["w1"], c["w1"])
     log = (tmp_path / "a" / "train.jsonl").read_text().splitlines()
-    assert len(log) == 2 and '"vs_heuristic"' in log[-1]
+    assert len(log) == 3 and '"vs_heuristic"' in log[1]  # two rounds, then the margins tried
+    assert json.loads(log[2])["margin"] == load_model(tmp_path / "a" / "model.npz").meta["margin"]
     assert (tmp_path / "a" / "curve.png").stat().st_size > 1000
     game = load_game(name)
     agent = make_agent(f"learned:model={tmp_path / 'a' / 'model.npz'}", game=game)

@@ -50,6 +50,7 @@ class TrainConfig:
     lr: float = 3e-4
     eval_every: int = 10  # rounds
     eval_deals: int = 200
+    vocab_games: int = 200  # seeded games whose notation tokens make the vocabulary (many actions)
     margin_deals: int = 400  # deals per margin tried at the end
     heuristic_input: bool = True  # an action input on for the heuristic's move (docs/learning.md)
     progress: bool = True
@@ -119,7 +120,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     lo, hi, _ = game.bounds()
     scale = max(abs(lo), abs(hi)) or 1.0
-    vocab = None if game.num_distinct_actions <= DENSE_LIMIT else build_vocab(game, cfg.seed)
+    vocab = None if game.num_distinct_actions <= DENSE_LIMIT else build_vocab(game, cfg.seed, cfg.vocab_games)
     heuristic_input = cfg.heuristic_input and game.kit().has_heuristic
     width = (game.num_distinct_actions if vocab is None else len(vocab)) + (1 if heuristic_input else 0)
     meta: dict[str, Any] = {
