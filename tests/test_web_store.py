@@ -73,13 +73,23 @@ def test_round_trip_and_listing(repo: SqlTableRepository) -> None:
     assert repo.list_tables("over", 10) == []
 
 
-def test_join_starts_the_table_once_every_human_seat_is_taken(repo: SqlTableRepository) -> None:
+def test_join_stores_what_the_caller_decides_about_starting(repo: SqlTableRepository) -> None:
+    # The rule (the table starts once no human seat is free) is the decisions'; the repository asks
+    # it inside the join's transaction, with the seat already taken, and stores the answer.
     repo.create(_table("j", humans=2))
-    assert repo.join("j", 0, "Ann", "h0", None)
-    assert not repo.join("j", 0, "Bob", "hx", None), "a taken seat cannot be joined again"
-    assert not repo.join("j", 2, "Bob", "hx", None), "a bot seat cannot be joined"
+    asked: list[list[str | None]] = []
+
+    def rule(row: TableRow) -> float | bool | None:
+        asked.append([s.token_hash for s in row.seats])
+        return 123.0 if all(s.token_hash for s in row.seats if s.kind == "human") else False
+
+    assert repo.join("j", 0, "Ann", "h0", rule) is not None
+    assert repo.join("j", 0, "Bob", "hx", rule) is None, "a taken seat cannot be joined again"
+    assert repo.join("j", 2, "Bob", "hx", rule) is None, "a bot seat cannot be joined"
     assert repo.get("j").status == "waiting"  # type: ignore[union-attr]
-    assert repo.join("j", 1, "Bob", "h1", 123.0)
+    got = repo.join("j", 1, "Bob", "h1", rule)
+    assert got is not None and got.status == "playing" and got.deadline == 123.0
+    assert asked[-1][:2] == ["h0", "h1"], "the rule sees the row with the new seat taken"
     t = repo.get("j")
     assert t is not None and t.status == "playing" and t.deadline == 123.0
     assert not repo.leave("j", 1, "wrong")

@@ -13,14 +13,21 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
 from gamester.store import migrate
-from gamester.store.port import LeaseInfo, SeatRow, StoreUnavailable, TableRepository, TableRow
+from gamester.store.port import (
+    NO_RUNNER,
+    LeaseInfo,
+    SeatRow,
+    StoreUnavailable,
+    TableRepository,
+    TableRow,
+)
 from gamester.store.schema import actions, seats, tables
 
 __all__ = ["LeaseInfo", "SeatRow", "SqlTableRepository", "StoreUnavailable", "TableRepository", "TableRow"]
@@ -196,6 +203,13 @@ class SqlTableRepository:
             found = self._rows(c, rows)
         return found[0] if found else None
 
+    def seqs(self, table_ids: list[str]) -> dict[str, tuple[int, str]]:
+        if not table_ids:
+            return {}
+        q = sa.select(tables.c.id, tables.c.seq, tables.c.status).where(tables.c.id.in_(table_ids))
+        with self.engine.connect() as c:
+            return {r[0]: (int(r[1]), r[2]) for r in c.execute(q)}
+
     def seq_of(self, table_id: str) -> int | None:
         with self.engine.connect() as c:
             v = c.execute(sa.select(tables.c.seq).where(tables.c.id == table_id)).scalar()
@@ -268,10 +282,21 @@ class SqlTableRepository:
 
     # -- seats ---------------------------------------------------------------------------------
     def join(
-        self, table_id: str, seat: int, name: str, token_hash: str, deadline_if_started: float | None
-    ) -> bool:
-        """Take a free human seat; the table starts playing once no human seat is free."""
+        self,
+        table_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        starts: Callable[[TableRow], float | bool | None],
+    ) -> TableRow | None:
+        """Take a free human seat; ``starts`` (the caller's rule) decides whether the table starts."""
         with self._write() as c:
+            # The table's row first: two joins of one table (through two servers) take turns, so the
+            # second one sees the first's seat taken when it asks whether the table starts.
+            if not c.execute(
+                tables.update().where(tables.c.id == table_id).values(seq=tables.c.seq)
+            ).rowcount:
+                return None
             n = c.execute(
                 seats.update()
                 .where(
@@ -283,19 +308,17 @@ class SqlTableRepository:
                 .values(name=name, token_hash=token_hash)
             ).rowcount
             if n != 1:
-                return False
-            free = c.execute(
-                sa.select(sa.func.count())
-                .select_from(seats)
-                .where(seats.c.table_id == table_id, seats.c.kind == "human", seats.c.token_hash.is_(None))
-            ).scalar()
-            if not free:
+                return None
+            row = self._rows(c, c.execute(sa.select(tables).where(tables.c.id == table_id)).all())[0]
+            first = starts(row)
+            if not isinstance(first, bool) and row.status == "waiting":
                 c.execute(
                     tables.update()
                     .where(tables.c.id == table_id, tables.c.status == "waiting")
-                    .values(status="playing", deadline=deadline_if_started)
+                    .values(status="playing", deadline=first)
                 )
-        return True
+                row.status, row.deadline = "playing", first
+        return row
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool:
         with self._write() as c:
@@ -308,26 +331,36 @@ class SqlTableRepository:
 
     # -- leases --------------------------------------------------------------------------------
     def unleased(self, now: float, limit: int) -> list[LeaseInfo]:
-        """Playing tables with something to run (a bot seat or a clock) whose lease has expired or
-        was never taken. Tables of humans only without a clock need no lease: nothing runs for them."""
-        has_bot = sa.exists().where(seats.c.table_id == tables.c.id, seats.c.kind == "bot")
+        """Playing tables whose lease has expired or was never taken, except those nothing runs for
+        (``NO_RUNNER``: which tables those are is the caller's rule, stored at creation)."""
         q = (
             sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
             .where(
                 tables.c.status == "playing",
+                sa.or_(tables.c.lease_owner.is_(None), tables.c.lease_owner != NO_RUNNER),
                 sa.or_(tables.c.lease_expiry.is_(None), tables.c.lease_expiry < now),
-                sa.or_(tables.c.clock.is_not(None), has_bot),
             )
             .limit(limit)
         )
         with self.engine.connect() as c:
             return [LeaseInfo(r[0], r[1], r[2]) for r in c.execute(q)]
 
+    def mark_no_runner(self, table_id: str) -> None:
+        with self._write() as c:
+            c.execute(
+                tables.update()
+                .where(tables.c.id == table_id)
+                .values(lease_owner=NO_RUNNER, lease_expiry=None)
+            )
+
     def leases_held_by_others(self, me: str, limit: int) -> list[LeaseInfo]:
         q = (
             sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
             .where(
-                tables.c.status == "playing", tables.c.lease_owner.is_not(None), tables.c.lease_owner != me
+                tables.c.status == "playing",
+                tables.c.lease_owner.is_not(None),
+                tables.c.lease_owner != me,
+                tables.c.lease_owner != NO_RUNNER,
             )
             .limit(limit)
         )
@@ -464,3 +497,7 @@ def open_repository(url: str) -> SqlTableRepository:
         reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)
         raise ValueError(f"--db {url!r}: not a usable gamester database: {reason}") from None
     return SqlTableRepository(engine)
+
+
+def _conforms(repo: SqlTableRepository) -> TableRepository:
+    return repo  # mypy checks here that the adapter implements the whole port
