@@ -231,7 +231,12 @@ class Registry:
     async def _lease_round(self) -> None:
         now = self.now()
         until = now + self.lease_seconds
-        held = [r for r in self.rooms.values() if r.lease_until > now]
+        held = []
+        for r in self.rooms.values():
+            if r.lease_until > now and r.row is not None and r.row.status == "playing":
+                held.append(r)
+            else:  # over (the repository renews only playing tables): nothing to run any more
+                r.lease_until = 0.0
         await self.db(self.repo.renew_leases, self.server_id, until)
         await self.db(self.repo.checkpoint)
         for r in held:
