@@ -142,7 +142,7 @@ def create_app(
             repo,
             notifier,
             server_id=sid,
-            inline_writes=sqlite,
+            one_writer=sqlite,
             workers=workers,
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
@@ -216,7 +216,7 @@ def create_app(
             seed=secrets.randbits(62),
             now=reg.now(),
         )
-        await reg.db(reg.repo.create, row)
+        await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
         out: dict[str, Any] = await room.call("public", fresh=False)

@@ -2,8 +2,9 @@
 
 :class:`Registry` opens a :class:`~gamester.web.room.Room` for a table on first use and forgets it
 once it has been idle for ``IDLE_SECONDS`` (no socket, nothing queued, nothing thinking, no lease
-held). It is the rooms' host: database calls (a thread pool for PostgreSQL; inline for SQLite's
-sub-millisecond writes), the worker pool for bot moves and hints, and the notifier. Other servers'
+held). It is the rooms' host: database calls (in threads: the event loop never waits on the database
+or on a lock; on SQLite every write goes to one writer thread, SQLite having one writer), the worker
+pool for bot moves and hints, and the notifier. Other servers'
 notices go to the room of their table, if this server has one.
 
 The lease loop renews this server's leases in one write per round, takes tables nobody runs (and
@@ -72,7 +73,7 @@ class Registry:
         notifier: Notifier,
         *,
         server_id: str,
-        inline_writes: bool,
+        one_writer: bool,
         workers: int = 1,
         lease_seconds: float = 10.0,
         bot_seconds: float = 10.0,
@@ -82,7 +83,6 @@ class Registry:
         self.repo = repo
         self.notifier = notifier
         self.server_id = server_id
-        self.inline_writes = inline_writes
         self.workers = workers
         self.lease_seconds = lease_seconds
         self.bot_seconds = bot_seconds
@@ -91,18 +91,23 @@ class Registry:
         self.rooms: dict[str, Room] = {}
         self.pool: Executor | None = None
         self._db_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="gamester-db")
+        self._writer = (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="gamester-write")
+            if one_writer
+            else self._db_pool
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lease_task: asyncio.Task[None] | None = None
 
     # -- the rooms' host -------------------------------------------------------------------------
-    async def db(self, fn: Callable[..., T], *args: Any, inline: bool = False, **kwargs: Any) -> T:
-        """``fn(*args)`` of the repository: on SQLite a move's write runs inline (a local file write
-        of well under a millisecond, less than a thread hand-off costs); anything else in a thread,
-        so the event loop never waits for the database."""
-        if inline and self.inline_writes:
-            return fn(*args, **kwargs)
+    async def db(self, fn: Callable[..., T], *args: Any, write: bool = False, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` of the repository, in a thread. Writes on SQLite take turns in one
+        writer thread (the file has a single writer: queued there, each starts the moment the last
+        commits, and nothing on the event loop ever waits for it)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._db_pool, lambda: fn(*args, **kwargs))
+        return await loop.run_in_executor(
+            self._writer if write else self._db_pool, lambda: fn(*args, **kwargs)
+        )
 
     def publish(self, table_id: str, kind: str) -> None:
         self.notifier.publish(table_id, kind)
@@ -214,8 +219,9 @@ class Registry:
                     p.terminate()
         # Hand the tables over at once rather than after the lease would expire.
         with contextlib.suppress(Exception):
-            await self.db(self.repo.release_leases, self.server_id)
+            await self.db(self.repo.release_leases, self.server_id, write=True)
         self._db_pool.shutdown(wait=False, cancel_futures=True)
+        self._writer.shutdown(wait=False, cancel_futures=True)
 
     # -- the lease loop --------------------------------------------------------------------------
     async def _lease_loop(self) -> None:
@@ -237,7 +243,7 @@ class Registry:
                 held.append(r)
             else:  # over (the repository renews only playing tables): nothing to run any more
                 r.lease_until = 0.0
-        await self.db(self.repo.renew_leases, self.server_id, until)
+        await self.db(self.repo.renew_leases, self.server_id, until, write=True)
         await self.db(self.repo.checkpoint)
         for r in held:
             r.lease_until = until
@@ -261,7 +267,7 @@ class Registry:
             if row is None:
                 continue
             if not d.needs_runner(row):  # a table from before rows said so: never listed again
-                await self.db(self.repo.mark_no_runner, info.id)
+                await self.db(self.repo.mark_no_runner, info.id, write=True)
                 continue
             ok = await self.db(
                 self.repo.take_lease,

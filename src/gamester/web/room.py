@@ -111,7 +111,7 @@ class Host(Protocol):
     lease_seconds: float
 
     def db(
-        self, fn: Callable[..., Any], *args: Any, inline: bool = False, **kwargs: Any
+        self, fn: Callable[..., Any], *args: Any, write: bool = False, **kwargs: Any
     ) -> Awaitable[Any]: ...
 
     def publish(self, table_id: str, kind: str) -> None: ...
@@ -360,7 +360,7 @@ class Room:
             status=move.status,
             deadline=move.deadline,
             returns=move.returns,
-            inline=True,
+            write=True,
         )
         if not ok:  # another server moved first
             await self._sync()
@@ -397,7 +397,7 @@ class Room:
             plan.name,
             d.hash_token(plan.token),
             lambda r: d.starts(r, state, now),
-            inline=True,
+            write=True,
         )
         if fresh is None:
             await self._sync()
@@ -413,7 +413,7 @@ class Room:
         assert self.row is not None
         await self._sync()
         seat, held = d.leave(self.row, token)
-        if not await self.host.db(self.host.repo.leave, self.id, seat, held, inline=True):
+        if not await self.host.db(self.host.repo.leave, self.id, seat, held, write=True):
             raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
         s = self.row.seats[seat]
         s.name, s.token_hash = None, None
@@ -522,7 +522,7 @@ class Room:
             if end is None:
                 return
             returns, p = end
-            if await self.host.db(self.host.repo.finish, self.id, row.seq, returns, p, inline=True):
+            if await self.host.db(self.host.repo.finish, self.id, row.seq, returns, p, write=True):
                 row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
                 self._announce()
                 self._push(again=True)
@@ -565,7 +565,7 @@ class Room:
             return True
         until = now + host.lease_seconds
         fresh = self.lease_until == 0.0
-        ok = await host.db(host.repo.take_lease, self.id, host.server_id, until, now)
+        ok = await host.db(host.repo.take_lease, self.id, host.server_id, until, now, write=True)
         if not ok:
             self.lease_until = 0.0
             return False
