@@ -137,7 +137,9 @@ def test_act_returns_the_write_and_leaves_the_state_alone() -> None:
     row, state, tokens = seated(["human", "human"], clock={"seconds_per_move": 30})
     p, text = mover(row, state)
     before = state.clone().record()
-    move = d.act(row, state, len(state.chance.entries()), p, text, 0, NOW + 5, token_hash=d.hash_token(tokens[p]))
+    move = d.act(
+        row, state, len(state.chance.entries()), p, text, 0, NOW + 5, token_hash=d.hash_token(tokens[p])
+    )
     assert state.record() == before, "the decision works on a copy"
     assert move.seq == 0 and move.text == text and move.status == "playing"
     assert move.state.record()["actions"] == [text]
