@@ -301,3 +301,49 @@ def test_the_initial_state_is_the_seeds() -> None:
     again = load_game("penneech").new_initial_state(seed=11)
     assert state.record() == again.record() and row.chance == d.chance_of(again)
     assert isinstance(row.seats[0], SeatRow)
+
+
+# -- issue 22: the creator's seat, expiry ---------------------------------------------------------
+def test_the_creator_is_seated_in_the_new_row() -> None:
+    row, _ = d.new_table(
+        "penneech",
+        {},
+        ["human", "human"],
+        None,
+        table_id="t",
+        seed=1,
+        now=NOW,
+        creator={"seat": 1},
+        token="c",
+    )
+    assert row.seats[1].token_hash == d.hash_token("c") and row.seats[1].name == "Player 2"
+    assert row.seats[0].token_hash is None and row.status == "waiting"
+    alone, _ = d.new_table(
+        "penneech",
+        {},
+        ["human", "random"],
+        None,
+        table_id="t",
+        seed=1,
+        now=NOW,
+        creator={"seat": 0},
+        token="c",
+    )
+    assert alone.status == "playing", "no human seat left free: the table starts"
+    with pytest.raises(ServiceError) as e:
+        d.new_table(
+            "penneech", {}, ["human", "random"], None, table_id="t", seed=1, now=NOW, creator={"seat": 1}
+        )
+    assert e.value.code == "bad_join", "a creator needs a token"
+
+
+def test_only_a_waiting_table_nobody_joined_or_watched_expires() -> None:
+    row, _ = table(["human", "human"])
+    assert not d.expires(row, False, NOW + 59, 60)
+    assert d.expires(row, False, NOW + 61, 60)
+    assert not d.expires(row, True, NOW + 61, 60), "watched"
+    row.seats[0].token_hash = "h"
+    assert not d.expires(row, False, NOW + 61, 60), "joined"
+    row.seats[0].token_hash = None
+    row.status = "playing"
+    assert not d.expires(row, False, NOW + 61, 60), "playing"

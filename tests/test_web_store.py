@@ -200,3 +200,14 @@ def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     p.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(ValueError, match="not a usable gamester database|cannot open"):
         open_repository(f"sqlite:///{p}")
+
+
+def test_delete_unjoined_refuses_a_table_someone_joined(repo: SqlTableRepository) -> None:
+    repo.create(_table("x", humans=2))
+    repo.create(_table("y", humans=2))
+    assert repo.join("y", 0, "Ann", "h0", lambda _row: False) is not None
+    assert {t.id for t in repo.waiting_since(1e18, 10)} == {"x", "y"}
+    assert repo.waiting_since(50.0, 10) == [], "only tables created before the time given"
+    assert repo.delete_unjoined("x") and repo.get("x") is None
+    assert not repo.delete_unjoined("y"), "a joined table is not deleted"
+    assert repo.get("y") is not None

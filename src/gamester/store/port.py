@@ -107,6 +107,14 @@ class TableRepository(Protocol):
         """Playing tables whose lease expired or was never taken (not those marked ``NO_RUNNER``)."""
         ...
 
+    def waiting_since(self, before: float, limit: int) -> list[TableRow]:
+        """Waiting tables created before ``before`` (oldest first): the candidates for expiry."""
+        ...
+
+    def delete_unjoined(self, table_id: str) -> bool:
+        """Delete a table that is still waiting with no seat taken (False if it moved on meanwhile)."""
+        ...
+
     def mark_no_runner(self, table_id: str) -> None:
         """Nothing runs for this table: it is never listed as unleased again."""
         ...

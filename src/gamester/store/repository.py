@@ -345,6 +345,32 @@ class SqlTableRepository:
         with self.engine.connect() as c:
             return [LeaseInfo(r[0], r[1], r[2]) for r in c.execute(q)]
 
+    def waiting_since(self, before: float, limit: int) -> list[TableRow]:
+        q = (
+            sa.select(tables)
+            .where(tables.c.status == "waiting", tables.c.created < before)
+            .order_by(tables.c.created)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return self._rows(c, c.execute(q).all())
+
+    def delete_unjoined(self, table_id: str) -> bool:
+        taken = sa.exists().where(seats.c.table_id == table_id, seats.c.token_hash.is_not(None))
+        with self._write() as c:
+            # The guard is the write's (a join at this instant wins); which tables to try is the caller's.
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, tables.c.status == "waiting", tables.c.seq == 0, ~taken)
+                .values(status="expired")
+            ).rowcount
+            if n != 1:
+                return False
+            c.execute(actions.delete().where(actions.c.table_id == table_id))
+            c.execute(seats.delete().where(seats.c.table_id == table_id))
+            c.execute(tables.delete().where(tables.c.id == table_id))
+        return True
+
     def mark_no_runner(self, table_id: str) -> None:
         with self._write() as c:
             c.execute(

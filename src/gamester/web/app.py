@@ -147,6 +147,7 @@ def create_app(
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
+            unjoined_seconds=60.0 * (limits or Limits()).unjoined_minutes,
         )
         holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo))
         await registry.start()
@@ -204,8 +205,9 @@ def create_app(
 
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request) -> dict[str, Any]:
-        game, options, seats, clock = validate.create(validate.body(await request.body()))
+        game, options, seats, clock, creator = validate.create(validate.body(await request.body()))
         reg = rooms()
+        token = secrets.token_urlsafe(24) if creator is not None else None
         row, state = await asyncio.to_thread(
             d.new_table,
             game,
@@ -215,11 +217,15 @@ def create_app(
             table_id=secrets.token_urlsafe(12),
             seed=secrets.randbits(62),
             now=reg.now(),
+            creator=creator,
+            token=token,
         )
         await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
         out: dict[str, Any] = await room.call("public", fresh=False)
+        if creator is not None:
+            out = {**out, "seat": creator["seat"], "token": token}
         return out
 
     @app.get("/api/tables/{table_id}")

@@ -168,8 +168,12 @@ def new_table(
     table_id: str,
     seed: int,
     now: float,
+    creator: Any = None,
+    token: str | None = None,
 ) -> tuple[TableRow, State]:
-    """The row and initial state of a new table (``ServiceError`` on bad input)."""
+    """The row and initial state of a new table (``ServiceError`` on bad input). With ``creator``
+    (``{"seat": N, "name": "..."}``) that seat is taken with ``token`` in the same write, so nobody can
+    sit down between creating and joining."""
     from gamester.core.registry import load_game
 
     try:
@@ -221,7 +225,24 @@ def new_table(
     if not needs_runner(row):
         row.lease_owner = NO_RUNNER
     row.deadline = deadline(row, state, now) if status == "playing" else None
+    if creator is not None:
+        if not isinstance(creator, dict) or set(creator) - {"seat", "name"} or token is None:
+            raise ServiceError("bad_join", 'join: expected {"seat": N, "name": "..."} (a human seat)', 422)
+        plan = join(row, creator.get("seat"), creator.get("name"), None, token)
+        taken = row.seats[plan.seat]
+        taken.name, taken.token_hash = plan.name, hash_token(plan.token)
+        first = starts(row, state, now)
+        if not isinstance(first, bool):
+            row.status, row.deadline = "playing", first
     return row, state
+
+
+def expires(row: TableRow, watched: bool, now: float, after_seconds: float) -> bool:
+    """A waiting table nobody has joined, and nobody watches here, expires ``after_seconds`` after it
+    was created."""
+    if row.status != "waiting" or watched or now - row.created < after_seconds:
+        return False
+    return all(s.token_hash is None for s in row.seats)
 
 
 def check_clock(clock: Any) -> dict[str, Any] | None:

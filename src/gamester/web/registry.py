@@ -78,6 +78,7 @@ class Registry:
         lease_seconds: float = 10.0,
         bot_seconds: float = 10.0,
         hint_seconds: float = 5.0,
+        unjoined_seconds: float = 3600.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
@@ -87,7 +88,9 @@ class Registry:
         self.lease_seconds = lease_seconds
         self.bot_seconds = bot_seconds
         self.hint_seconds = hint_seconds
+        self.unjoined_seconds = unjoined_seconds
         self.now = clock
+        self._next_expiry = 0.0
         self.rooms: dict[str, Room] = {}
         self.pool: Executor | None = None
         self._db_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="gamester-db")
@@ -279,7 +282,20 @@ class Registry:
             )
             if ok:
                 self.room(info.id).post("lease", until)
+        if now >= self._next_expiry:
+            self._next_expiry = now + min(60.0, self.unjoined_seconds / 4)
+            await self._expire(now)
         self._evict(time.monotonic())
+
+    async def _expire(self, now: float) -> None:
+        """Waiting tables nobody joined or watched (here) for ``unjoined_seconds`` are deleted."""
+        for row in await self.db(self.repo.waiting_since, now - self.unjoined_seconds, 200):
+            r = self.rooms.get(row.id)
+            if not d.expires(row, r is not None and bool(r.conns), now, self.unjoined_seconds):
+                continue
+            if await self.db(self.repo.delete_unjoined, row.id, write=True) and r is not None:
+                r.stop()
+                r.forget()
 
     def _evict(self, mono: float) -> None:
         idle = [r for r in self.rooms.values() if r.idle() and r.lease_until < self.now()]

@@ -16,7 +16,7 @@ from gamester.web.names import name_problem
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 STATUSES = ("waiting", "playing", "over")
-CREATE_FIELDS = ("game", "options", "seats", "clock")
+CREATE_FIELDS = ("game", "options", "seats", "clock", "join")
 MESSAGE_TYPES = ("act", "hint", "ping")
 
 
@@ -49,8 +49,8 @@ def list_query(status: str | None, limit_text: str) -> tuple[str | None, int]:
     return status, int(limit_text)
 
 
-def create(data: dict[str, Any]) -> tuple[str, dict[str, Any], list[str], Any]:
-    """(game, options, seats, clock) of a ``POST /api/tables`` body; the game checks the rest."""
+def create(data: dict[str, Any]) -> tuple[str, dict[str, Any], list[str], Any, Any]:
+    """(game, options, seats, clock, join) of a ``POST /api/tables`` body; the game checks the rest."""
     unknown = sorted(set(data) - set(CREATE_FIELDS))
     if unknown:
         raise ServiceError(
@@ -93,7 +93,12 @@ def create(data: dict[str, Any]) -> tuple[str, dict[str, Any], list[str], Any]:
         )
     for s in seats:
         _clean_text(s, "seats")
-    return game, options, seats, data.get("clock")
+    creator = data.get("join")
+    if creator is not None:
+        if not isinstance(creator, dict):
+            raise ServiceError("bad_join", 'join: expected {"seat": N, "name": "..."} (a human seat)', 422)
+        join_name(creator.get("name"))
+    return game, options, seats, data.get("clock"), creator
 
 
 def join_name(name: Any) -> None:
