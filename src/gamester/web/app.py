@@ -31,11 +31,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gamester.core.errors import GameError
 from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
+from gamester.web import lessons
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.names import name_problem
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
+from gamester.web.reviews import ReviewDesk
 from gamester.web.runtime import Connection, Runtime, close_socket, new_server_id, viewer_of
 from gamester.web.service import ServiceError, TableService, hash_token
 
@@ -106,8 +108,10 @@ class _TooLarge(Exception):
     pass
 
 
-async def _body(request: Request) -> dict[str, Any]:
+async def _body(request: Request, *, optional: bool = False) -> dict[str, Any]:
     raw = await request.body()
+    if optional and not raw.strip():
+        return {}
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
@@ -171,7 +175,8 @@ def create_app(
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
         )
         runtime.inline_writes = repo.engine.dialect.name == "sqlite"
-        holder.update(repo=repo, service=service, runtime=runtime, health=DatabaseHealth(repo))
+        desk = ReviewDesk(service, repo, sid)
+        holder.update(repo=repo, service=service, runtime=runtime, health=DatabaseHealth(repo), desk=desk)
         await runtime.start()
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -181,6 +186,7 @@ def create_app(
         try:
             yield
         finally:
+            await desk.stop()
             await runtime.stop()
             repo.dispose()
 
@@ -348,6 +354,37 @@ def create_app(
         if seat_text is not None:
             seat = int(seat_text) if seat_text.isdigit() and len(seat_text) < 4 else seat_text
         return await run_in_threadpool(svc().replay, tid, seat)
+
+    # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
+    @app.get("/api/tutorials")
+    async def list_tutorials() -> dict[str, Any]:
+        return {"tutorials": lessons.catalogue()}
+
+    @app.post("/api/tutorials/{lesson_id}", status_code=201)
+    async def start_lesson(lesson_id: str, request: Request) -> dict[str, Any]:
+        body = await _body(request, optional=True)
+        unknown = sorted(set(body) - {"name"})
+        if unknown:
+            raise ServiceError("bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: name", 422)
+        name = body.get("name")
+        if isinstance(name, str) and (problem := name_problem(name)) is not None:
+            raise ServiceError("bad_name", problem, 422)
+        return await run_in_threadpool(svc().start_lesson, lesson_id[:80], name)
+
+    @app.post("/api/tables/{table_id}/review", status_code=202)
+    async def request_review(table_id: str, request: Request) -> dict[str, Any]:
+        tid = _table_id(table_id)
+        body = await _body(request)
+        desk: ReviewDesk = holder["desk"]
+        return await desk.request(tid, body.get("seat"))
+
+    @app.get("/api/tables/{table_id}/review")
+    async def get_review(table_id: str, request: Request) -> dict[str, Any]:
+        tid = _table_id(table_id)
+        text = request.query_params.get("seat", "")
+        seat: Any = int(text) if text.isdigit() and len(text) < 4 else text
+        desk: ReviewDesk = holder["desk"]
+        return await run_in_threadpool(desk.status, tid, seat)
 
     # -- WebSocket -----------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")

@@ -29,6 +29,7 @@ from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import game_class, game_names, load_game
 from gamester.store.repository import SeatRow, TableRepository, TableRow
+from gamester.web import lessons
 from gamester.web.menu import MenuError, agent_menu, caps_json, check_options, check_seat
 
 SPECTATOR = -1
@@ -75,24 +76,31 @@ class Entry:
     row: TableRow
     state: State
     lock: threading.RLock = field(default_factory=threading.RLock)
-    frames: OrderedDict[int, dict[int, tuple[str, str, str]]] = field(default_factory=OrderedDict)
+    frames: OrderedDict[int, Frame] = field(default_factory=OrderedDict)
     chance_len: int = 0
     connected: dict[int, int] = field(default_factory=dict)
+
+
+# What each viewer sees of one position, as JSON text: view, events, legal moves, and the extra
+# fields of its message (the lesson's words for a lesson's pupil, else "").
+Frame = dict[int, tuple[str, str, str, str]]
 
 
 def _viewers(n: int) -> list[int]:
     return [*range(n), SPECTATOR]
 
 
-def _frame(state: State, before: State | None, action: int | None, n: int) -> dict[int, tuple[str, str, str]]:
+def _frame(state: State, before: State | None, action: int | None, n: int, lesson: str | None) -> Frame:
     """What each viewer sees of ``state`` (reached from ``before`` by ``action``): the JSON of its
-    view, its events and its legal moves. Kept as text: encoded once however many sockets send it,
-    and strings give the garbage collector nothing to scan (a server keeps thousands of frames)."""
-    out: dict[int, tuple[str, str, str]] = {}
+    view, its events and its legal moves, and at a lesson's table the pupil's ``tutorial`` field.
+    Kept as text: encoded once however many sockets send it, and strings give the garbage
+    collector nothing to scan (a server keeps thousands of frames)."""
+    out: Frame = {}
     cp = state.current_player()
     terminal = state.is_terminal()
     legal = [] if terminal else sorted(state.legal_action_strings())  # one pass (Pentyrch overpay)
     legal_json = _json(legal)
+    pupil = lessons.pupil(lesson) if lesson is not None else None
     for v in _viewers(n):
         who = None if v == SPECTATOR else v
         events: list[dict[str, Any]] = []
@@ -101,7 +109,10 @@ def _frame(state: State, before: State | None, action: int | None, n: int) -> di
         events.extend(state.last_events_seen_by(who))
         view = state.public_observation() if who is None else state.observation(who)
         mine = who is not None and not terminal and cp == who
-        out[v] = (_json(view), _json(events), legal_json if mine else "[]")
+        extra = ""
+        if lesson is not None and v == pupil:
+            extra = ',"tutorial":' + _json(lessons.note(lesson, state))
+        out[v] = (_json(view), _json(events), legal_json if mine else "[]", extra)
     return out
 
 
@@ -135,16 +146,16 @@ class TableService:
         state = game.new_initial_state(seed=row.seed)
         n = game.num_players
         acts = self.repo.actions(row.id) if row.seq else []
-        frames: OrderedDict[int, dict[int, tuple[str, str, str]]] = OrderedDict()
+        frames: OrderedDict[int, Frame] = OrderedDict()
         start = max(0, len(acts) - KEEP_FRAMES)
         if start == 0:
-            frames[0] = _frame(state, None, None, n)
+            frames[0] = _frame(state, None, None, n, row.lesson)
         for i, text in enumerate(acts):
             a = state.string_to_action(text)
             if i + 1 > start:
                 before = state.clone()
                 state.apply_action(a)
-                frames[i + 1] = _frame(state, before, a, n)
+                frames[i + 1] = _frame(state, before, a, n, row.lesson)
             else:
                 state.apply_action(a)
         row.seq = len(acts)
@@ -187,13 +198,13 @@ class TableService:
                     before = entry.state.clone()
                     entry.state.apply_action(a)
                     entry.row.seq += 1
-                    self._keep(entry, _frame(entry.state, before, a, n))
+                    self._keep(entry, _frame(entry.state, before, a, n, entry.row.lesson))
             connected = entry.connected
             row.seq = entry.row.seq
             entry.row = row
             entry.connected = connected
 
-    def _keep(self, entry: Entry, frame: dict[int, tuple[str, str, str]]) -> None:
+    def _keep(self, entry: Entry, frame: Frame) -> None:
         entry.frames[entry.row.seq] = frame
         while len(entry.frames) > KEEP_FRAMES:
             entry.frames.popitem(last=False)
@@ -300,6 +311,7 @@ class TableService:
             "clock": r.clock,
             "forfeit": r.forfeit,
             "created": r.created,
+            "tutorial": r.lesson,
         }
 
     def list_tables(self, status: str | None, limit: int) -> list[dict[str, Any]]:
@@ -314,8 +326,16 @@ class TableService:
 
     # -- create, join, leave -------------------------------------------------------------------
     def create_table(
-        self, game_name: str, options: dict[str, Any], seat_kinds: list[str], clock: dict[str, Any] | None
+        self,
+        game_name: str,
+        options: dict[str, Any],
+        seat_kinds: list[str],
+        clock: dict[str, Any] | None,
+        *,
+        seed: int | None = None,
+        lesson: str | None = None,
     ) -> dict[str, Any]:
+        """A new table; ``seed`` fixes its deals (a lesson's), else they are drawn at random."""
         try:
             game = load_game(game_name, **options)
         except GameError as e:
@@ -348,7 +368,8 @@ class TableService:
                 raise ServiceError("bad_seats", f"seats[{i}]: {e}", 422) from None
             seats.append(SeatRow(seat=i, kind="bot", agent=kind))
         clock = check_clock(clock)
-        seed = secrets.randbits(62)
+        if seed is None:
+            seed = secrets.randbits(62)
         state = game.new_initial_state(seed=seed)
         now = self.now()
         status = "waiting" if any(s.kind == "human" for s in seats) else "playing"
@@ -363,11 +384,12 @@ class TableService:
             seq=0,
             created=now,
             seats=seats,
+            lesson=lesson,
         )
         row.deadline = self._deadline(row, state) if status == "playing" else None
         self.repo.create(row)
         entry = Entry(row=row, state=state, chance_len=len(state.chance.entries()))
-        entry.frames[0] = _frame(state, None, None, n)
+        entry.frames[0] = _frame(state, None, None, n, row.lesson)
         with self._cache_lock:
             self._cache[row.id] = entry
         self.notify(row.id, "table")
@@ -415,6 +437,17 @@ class TableService:
             self._sync(entry)
         self.notify(table_id, "table")
         return {"seat": seat, "token": new_token, "table": table_id}
+
+    def start_lesson(self, lesson_id: str, name: Any = None) -> dict[str, Any]:
+        """A lesson table for ``lesson_id`` with the pupil already seated: ``{"table", "seat", "token"}``."""
+        try:
+            t = lessons.find(lesson_id)
+        except lessons.LessonError as e:
+            raise ServiceError("no_tutorial", str(e), 404) from None
+        n = load_game(t.game, **t.options).num_players
+        table = self.create_table(t.game, t.options, lessons.seats(t, n), None, seed=t.seed, lesson=t.id)
+        joined = self.join(table["id"], t.seat, name if name is not None else "You")
+        return {"table": table["id"], "seat": t.seat, "token": joined["token"]}
 
     def leave(self, table_id: str, token: Any) -> dict[str, Any]:
         entry = self._entry(table_id)
@@ -505,6 +538,10 @@ class TableService:
                 legal = sorted(state.legal_action_strings())
                 raise ServiceError("illegal_action", f"{text!r} is not legal now; legal: " + " ".join(legal))
             canonical = state.action_to_string(a)
+            if row.lesson is not None and source == "human":
+                why = lessons.refusal(row.lesson, state, player, canonical)
+                if why is not None:  # explained, never played: as the terminal's lesson does
+                    raise ServiceError("not_the_lesson", why)
             new = state.clone()
             new.apply_action(a)
             over = new.is_terminal()
@@ -515,7 +552,7 @@ class TableService:
             returns = list(new.returns()) if over else None
             # The views are built before the write: once it has committed, nothing may fail before
             # the cache holds the new position too.
-            frame = _frame(new, state, a, len(row.seats))
+            frame = _frame(new, state, a, len(row.seats), row.lesson)
             if not self.repo.append_action(
                 table_id,
                 seq,
@@ -571,7 +608,7 @@ class TableService:
             row = entry.row
             current = seq == row.seq
             status = row.status if current else "playing"
-            view, events, legal = frame[viewer]
+            view, events, legal, extra = frame[viewer]
             if status != "playing":
                 legal = "[]"
             tail = _json(
@@ -584,7 +621,7 @@ class TableService:
             )
             text = (
                 f'{{"type":"view","seq":{seq},"status":"{status}","view":{view},"legal":{legal},'
-                f'"events":{events},{tail[1:]}'
+                f'"events":{events}{extra},{tail[1:]}'
             )
             return text, status
 
