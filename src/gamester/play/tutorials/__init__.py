@@ -177,7 +177,7 @@ def closing(tutorial: Tutorial, state: State) -> str:
     return (
         "This game left the lesson's line before these came up: "
         + ", ".join(s.rule.replace("_", " ") for s in missed)
-        + " (gamester rules explains them). "
+        + " (the rules explain them: Rules on the web, gamester rules at a terminal). "
         + tutorial.outro
     )
 
