@@ -28,12 +28,15 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"core"},
     "agents": {"core", "games"},
     # The rest may use everything below them; between them, only what exists today:
-    # play's CLI starts the web server and the simulations; the web app reuses play's words and the store.
-    "play": BASE | {"gamester", "sim", "web"},
+    # play's CLI starts the web server, the simulations and training; the web app reuses play's words
+    # and the store.
+    "play": BASE | {"gamester", "sim", "web", "learn"},
     "web": BASE | {"gamester", "play", "store"},
     "sim": BASE | {"gamester"},
     "store": BASE | {"gamester"},
     "interop": BASE | {"gamester"},
+    # Training (the learn extra) runs its self-play jobs on sim's backends.
+    "learn": BASE | {"gamester", "sim"},
     # gamester.testing: the checks any game must pass, over the protocol and the registry only (a
     # game's own knowledge comes in as arguments), so it never names a game.
     "testing": {"core", "gamester"},
