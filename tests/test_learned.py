@@ -175,3 +175,25 @@ def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
 
 def test_learned_is_listed() -> None:
     assert "learned" in gamester.agents.agent_names()
+
+
+@pytest.mark.slow
+def test_ray_backend_gives_the_same_weights(tmp_path: Path) -> None:
+    """Self-play jobs carry their own seeds: under Ray they give the samples, so the weights, that
+    this process gives."""
+    pytest.importorskip("torch")
+    pytest.importorskip("ray")
+    from gamester.learn.train import TrainConfig, train
+
+    def run(out: str, backend: str) -> dict[str, np.ndarray]:
+        cfg = TrainConfig(
+            game="piquesept", out=str(tmp_path / out), games=64, seed=3, hidden=16, games_per_job=8,
+            eval_every=2, eval_deals=4, margin_deals=4, progress=False, buffer=5_000, backend=backend,
+            workers=2,
+        )  # fmt: skip
+        train(cfg)
+        with np.load(tmp_path / out / "model.npz") as f:
+            return {k: f[k] for k in f.files}
+
+    a, b = run("local", "local"), run("ray", "ray")
+    assert all(np.array_equal(a[k], b[k]) for k in a)
