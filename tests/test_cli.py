@@ -17,8 +17,8 @@ import pytest
 
 import gamester
 from gamester.agents import make_agent
+from gamester.core.words import pretty
 from gamester.play.terminal import TerminalGame
-from gamester.play.words import pretty
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -208,7 +208,7 @@ def test_terminal_game_shows_only_the_players_own_cards() -> None:
     TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers), out=out).run()
     text = out.getvalue()
     shown = text[text.index("Your hand") :].splitlines()[0]
-    from gamester.play.words import card
+    from gamester.core.words import card
 
     assert all(card(c) not in shown for c in hidden)
     assert "Your moves: [1]" in text

@@ -406,7 +406,7 @@ def test_a_turn_up_that_ends_the_game_announces_no_trump() -> None:
     """rules/penneech.md: a turn-up can peg the dealer out; no trick follows it, so no trump is named."""
     import random
 
-    from gamester.play import render_penneech
+    from gamester.games.penneech import render as render_penneech
 
     game = gamester.load_game("penneech")
     for seed in range(300):
