@@ -152,17 +152,6 @@ FOLLOW_MASKS: Final[dict[bool, tuple[tuple[int, ...], ...]]] = {
 """``FOLLOW_MASKS[follow_suit][trump][led suit]``: :func:`follow_mask`."""
 
 
-def _extra_suit(follow_suit: bool, trump: int, ls: int) -> int:
-    allowed = FOLLOW_MASKS[follow_suit][trump][ls]
-    return next((s for s in range(4) if s != ls and allowed & SUIT_MASKS[s]), -1)
-
-
-FOLLOW_EXTRA: Final[dict[bool, tuple[tuple[int, ...], ...]]] = {
-    fs: tuple(tuple(_extra_suit(fs, t, ls) for ls in range(4)) for t in range(4)) for fs in (False, True)
-}
-"""``FOLLOW_EXTRA[follow_suit][trump][led suit]``: the suit besides the led one that a follower holding
-the led suit may play (:func:`follow_mask`), or -1."""
-
 CARD_BONUS: Final[tuple[int, ...]] = tuple(card_bonus(t) for t in range(TRICKS + 1))
 """``CARD_BONUS[tricks won]``: :func:`card_bonus`."""
 

@@ -28,7 +28,6 @@ from gamester.games.piquesept.options import OPEN_SPACE, RULESETS, PiqueseptOpti
 from gamester.games.piquesept.rules import (
     FIRST_ORDER,
     NUM_ACTIONS,
-    PTS,
     SPADE,
     SPADES,
     SUIT_MASK,
@@ -321,25 +320,7 @@ class PiqueseptState(State[PiqueseptGame]):
                     self._best = v
                     self._bseat = seat
                 if size == self._n:
-                    # The trick is complete (_end_trick, inlined for all but the last trick).
-                    n = self._ntricks + 1
-                    if n == self._tricks_per_deal:
-                        self._end_trick()
-                        return
-                    winner = self._bseat
-                    if size == 4:
-                        c0, c1, c2, c3 = trick
-                        pts = PTS[c0] + PTS[c1] + PTS[c2] + PTS[c3]
-                    else:
-                        c0, c1, c2 = trick
-                        pts = PTS[c0] + PTS[c1] + PTS[c2]
-                    self._done.append((self._leader, trick, winner, pts))
-                    self._events = _LAST_TRICK
-                    self._trick = []
-                    self._ntricks = n
-                    # docs/rules/piquesept.md, The remaining tricks: the winner of each trick leads the next.
-                    self._leader = self._cur = winner
-                    self._lm = hands[winner]
+                    self._end_trick()
                     return
             else:
                 ls = a >> 3
@@ -348,10 +329,7 @@ class PiqueseptState(State[PiqueseptGame]):
                 self._bseat = seat
             nxt = self._next[seat]
             self._cur = nxt
-            # rules.playable, spelt out (a call here costs 3-4% of the time per action; the tests
-            # compare the engine's legal cards with rules.playable at every step).
-            h = hands[nxt]
-            self._lm = h if nxt == self._soloist else h & SUIT_MASK[ls] or h & SPADES or h
+            self._lm = playable(hands[nxt], ls, nxt == self._soloist)
             return
         if self._phase == FIRST:
             # docs/rules/piquesept.md, The soloist and the opening trick: 7S, then each defender's highest.
@@ -373,22 +351,27 @@ class PiqueseptState(State[PiqueseptGame]):
             self._give(a)
 
     def _end_trick(self) -> None:
+        """docs/rules/piquesept.md, The remaining tricks: a complete trick goes to its winner (kept in
+        ``_bseat`` as the cards fell), who leads the next; the first trick is followed by the draw,
+        the last ends the deal."""
         trick = self._trick
         winner = self._bseat
         # The trick list is never changed again (the next trick gets a new one), so it is shared.
         done = (self._leader, trick, winner, trick_points(trick))
         self._done.append(done)
-        self._events = [("trick", done)]
         self._trick = []
         self._led = -1
-        self._ntricks += 1
-        if self._ntricks == 1:
+        n = self._ntricks + 1
+        self._ntricks = n
+        if n == 1:
+            self._events = [("trick", done)]
             self._draw()
             return
-        if self._ntricks == self._tricks_per_deal:
+        if n == self._tricks_per_deal:
+            self._events = [("trick", done)]
             self._end_deal()
             return
-        # docs/rules/piquesept.md, The remaining tricks: the winner of each trick leads the next.
+        self._events = _LAST_TRICK  # a trick mid-deal: its events are made when asked for
         self._leader = self._cur = winner
         self._lm = self._hands[winner]
 
