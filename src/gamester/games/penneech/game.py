@@ -30,7 +30,6 @@ from gamester.core.cards import (
     parse_card,
 )
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
-from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng, shuffle_as_random
 from gamester.games.penneech import views, worlds
@@ -163,11 +162,6 @@ class PenneechGame(Game[PenneechOptions]):
             # trick or turned up), the 7D at most 14 (turned up), the card bonus at most 7.
             return -77.0, 77.0, length
         return -1.0, 1.0, length
-
-    def _make_kit(self) -> Kit:
-        from gamester.games.penneech.kit import PenneechKit
-
-        return PenneechKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)

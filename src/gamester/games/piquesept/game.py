@@ -14,16 +14,30 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from enum import IntEnum
 from typing import Any, ClassVar, Final
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
-from gamester.core.kit import Kit
 from gamester.core.options import OpenValue, RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
+from gamester.games.piquesept.deal import _HI as _HI
+from gamester.games.piquesept.deal import _LO as _LO
+from gamester.games.piquesept.deal import _PHASE_NAMES as _PHASE_NAMES
+from gamester.games.piquesept.deal import A2ID as A2ID
+from gamester.games.piquesept.deal import ACTION_OF_CODE as ACTION_OF_CODE
+from gamester.games.piquesept.deal import CODE as CODE
+from gamester.games.piquesept.deal import FIRST as FIRST
+from gamester.games.piquesept.deal import GIVE as GIVE
+from gamester.games.piquesept.deal import ID2A as ID2A
+from gamester.games.piquesept.deal import IDBIT as IDBIT
+from gamester.games.piquesept.deal import OVER as OVER
+from gamester.games.piquesept.deal import PHASE_OF_NAME as PHASE_OF_NAME
+from gamester.games.piquesept.deal import PLAY as PLAY
 from gamester.games.piquesept.deal import DealView
+from gamester.games.piquesept.deal import Phase as Phase
+from gamester.games.piquesept.deal import codes as codes
+from gamester.games.piquesept.deal import mask_to_actions as mask_to_actions
 from gamester.games.piquesept.options import OPEN_SPACE, RULESETS, PiqueseptOptions
 from gamester.games.piquesept.rules import (
     FIRST_ORDER,
@@ -45,50 +59,8 @@ from gamester.games.piquesept.rules import (
     winning_index,
 )
 
-# Dense action <-> core card id (suit * 13 + rank, rank 5 = seven … 12 = ace).
-A2ID: Final[tuple[int, ...]] = tuple((a >> 3) * 13 + (a & 7) + 5 for a in range(NUM_ACTIONS))
-ID2A: Final[tuple[int, ...]] = tuple((c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 for c in range(52))
-# Bit of each core card id in a dense hand mask (so ``sum(map(IDBIT.__getitem__, cards))`` is a hand).
-IDBIT: Final[tuple[int, ...]] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
-CODE: Final[tuple[str, ...]] = tuple(CODES[c] for c in A2ID)
-# The action of each code the views write (``CODE``): how this game's own reader of an observation (the
-# heuristic) turns its cards back into actions, one dictionary lookup a card.
-ACTION_OF_CODE: Final[dict[str, int]] = {c: a for a, c in enumerate(CODE)}
-
 # The events of a trick ending mid-deal, made only when asked for (last_events).
 _LAST_TRICK: Final[list[tuple[Any, ...]]] = []
-
-
-class Phase(IntEnum):
-    """Where a deal stands: the names (``observation["phase"]``); the state keeps the plain ints below."""
-
-    FIRST_TRICK = 0
-    PLAY = 1
-    GIVE = 2  # the trade after the first trick
-    OVER = 3
-
-
-# The phases as plain ints (``Final``): the engine compares them at every action, and an int compares
-# faster than an IntEnum member in both builds (a compiled module reads a Final int as a C constant).
-FIRST: Final[int] = Phase.FIRST_TRICK.value
-PLAY: Final[int] = Phase.PLAY.value
-GIVE: Final[int] = Phase.GIVE.value
-OVER: Final[int] = Phase.OVER.value
-_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "first_trick", …
-PHASE_OF_NAME: Final[dict[str, int]] = {name: p for p, name in enumerate(_PHASE_NAMES)}
-
-# Mask -> sorted action list: two 16-bit halves, so legal_actions is two lookups.
-_LO: Final[list[list[int]]] = [[b for b in range(16) if m >> b & 1] for m in range(1 << 16)]
-_HI: Final[list[list[int]]] = [[b + 16 for b in range(16) if m >> b & 1] for m in range(1 << 16)]
-
-
-def mask_to_actions(m: int) -> list[int]:
-    return _LO[m & 0xFFFF] + _HI[m >> 16]
-
-
-def codes(mask: int) -> list[str]:
-    """The codes of the cards in a dense hand mask, in action order (suit, then rank)."""
-    return [CODE[a] for a in mask_to_actions(mask)]
 
 
 def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
@@ -152,11 +124,6 @@ class PiqueseptGame(Game[PiqueseptOptions]):
         stake = float(seat_return(WIN_POINTS, True, o.players))
         pack = len(self.pack_ids)
         return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
-
-    def _make_kit(self) -> Kit:
-        from gamester.games.piquesept.kit import PiqueseptKit
-
-        return PiqueseptKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)
