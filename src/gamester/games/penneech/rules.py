@@ -3,7 +3,8 @@
 The engine (``game.py``), the exact solver, the heuristic and the rollout policy all decide tricks,
 follows and points through these definitions. Hot loops read the tables built here from them
 (``BEATERS``, ``TRICK_POINTS``, ``FOLLOW_MASKS``, :func:`outcomes`, ``CARD_BONUS``): a lookup costs what
-the inline test it replaces cost, and no table restates a rule.
+the inline test it replaces cost, and no table restates a rule. The follow rule is
+:func:`legal_mask`, called by the engine's ``legal_actions`` and ``apply_action`` and by the solver.
 
 Cards are the ids of ``gamester.core.cards`` (suit x 13 + rank, clubs first, Two low); hands and card
 sets are 52-bit masks. A trump of ``-1`` means no trump (before the first turn-up).
