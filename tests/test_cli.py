@@ -227,6 +227,7 @@ def test_illegal_move_in_terminal_is_explained() -> None:
     assert "legal:" not in text and "scores 0-0" not in text  # no state dump for a player
 
 
+@pytest.mark.slow
 def test_replay_for_a_seat_hides_the_card_given_in_the_piquesept_trade(tmp_path: Path) -> None:
     """rules/piquesept.md, The draw and trade: only the drawer and the soloist see the given card."""
     game = gamester.load_game("piquesept")

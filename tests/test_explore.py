@@ -95,6 +95,7 @@ def test_every_reading_is_in_the_space_and_every_combination_is_played(
 
 
 @pytest.mark.parametrize("budget", [48, 61, 100])
+@pytest.mark.slow
 def test_the_games_add_up_to_the_budget(tmp_path: Path, budget: int) -> None:
     doc, rounds = _explore(tmp_path, "b", budget=budget, seed=1)
     assert sum(r["games"] for r in doc["readings"]) == budget

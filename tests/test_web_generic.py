@@ -139,6 +139,7 @@ def test_a_seat_view_hand_fields_and_seats(page: Any) -> None:
     assert shown <= set(json.dumps(VIEW).replace('"', " ").replace(",", " ").split())
 
 
+@pytest.mark.slow
 def test_moves_act_by_mouse_and_keyboard(page: Any) -> None:
     draw(page, VIEW, legal=["QD", "KS", "pass"])
     assert draw(page, VIEW, legal=["QD", "KS", "pass"]) == "Your turn: choose one of 3 moves."
