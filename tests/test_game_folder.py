@@ -80,3 +80,29 @@ def test_a_game_without_a_drawing_is_one_clear_404(client: object) -> None:
         r = client.get(path)  # type: ignore[attr-defined]
         assert r.status_code == 404, path
         assert r.headers["content-type"].startswith("application/json")
+
+
+def test_a_game_written_as_one_module_has_no_parts_and_an_empty_kit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game class in a top-level module (no package around it) has no folder: no render, no
+    web.js, and the core's empty kit, rather than an import of ``.render`` or ``.kit`` failing."""
+    from gamester.core.kit import Kit
+    from tests.fourth_game import MiniTrickGame
+
+    class OneModule(MiniTrickGame):
+        name = "one-module"
+
+        def _make_kit(self) -> Kit:  # the protocol's own lookup, not Minitrick's
+            return super(MiniTrickGame, self)._make_kit()
+
+    OneModule.__module__ = "one_module_game"
+    monkeypatch.setitem(registry._GAMES, OneModule.name, OneModule)
+    assert registry.game_package("one-module") == ""
+    assert registry.game_part("one-module", "render") is None
+    assert registry.game_file("one-module", "web.js") is None
+    assert type(registry.load_game("one-module").kit()) is Kit
+
+
+def test_the_kit_of_a_shipped_game_is_found_beside_its_engine() -> None:
+    for name in SHIPPED:
+        kit = registry.load_game(name).kit()
+        assert type(kit).__module__ == f"gamester.games.{name}.kit"

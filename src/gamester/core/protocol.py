@@ -139,7 +139,10 @@ class Game(ABC, Generic[OptionsT]):
         """The kit of the game's folder: the class named ``KIT`` in the ``kit`` module beside the
         game's own module (``games/<game>/kit.py``), else an empty :class:`Kit`. Found by name, so the
         game's engine never imports its kit (which imports the engine). A game may override this."""
-        name = type(self).__module__.rpartition(".")[0] + ".kit"
+        package = type(self).__module__.rpartition(".")[0]
+        if not package:  # a game written as one top-level module has no folder to look in
+            return Kit(self)
+        name = package + ".kit"
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as e:

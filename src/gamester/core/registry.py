@@ -69,7 +69,10 @@ def game_package(name: object) -> str:
 def game_part(name: object, part: str) -> ModuleType | None:
     """The module ``part`` of a registered game's own package (``render`` for the terminal), or None
     when the game has none; a part that exists but fails to import raises as it is."""
-    module = f"{game_package(name)}.{part}"
+    package = game_package(name)
+    if not package:  # a game written as one top-level module has no folder of parts
+        return None
+    module = f"{package}.{part}"
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as e:
@@ -80,7 +83,10 @@ def game_part(name: object, part: str) -> ModuleType | None:
 
 def game_file(name: object, filename: str) -> Traversable | None:
     """A data file of a registered game's own package (``web.js``, its browser drawing), or None."""
-    found = files(game_package(name)).joinpath(filename)
+    package = game_package(name)
+    if not package:
+        return None
+    found = files(package).joinpath(filename)
     return found if found.is_file() else None
 
 
