@@ -488,16 +488,19 @@ class PenneechState(State[PenneechGame]):
     def legal_actions(self) -> list[int]:
         if self._phase == PLAY:
             cur = self._cur
-            if self._led >= 0:
-                mask = self._legal_mask()
-                if mask != self._hands[cur]:
-                    # The cards rules.legal_mask allows, in order (a table per suit: four lookups).
-                    out: list[int] = []
-                    for s in range(4):
-                        bits = mask >> SHIFT[s] & 8191
-                        if bits:
-                            out += _CHUNK[s][bits]
-                    return out
+            led = self._led
+            if led >= 0:
+                hand = self._hands[cur]
+                mask = legal_mask(hand, led, self._trump, self._follow)
+                if mask != hand:
+                    # The cards rules.legal_mask allows, in order: one table lookup per suit.
+                    c = _CHUNK
+                    return (
+                        c[0][mask & 8191]
+                        + c[1][mask >> 13 & 8191]
+                        + c[2][mask >> 26 & 8191]
+                        + c[3][mask >> 39]
+                    )
             # A lead, or a follower void in the led suit: the whole hand (kept sorted in _hl).
             return self._hl[cur][:]
         if self._phase == REDEAL_PHASE:
@@ -532,7 +535,7 @@ class PenneechState(State[PenneechGame]):
             if v & 2:
                 # rules.needs_void: a card rules.legal_mask allows only to a follower void in the led
                 # suit, whose void it shows.
-                if not self._legal_mask() >> action & 1:
+                if not legal_mask(hand, led, trump, self._follow) >> action & 1:
                     raise IllegalActionError(self._why_illegal(action))
                 self._voids[seat] |= 1 << led // 13
             self._history.append(action)
