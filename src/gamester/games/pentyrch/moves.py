@@ -64,7 +64,8 @@ _SINGLES: Final[dict[int, tuple[int, ...]]] = {}
 CODE_OF_BIT: Final[tuple[int, ...]] = (-1,) + tuple(1 + IDX40[c] if IDX40[c] >= 0 else -1 for c in range(52))
 
 
-# -- The exchange rule, once: generation, payments and the reasons of a refusal all call these ------
+# -- The exchange rule: payments() and the reasons of a refusal call these; generation (exchange_moves)
+# keeps one fast copy, checked against them by a test.
 def single_payers(hand: int, v: int) -> int:
     """docs/rules/pentyrch.md, Moving, Exchange: the cards of ``hand`` (a mask) each worth ``v`` or
     more, any one of which alone pays for a pile whose top card is worth ``v``."""
