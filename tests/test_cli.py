@@ -39,6 +39,7 @@ def test_help_loads_no_heavy_library_and_no_game() -> None:
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 def test_simulate_writes_complete_records_and_replay_reads_them(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
     r = run(
@@ -327,6 +328,7 @@ def test_bad_arguments_get_one_line_and_exit_2(args: list[str], words: list[str]
     _one_line_exit_2(run(*args), *words)
 
 
+@pytest.mark.slow
 def test_bad_paths_get_one_line_and_exit_2(tmp_path: Path) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
@@ -434,6 +436,7 @@ def _finished(name: str, seed: int, **options: str) -> dict[str, object]:
     return state.record()
 
 
+@pytest.mark.slow
 def test_replay_reads_jsonl_with_index(tmp_path: Path) -> None:
     recs = [_finished("penneech", s) for s in (1, 2, 3)]
     path = tmp_path / "games.jsonl"
