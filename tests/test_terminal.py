@@ -209,6 +209,7 @@ def test_penneech_table_first_then_a_full_game_and_a_save_prompt_that_asks_again
     assert gamester.replay(rec).is_terminal() and rec["play"]["seat"] == 0
 
 
+@pytest.mark.slow
 def test_piquesept_hint_without_the_flag_then_quit_save_and_resume(
     tmp_path: Path, term_env: dict[str, str]
 ) -> None:
