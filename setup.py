@@ -50,6 +50,12 @@ EXCLUDE = {
     # compiled, its few lines of glue would gain nothing.
     "gamester/agents/learned.py": "a numpy forward pass, nothing for mypyc to speed up",
 }
+# The same, for a part every game's folder may hold (a glob relative to src/), with its reason.
+EXCLUDE_GLOBS = {
+    # A game's terminal drawing: text for one screen per move, nothing hot; interpreted, it stays as
+    # easy to change as the rest of the terminal.
+    "gamester/games/*/render.py": "terminal drawing, nothing hot",
+}
 
 NOTICE = "gamester: installing the pure-Python build"
 # A wheel is compiled whenever it can be: the compiled build refuses bad input as the pure one does
@@ -72,7 +78,10 @@ def compiled_modules() -> list[str]:
     found: set[str] = set()
     for pattern in os.environ.get("GAMESTER_COMPILE_ONLY", "").split() or INCLUDE:
         found.update(p.relative_to(SRC).as_posix() for p in SRC.glob(pattern))
-    return sorted(found - set(EXCLUDE))
+    excluded = set(EXCLUDE)
+    for pattern in EXCLUDE_GLOBS:
+        excluded.update(p.relative_to(SRC).as_posix() for p in SRC.glob(pattern))
+    return sorted(found - excluded)
 
 
 def _wants_extensions(argv: list[str]) -> tuple[bool, str]:
