@@ -513,6 +513,15 @@ class Room:
         if not await self._lease(now):
             self._cancel_timer()
             return
+        # Taking the lease over reads the row again (the clock moved on by the time no server ran the
+        # table): what is due is decided again on that row, never on the one from before.
+        row, state = self.row, self.state
+        assert row is not None and state is not None
+        now = self.host.now()
+        due = d.due(row, state, now)
+        if due.kind == "none":
+            self._cancel_timer()
+            return
         if due.kind == "wait":
             assert due.at is not None
             self._cancel_timer()
