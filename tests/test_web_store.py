@@ -211,3 +211,39 @@ def test_delete_unjoined_refuses_a_table_someone_joined(repo: SqlTableRepository
     assert repo.delete_unjoined("x") and repo.get("x") is None
     assert not repo.delete_unjoined("y"), "a joined table is not deleted"
     assert repo.get("y") is not None
+
+
+def test_lesson_tables_are_kept_but_never_listed(repo: SqlTableRepository) -> None:
+    lesson = _table("lesson")
+    lesson.lesson = "penneech"
+    repo.create(lesson)
+    repo.create(_table("plain"))
+    got = repo.get("lesson")
+    assert got is not None and got.lesson == "penneech"
+    assert [t.id for t in repo.list_tables(None, 10)] == ["plain"]
+
+
+def test_a_review_is_claimed_once_then_stored(repo: SqlTableRepository) -> None:
+    repo.create(_table("r"))
+    assert repo.review("r", 0) is None
+    assert repo.claim_review("r", 0, "server-a", 1000.0, 400.0)
+    assert not repo.claim_review("r", 0, "server-b", 1001.0, 401.0)  # under way on server-a
+    assert repo.claim_review("r", 1, "server-b", 1001.0, 401.0)  # another seat is another review
+    row = repo.review("r", 0)
+    assert row is not None and (row.status, row.owner, row.started) == ("working", "server-a", 1000.0)
+    repo.finish_review("r", 0, "server-b", "done", {"seat": 0})  # not its review: ignored
+    assert repo.review("r", 0).status == "working"  # type: ignore[union-attr]
+    repo.finish_review("r", 0, "server-a", "done", {"seat": 0, "steps": []})
+    done = repo.review("r", 0)
+    assert done is not None and done.status == "done" and done.result == {"seat": 0, "steps": []}
+    assert not repo.claim_review("r", 0, "server-b", 5000.0, 4000.0)  # done: never again
+
+
+def test_a_review_left_by_a_dead_server_or_failed_is_taken_over(repo: SqlTableRepository) -> None:
+    repo.create(_table("s"))
+    assert repo.claim_review("s", 0, "dead", 100.0, -500.0)
+    assert not repo.claim_review("s", 0, "alive", 200.0, 50.0)  # started at 100, not stale before 50
+    assert repo.claim_review("s", 0, "alive", 800.0, 200.0)  # stale: started before 200
+    assert repo.review("s", 0).owner == "alive"  # type: ignore[union-attr]
+    repo.finish_review("s", 0, "alive", "failed", "the review could not be made: ValueError")
+    assert repo.claim_review("s", 0, "again", 900.0, 300.0)

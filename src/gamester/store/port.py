@@ -46,7 +46,20 @@ class TableRow:
     forfeit: int | None = None
     lease_owner: str | None = None
     lease_expiry: float | None = None
+    lesson: str | None = None  # the tutorial this table teaches (web/lessons.py)
     seats: list[SeatRow] = field(default_factory=list)
+
+
+@dataclass
+class ReviewRow:
+    """The review of one seat of a finished table (``result``: the review's JSON once done)."""
+
+    table_id: str
+    seat: int
+    status: str  # working | done | failed
+    result: Any
+    owner: str | None
+    started: float
 
 
 @dataclass
@@ -139,3 +152,9 @@ class TableRepository(Protocol):
         """Try a write (rolled back) within ``timeout`` seconds: None if the database can be
         written, else one line saying why not."""
         ...
+
+    def review(self, table_id: str, seat: int) -> ReviewRow | None: ...
+
+    def claim_review(self, table_id: str, seat: int, owner: str, now: float, stale_before: float) -> bool: ...
+
+    def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None: ...

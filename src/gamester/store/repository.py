@@ -23,14 +23,23 @@ from gamester.store import migrate
 from gamester.store.port import (
     NO_RUNNER,
     LeaseInfo,
+    ReviewRow,
     SeatRow,
     StoreUnavailable,
     TableRepository,
     TableRow,
 )
-from gamester.store.schema import actions, seats, tables
+from gamester.store.schema import actions, reviews, seats, tables
 
-__all__ = ["LeaseInfo", "SeatRow", "SqlTableRepository", "StoreUnavailable", "TableRepository", "TableRow"]
+__all__ = [
+    "LeaseInfo",
+    "ReviewRow",
+    "SeatRow",
+    "SqlTableRepository",
+    "StoreUnavailable",
+    "TableRepository",
+    "TableRow",
+]
 
 
 # The hot path's statements, built once (building SQL expressions costs more than running them).
@@ -217,6 +226,7 @@ class SqlTableRepository:
 
     def list_tables(self, status: str | None, limit: int) -> list[TableRow]:
         q = sa.select(tables).order_by(tables.c.created.desc(), tables.c.id).limit(limit)
+        q = q.where(tables.c.lesson.is_(None))  # a pupil's lesson is nobody else's table
         if status is not None:
             q = q.where(tables.c.status == status)
         with self.engine.connect() as c:
@@ -442,6 +452,47 @@ class SqlTableRepository:
         q = sa.select(tables.c.id).where(tables.c.lease_owner == owner, tables.c.status == "playing")
         with self.engine.connect() as c:
             return [r[0] for r in c.execute(q)]
+
+    # -- reviews of finished tables -------------------------------------------------------------
+    def review(self, table_id: str, seat: int) -> ReviewRow | None:
+        q = sa.select(reviews).where(reviews.c.table_id == table_id, reviews.c.seat == seat)
+        with self.engine.connect() as c:
+            r = c.execute(q).first()
+        if r is None:
+            return None
+        return ReviewRow(r.table_id, r.seat, r.status, _load(r.result), r.owner, r.started)
+
+    def claim_review(self, table_id: str, seat: int, owner: str, now: float, stale_before: float) -> bool:
+        """Start the review of ``seat`` for ``owner``: True if there was none, or only one still
+        ``working`` since before ``stale_before`` (its server died) or one that failed."""
+        with self._write() as c:
+            q = sa.select(reviews.c.status, reviews.c.started).where(
+                reviews.c.table_id == table_id, reviews.c.seat == seat
+            )
+            found = c.execute(q.with_for_update()).first()
+            values = {"status": "working", "result": None, "owner": owner, "started": now}
+            if found is None:
+                try:
+                    with c.begin_nested():
+                        c.execute(reviews.insert().values(table_id=table_id, seat=seat, **values))
+                except sa.exc.IntegrityError:
+                    return False  # another server claimed it a moment ago
+                return True
+            if found.status == "done" or (found.status == "working" and found.started >= stale_before):
+                return False
+            c.execute(
+                reviews.update().where(reviews.c.table_id == table_id, reviews.c.seat == seat).values(values)
+            )
+            return True
+
+    def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None:
+        """Store ``owner``'s outcome (``done`` with the review, ``failed`` with the reason)."""
+        with self._write() as c:
+            c.execute(
+                reviews.update()
+                .where(reviews.c.table_id == table_id, reviews.c.seat == seat, reviews.c.owner == owner)
+                .values(status=status, result=_dump(result))
+            )
 
     def checkpoint(self) -> None:
         """Copy the SQLite write-ahead log into the database file, without blocking writers."""

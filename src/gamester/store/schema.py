@@ -23,6 +23,7 @@ tables = sa.Table(
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("lease_owner", sa.String(120), nullable=True),
     sa.Column("lease_expiry", sa.Float, nullable=True),
+    sa.Column("lesson", sa.String(40), nullable=True),  # the tutorial a lesson table teaches, else NULL
 )
 sa.Index("ix_gm_tables_status_created", tables.c.status, tables.c.created)
 
@@ -44,4 +45,15 @@ actions = sa.Table(
     sa.Column("seq", sa.Integer, primary_key=True),  # 1 for the first action
     sa.Column("action", sa.String(80), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
+)
+
+reviews = sa.Table(
+    "gm_reviews",
+    metadata,
+    sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("status", sa.String(10), nullable=False),  # working | done | failed
+    sa.Column("result", sa.Text, nullable=True),  # JSON: the review once done, the reason once failed
+    sa.Column("owner", sa.String(120), nullable=True),  # the server working on it
+    sa.Column("started", sa.Float, nullable=False),
 )

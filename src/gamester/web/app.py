@@ -32,13 +32,14 @@ from gamester.core.errors import GameError
 from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
 from gamester.web import decisions as d
-from gamester.web import service, validate
+from gamester.web import lessons, service, validate
 from gamester.web.decisions import ServiceError
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
 from gamester.web.registry import Registry, new_server_id
+from gamester.web.reviews import ReviewDesk
 from gamester.web.room import Connection, close_socket
 
 MAX_BODY = 64 * 1024
@@ -149,7 +150,8 @@ def create_app(
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
             unjoined_seconds=60.0 * (limits or Limits()).unjoined_minutes,
         )
-        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo))
+        desk = ReviewDesk(registry)
+        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk)
         await registry.start()
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -159,6 +161,7 @@ def create_app(
         try:
             yield
         finally:
+            await desk.stop()
             await registry.stop()
             repo.dispose()
 
@@ -203,9 +206,16 @@ def create_app(
         rows = await reg.db(reg.repo.list_tables, status, limit)
         return {"tables": [d.public(r, reg.connected(r.id)) for r in rows]}
 
-    @app.post("/api/tables", status_code=201)
-    async def create_table(request: Request) -> dict[str, Any]:
-        game, options, seats, clock, creator = validate.create(validate.body(await request.body()))
+    async def new_table(
+        game: str,
+        options: dict[str, Any],
+        seats: list[str],
+        clock: Any,
+        creator: Any,
+        *,
+        seed: int | None = None,
+        lesson: str | None = None,
+    ) -> dict[str, Any]:
         reg = rooms()
         token = secrets.token_urlsafe(24) if creator is not None else None
         row, state = await asyncio.to_thread(
@@ -215,10 +225,11 @@ def create_app(
             seats,
             clock,
             table_id=secrets.token_urlsafe(12),
-            seed=secrets.randbits(62),
+            seed=secrets.randbits(62) if seed is None else seed,
             now=reg.now(),
             creator=creator,
             token=token,
+            lesson=lesson,
         )
         await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
@@ -227,6 +238,47 @@ def create_app(
         if creator is not None:
             out = {**out, "seat": creator["seat"], "token": token}
         return out
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(request: Request) -> dict[str, Any]:
+        return await new_table(*validate.create(validate.body(await request.body())))
+
+    # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
+    @app.get("/api/tutorials")
+    async def list_tutorials() -> dict[str, Any]:
+        return {"tutorials": lessons.catalogue()}
+
+    @app.post("/api/tutorials/{lesson_id}", status_code=201)
+    async def start_lesson(lesson_id: str, request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        body = validate.body(raw) if raw.strip() else {}
+        unknown = sorted(set(body) - {"name"})
+        if unknown:
+            raise ServiceError("bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: name", 422)
+        validate.join_name(body.get("name"))
+        try:
+            t = lessons.find(lesson_id[:80])
+        except lessons.LessonError as e:
+            raise ServiceError("no_tutorial", str(e), 404) from None
+        n = t.new_state().game.num_players
+        creator = {"seat": t.seat, "name": body.get("name") or "You"}
+        out = await new_table(t.game, t.options, lessons.seats(t, n), None, creator, seed=t.seed, lesson=t.id)
+        return {"table": out["id"], "seat": out["seat"], "token": out["token"]}
+
+    @app.post("/api/tables/{table_id}/review", status_code=202)
+    async def request_review(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        body = validate.body(await request.body())
+        desk: ReviewDesk = holder["desk"]
+        return await desk.request(tid, body.get("seat"))
+
+    @app.get("/api/tables/{table_id}/review")
+    async def get_review(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        text = request.query_params.get("seat", "")
+        seat: Any = int(text) if text.isdigit() and len(text) < 4 else text
+        desk: ReviewDesk = holder["desk"]
+        return await desk.status(tid, seat)
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str) -> dict[str, Any]:

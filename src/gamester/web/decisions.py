@@ -25,6 +25,7 @@ from gamester.agents import best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
+from gamester.web import lessons
 from gamester.web.menu import MenuError, agent_menu, check_options, check_seat
 
 SPECTATOR = -1
@@ -36,8 +37,9 @@ MAX_ACTION = 80
 KEEP_FRAMES = 8
 MAX_CLOCK_SECONDS = 7 * 24 * 3600
 
-Frame = dict[int, tuple[str, str, str]]
-"""Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves."""
+Frame = dict[int, tuple[str, str, str, str]]
+"""Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves, and
+the extra fields of its message (a lesson's words for the lesson's pupil, else "")."""
 
 
 class ServiceError(Exception):
@@ -59,8 +61,9 @@ def viewers(n: int) -> list[int]:
     return [*range(n), SPECTATOR]
 
 
-def frame(state: State, before: State | None, action: int | None, n: int) -> Frame:
-    """What each viewer sees of ``state`` (reached from ``before`` by ``action``). Kept as text:
+def frame(state: State, before: State | None, action: int | None, n: int, lesson: str | None = None) -> Frame:
+    """What each viewer sees of ``state`` (reached from ``before`` by ``action``), and at a lesson's
+    table (``lesson``: the tutorial's id) the pupil's ``tutorial`` field (web/lessons.py). Kept as text:
     encoded once however many sockets send it, and strings give the garbage collector nothing to scan
     (a server keeps thousands of frames)."""
     out: Frame = {}
@@ -68,6 +71,7 @@ def frame(state: State, before: State | None, action: int | None, n: int) -> Fra
     terminal = state.is_terminal()
     legal = [] if terminal else sorted(state.legal_action_strings())  # one pass (Pentyrch overpay)
     legal_json = dumps(legal)
+    pupil = lessons.pupil(lesson) if lesson is not None else None
     for v in viewers(n):
         who = None if v == SPECTATOR else v
         events: list[dict[str, Any]] = []
@@ -76,7 +80,10 @@ def frame(state: State, before: State | None, action: int | None, n: int) -> Fra
         events.extend(state.last_events_seen_by(who))
         view = state.public_observation() if who is None else state.observation(who)
         mine = who is not None and not terminal and cp == who
-        out[v] = (dumps(view), dumps(events), legal_json if mine else "[]")
+        extra = (
+            ',"tutorial":' + dumps(lessons.note(lesson, state)) if lesson is not None and v == pupil else ""
+        )
+        out[v] = (dumps(view), dumps(events), legal_json if mine else "[]", extra)
     return out
 
 
@@ -108,7 +115,7 @@ def view_text(
         return None
     current = seq == row.seq
     status = row.status if current else "playing"
-    view, events, legal = f[viewer]
+    view, events, legal, extra = f[viewer]
     if status != "playing":
         legal = "[]"
     tail = dumps(
@@ -121,7 +128,7 @@ def view_text(
     )
     text = (
         f'{{"type":"view","seq":{seq},"status":"{status}","view":{view},"legal":{legal},'
-        f'"events":{events},{tail[1:]}'
+        f'"events":{events}{extra},{tail[1:]}'
     )
     return text, status
 
@@ -149,6 +156,7 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
         "clock": row.clock,
         "forfeit": row.forfeit,
         "created": row.created,
+        "tutorial": row.lesson,
     }
 
 
@@ -170,6 +178,7 @@ def new_table(
     now: float,
     creator: Any = None,
     token: str | None = None,
+    lesson: str | None = None,
 ) -> tuple[TableRow, State]:
     """The row and initial state of a new table (``ServiceError`` on bad input). With ``creator``
     (``{"seat": N, "name": "..."}``) that seat is taken with ``token`` in the same write, so nobody can
@@ -221,6 +230,7 @@ def new_table(
         seq=0,
         created=now,
         seats=seats,
+        lesson=lesson,
     )
     if not needs_runner(row):
         row.lease_owner = NO_RUNNER
@@ -416,6 +426,10 @@ def act(
         legal = sorted(state.legal_action_strings())
         raise ServiceError("illegal_action", f"{text!r} is not legal now; legal: " + " ".join(legal))
     canonical = state.action_to_string(a)
+    if row.lesson is not None and source == "human":
+        why = lessons.refusal(row.lesson, state, player, canonical)
+        if why is not None:  # explained, never played: as the terminal's lesson does
+            raise ServiceError("not_the_lesson", why)
     new = state.clone()
     new.apply_action(a)
     over = new.is_terminal()
@@ -430,7 +444,7 @@ def act(
         returns=list(new.returns()) if over else None,
         chance=chance_of(new) if chance_now != chance_len else None,
         chance_len=chance_now,
-        frame=frame(new, state, a, len(row.seats)),
+        frame=frame(new, state, a, len(row.seats), row.lesson),
     )
 
 

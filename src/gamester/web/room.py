@@ -144,7 +144,7 @@ class Room:
         self.frames: OrderedDict[int, d.Frame] = OrderedDict()
         self.chance_len = 0
         if row is not None and state is not None:
-            self.frames[0] = d.frame(state, None, None, len(row.seats))
+            self.frames[0] = d.frame(state, None, None, len(row.seats), row.lesson)
             self.chance_len = len(state.chance.entries())
         self.conns: set[Connection] = set()
         self.lease_until = 0.0
@@ -253,7 +253,7 @@ class Room:
                 before = state.clone()
                 state.apply_action(a)
                 row.seq += 1
-                d.keep(self.frames, row.seq, d.frame(state, before, a, n))
+                d.keep(self.frames, row.seq, d.frame(state, before, a, n, row.lesson))
             self.chance_len = len(state.chance.entries())
         fresh.seq = row.seq
         self.row = fresh
@@ -616,13 +616,13 @@ def _build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict
     frames: OrderedDict[int, d.Frame] = OrderedDict()
     start = max(0, len(acts) - d.KEEP_FRAMES)
     if start == 0:
-        frames[0] = d.frame(state, None, None, n)
+        frames[0] = d.frame(state, None, None, n, row.lesson)
     for i, text in enumerate(acts):
         a = state.string_to_action(text)
         if i + 1 > start:
             before = state.clone()
             state.apply_action(a)
-            frames[i + 1] = d.frame(state, before, a, n)
+            frames[i + 1] = d.frame(state, before, a, n, row.lesson)
         else:
             state.apply_action(a)
     row.seq = len(acts)
