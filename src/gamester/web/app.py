@@ -143,7 +143,7 @@ def create_app(
             repo,
             notifier,
             server_id=sid,
-            one_writer=sqlite,
+            inline_writes=sqlite,
             workers=workers,
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),

@@ -234,14 +234,17 @@ class Room:
         self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(_build, row, acts)
 
     async def _sync(self) -> bool:
-        """Read the row again and apply the actions stored since; True if anything changed."""
+        """Read the row again and apply the actions stored since; True if the table changed beyond
+        its moves."""
         row, state = self.row, self.state
         assert row is not None and state is not None
         fresh = await self.host.db(self.host.repo.get, self.id)
         if fresh is None:
             raise ServiceError("no_table", f"no table {self.id!r}", 404)
-        changed = fresh.seq != row.seq or fresh.status != row.status or _seats(fresh) != _seats(row)
-        changed = changed or fresh.deadline != row.deadline
+        # What the ``table`` message shows (a move alone is told by its view): the status, the seats,
+        # or a deadline moved without a move (a lease taken over, the clock's pause).
+        changed = fresh.status != row.status or _seats(fresh) != _seats(row)
+        changed = changed or (fresh.deadline != row.deadline and fresh.seq == row.seq)
         if fresh.seq > row.seq:
             texts = await self.host.db(self.host.repo.actions, self.id, row.seq)
             n = len(row.seats)
@@ -508,6 +511,15 @@ class Room:
             self._cancel_timer()
             return
         if not await self._lease(now):
+            self._cancel_timer()
+            return
+        # Taking the lease over reads the row again (the clock moved on by the time no server ran the
+        # table): what is due is decided again on that row, never on the one from before.
+        row, state = self.row, self.state
+        assert row is not None and state is not None
+        now = self.host.now()
+        due = d.due(row, state, now)
+        if due.kind == "none":
             self._cancel_timer()
             return
         if due.kind == "wait":
