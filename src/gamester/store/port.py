@@ -22,6 +22,7 @@ class SeatRow:
     agent: str | None = None
     name: str | None = None
     token_hash: str | None = None
+    account: str | None = None  # the key of the account that owns the seat (joined while logged in)
 
 
 @dataclass
@@ -40,6 +41,8 @@ class TableRow:
     forfeit: int | None = None
     lease_owner: str | None = None
     lease_expiry: float | None = None
+    rated: bool = False
+    rating_applied: bool = False
     seats: list[SeatRow] = field(default_factory=list)
 
 
@@ -79,7 +82,13 @@ class TableRepository(Protocol):
     def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool: ...
 
     def join(
-        self, table_id: str, seat: int, name: str, token_hash: str, deadline_if_started: float | None
+        self,
+        table_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        deadline_if_started: float | None,
+        account: str | None = None,
     ) -> bool: ...
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool: ...

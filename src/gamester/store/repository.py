@@ -120,6 +120,11 @@ class SqlTableRepository:
             with self.engine.begin() as c:
                 yield c
 
+    def write(self) -> contextlib.AbstractContextManager[sa.Connection]:
+        """One write transaction, queued behind this server's other SQLite writes (for the other
+        stores on this database, e.g. :mod:`gamester.store.people`)."""
+        return self._write()
+
     def probe(self, timeout: float) -> str | None:
         """Write a row and roll it back: None if the database takes writes, else why not (one line).
         Bounded: the SQLite writer lock is waited for at most ``timeout`` s, PostgreSQL statements
@@ -170,6 +175,7 @@ class SqlTableRepository:
                         "agent": s.agent,
                         "name": s.name,
                         "token_hash": s.token_hash,
+                        "account": s.account,
                     }
                     for s in table.seats
                 ],
@@ -186,7 +192,14 @@ class SqlTableRepository:
             q = sa.select(seats).where(seats.c.table_id.in_(list(by_id))).order_by(seats.c.seat)
             for s in c.execute(q):
                 by_id[s.table_id].seats.append(
-                    SeatRow(seat=s.seat, kind=s.kind, agent=s.agent, name=s.name, token_hash=s.token_hash)
+                    SeatRow(
+                        seat=s.seat,
+                        kind=s.kind,
+                        agent=s.agent,
+                        name=s.name,
+                        token_hash=s.token_hash,
+                        account=s.account,
+                    )
                 )
         return out
 
@@ -268,9 +281,16 @@ class SqlTableRepository:
 
     # -- seats ---------------------------------------------------------------------------------
     def join(
-        self, table_id: str, seat: int, name: str, token_hash: str, deadline_if_started: float | None
+        self,
+        table_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        deadline_if_started: float | None,
+        account: str | None = None,
     ) -> bool:
-        """Take a free human seat; the table starts playing once no human seat is free."""
+        """Take a free human seat (for ``account`` when given); the table starts playing once no human
+        seat is free."""
         with self._write() as c:
             n = c.execute(
                 seats.update()
@@ -280,7 +300,7 @@ class SqlTableRepository:
                     seats.c.kind == "human",
                     seats.c.token_hash.is_(None),
                 )
-                .values(name=name, token_hash=token_hash)
+                .values(name=name, token_hash=token_hash, account=account)
             ).rowcount
             if n != 1:
                 return False
@@ -302,7 +322,7 @@ class SqlTableRepository:
             n = c.execute(
                 seats.update()
                 .where(seats.c.table_id == table_id, seats.c.seat == seat, seats.c.token_hash == token_hash)
-                .values(name=None, token_hash=None)
+                .values(name=None, token_hash=None, account=None)
             ).rowcount
         return bool(n == 1)
 

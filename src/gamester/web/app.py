@@ -7,6 +7,7 @@ is read and checked here by hand so a bad one gets one clear JSON line (and a 4x
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import gc
@@ -31,13 +32,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gamester.core.errors import GameError
 from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
+from gamester.web.accounts import People
+from gamester.web.accounts import router as people_router
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.names import name_problem
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
 from gamester.web.runtime import Connection, Runtime, close_socket, new_server_id, viewer_of
-from gamester.web.service import ServiceError, TableService, hash_token
+from gamester.web.service import SeatOwner, ServiceError, TableService, hash_token
 
 MAX_BODY = 64 * 1024
 MAX_WS_MESSAGE = 64 * 1024
@@ -117,6 +120,9 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
+read_body = _body
+
+
 def _table_id(table_id: str) -> str:
     if not _ID.match(table_id):
         raise ServiceError("no_table", "no such table", 404)
@@ -143,6 +149,7 @@ def create_app(
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
     sid = server_id or new_server_id()
     holder: dict[str, Any] = {}
+    people_holder: dict[str, People] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -171,8 +178,13 @@ def create_app(
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
         )
         runtime.inline_writes = repo.engine.dialect.name == "sqlite"
+        people = People(repo)
+        service.on_over = people.table_over
+        people_holder["people"] = people
+        _app.state.people = people
         holder.update(repo=repo, service=service, runtime=runtime, health=DatabaseHealth(repo))
         await runtime.start()
+        catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
             # it out of every future collection, so a full collection only scans what play creates.
@@ -181,6 +193,9 @@ def create_app(
         try:
             yield
         finally:
+            catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await catching_up
             await runtime.stop()
             repo.dispose()
 
@@ -189,6 +204,7 @@ def create_app(
     app.add_middleware(Guard, limits=limits, allow_origins=allow_origins)  # outermost: runs first
     app.state.db_url = url
     app.state.server_id = sid
+    app.include_router(people_router(people_holder))
 
     def svc() -> TableService:
         s: TableService = holder["service"]
@@ -269,13 +285,18 @@ def create_app(
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request) -> dict[str, Any]:
         body = await _body(request)
-        unknown = sorted(set(body) - {"game", "options", "seats", "clock"})
+        unknown = sorted(set(body) - {"game", "options", "seats", "clock", "rated"})
         if unknown:
             raise ServiceError(
                 "bad_request",
-                f"unknown field {unknown[0][:40]!r}; valid fields: game, options, seats, clock",
+                f"unknown field {unknown[0][:40]!r}; valid fields: game, options, seats, clock, rated",
                 422,
             )
+        rated = body.get("rated", False)
+        if not isinstance(rated, bool):
+            raise ServiceError("bad_rated", "rated: expected true or false", 422)
+        if rated and await run_in_threadpool(people_holder["people"].account_of, request) is None:
+            raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
         game = body.get("game")
         if not isinstance(game, str) or not game or len(game) > 200:
             raise ServiceError("bad_game", 'game: expected a game name such as "penneech"', 422)
@@ -313,7 +334,9 @@ def create_app(
             )
         for s in seats:
             _clean_text(s, "seats")
-        return await run_in_threadpool(svc().create_table, game, options, seats, body.get("clock"))
+        return await run_in_threadpool(
+            functools.partial(svc().create_table, game, options, seats, body.get("clock"), rated=rated)
+        )
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str) -> dict[str, Any]:
@@ -326,7 +349,15 @@ def create_app(
         name = body.get("name")
         if isinstance(name, str) and (problem := name_problem(name)) is not None:
             raise ServiceError("bad_name", problem, 422)
-        return await run_in_threadpool(svc().join, tid, body.get("seat"), body.get("name"), body.get("token"))
+        people = people_holder["people"]
+        found = await run_in_threadpool(people.account_of, request)
+        owner = None
+        if found is not None:
+            row = found
+            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+        return await run_in_threadpool(
+            svc().join, tid, body.get("seat"), body.get("name"), body.get("token"), owner
+        )
 
     @app.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, request: Request) -> dict[str, Any]:
@@ -408,6 +439,18 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
+
+
+RATING_CATCH_UP_SECONDS = 60.0
+
+
+async def _rating_catch_up(people: People) -> None:
+    """Apply finished rated tables whose rating was not applied (their server stopped in between):
+    at start, then every minute. Applying is idempotent, so servers sharing a database may all run it."""
+    while True:
+        with contextlib.suppress(Exception):
+            await run_in_threadpool(people.catch_up)
+        await asyncio.sleep(RATING_CATCH_UP_SECONDS)
 
 
 async def _ws_loop(

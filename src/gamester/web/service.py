@@ -41,6 +41,16 @@ KEEP_FRAMES = 8
 MAX_CLOCK_SECONDS = 7 * 24 * 3600
 
 
+@dataclass(frozen=True)
+class SeatOwner:
+    """The account a seat is joined for (docs/web.md, People): its key, the name shown, and its
+    token for a seat (the same on every device)."""
+
+    key: str
+    name: str
+    token_for: Callable[[str, int], str]
+
+
 class ServiceError(Exception):
     """A refused request: ``code`` for WebSocket errors, ``status`` for HTTP."""
 
@@ -126,6 +136,18 @@ class TableService:
         self._cache: OrderedDict[str, Entry] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._max_cached = max_cached
+        self.on_over: Callable[[str], None] | None = None
+        """Called (outside the table's lock) once a table has ended here: the ratings' hook."""
+
+    def _ended(self, table_id: str) -> None:
+        if self.on_over is None:
+            return
+        try:
+            self.on_over(table_id)
+        except Exception:  # noqa: BLE001 - the move stands; the rating is caught up later
+            import logging
+
+            logging.getLogger("gamester.web").exception("rating table %s failed", table_id)
 
     # -- the cache -----------------------------------------------------------------------------
     def _build(self, row: TableRow) -> Entry:
@@ -293,6 +315,7 @@ class TableService:
                     "agent": s.agent,
                     "connected": s.kind == "bot" or entry.connected.get(s.seat, 0) > 0,
                     "joined": s.kind == "bot" or s.token_hash is not None,
+                    "account": s.name if s.account is not None else None,
                 }
                 for s in r.seats
             ],
@@ -300,6 +323,7 @@ class TableService:
             "clock": r.clock,
             "forfeit": r.forfeit,
             "created": r.created,
+            "rated": r.rated,
         }
 
     def list_tables(self, status: str | None, limit: int) -> list[dict[str, Any]]:
@@ -314,7 +338,13 @@ class TableService:
 
     # -- create, join, leave -------------------------------------------------------------------
     def create_table(
-        self, game_name: str, options: dict[str, Any], seat_kinds: list[str], clock: dict[str, Any] | None
+        self,
+        game_name: str,
+        options: dict[str, Any],
+        seat_kinds: list[str],
+        clock: dict[str, Any] | None,
+        *,
+        rated: bool = False,
     ) -> dict[str, Any]:
         try:
             game = load_game(game_name, **options)
@@ -348,6 +378,8 @@ class TableService:
                 raise ServiceError("bad_seats", f"seats[{i}]: {e}", 422) from None
             seats.append(SeatRow(seat=i, kind="bot", agent=kind))
         clock = check_clock(clock)
+        if rated and not any(s.kind == "human" for s in seats):
+            raise ServiceError("bad_rated", "rated: a rated table needs a human seat (an account)", 422)
         seed = secrets.randbits(62)
         state = game.new_initial_state(seed=seed)
         now = self.now()
@@ -362,6 +394,7 @@ class TableService:
             status=status,
             seq=0,
             created=now,
+            rated=rated,
             seats=seats,
         )
         row.deadline = self._deadline(row, state) if status == "playing" else None
@@ -382,7 +415,13 @@ class TableService:
             return None
         return self.now() + float(row.clock["seconds_per_move"])
 
-    def join(self, table_id: str, seat: Any, name: Any, token: Any = None) -> dict[str, Any]:
+    def join(
+        self, table_id: str, seat: Any, name: Any, token: Any = None, account: SeatOwner | None = None
+    ) -> dict[str, Any]:
+        """Take a seat (a new token), or prove a token is the seat's. With ``account``: the seat is
+        the account's, its name the account's, and its token the account's token for it (so the
+        account sitting down again, from any device, gets it back). A rated table seats accounts only,
+        each once."""
         entry = self._entry(table_id)
         n = len(entry.row.seats)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
@@ -397,6 +436,14 @@ class TableService:
         s = entry.row.seats[seat]
         if s.kind != "human":
             raise ServiceError("seat_taken", f"seat {seat} is a computer player ({s.agent})", 409)
+        if account is not None and token is None:
+            if s.account == account.key:  # the account's own seat, from another device
+                return {"seat": seat, "token": account.token_for(table_id, seat), "table": table_id}
+            if entry.row.rated and any(o.account == account.key for o in entry.row.seats):
+                raise ServiceError("seat_taken", "rated: an account takes one seat of a rated table", 409)
+            name = account.name
+        elif entry.row.rated and token is None:
+            raise ServiceError("account_needed", "rated: log in to sit at a rated table", 422)
         if token is not None:
             if (
                 not isinstance(token, str)
@@ -407,10 +454,11 @@ class TableService:
             return {"seat": seat, "token": token, "table": table_id}
         if s.token_hash is not None:
             raise ServiceError("seat_taken", f"seat {seat} is taken", 409)
-        new_token = secrets.token_urlsafe(24)
+        new_token = secrets.token_urlsafe(24) if account is None else account.token_for(table_id, seat)
         with entry.lock:
             deadline = self._deadline(entry.row, entry.state)
-            if not self.repo.join(table_id, seat, name, hash_token(new_token), deadline):
+            owner = None if account is None else account.key
+            if not self.repo.join(table_id, seat, name, hash_token(new_token), deadline, account=owner):
                 raise ServiceError("seat_taken", f"seat {seat} is taken", 409)
             self._sync(entry)
         self.notify(table_id, "table")
@@ -538,6 +586,8 @@ class TableService:
                 row.chance = chance
             self._keep(entry, frame)
             new_seq = row.seq
+        if over:
+            self._ended(table_id)
         self.notify(table_id, "act")
         return new_seq
 
@@ -556,6 +606,7 @@ class TableService:
                 self._sync(entry)
                 return False
             row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
+        self._ended(table_id)
         self.notify(table_id, "table")
         return True
 
