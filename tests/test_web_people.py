@@ -173,10 +173,12 @@ def test_names_are_unique_ignoring_case_and_password_is_only_an_argon2id_hash(
 def test_session_cookie_bearer_me_and_log_out(c: TestClient) -> None:
     c.post("/api/accounts", json={"name": "Bea", "password": PASSWORD})
     assert c.get("/api/me").status_code == 401
+    assert c.get("/api/session").json() == {"name": None}, "the page's question is never a 401"
     r = c.post("/api/session", json={"name": "Bea", "password": PASSWORD})
     cookie = r.headers["set-cookie"]
     assert cookie.startswith("gamester_session=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
     assert "Secure" not in cookie, "plain http (a local server): no Secure flag, or the browser drops it"
+    assert c.get("/api/session").json() == {"name": "Bea"}
     me = c.get("/api/me")  # the cookie
     assert me.status_code == 200 and me.json()["name"] == "Bea" and me.json()["ratings"] == {}
     bearer = {"Authorization": f"Bearer {r.json()['session']}"}

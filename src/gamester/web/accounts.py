@@ -9,7 +9,8 @@
   ``Authorization: Bearer SESSION`` instead. Sessions are random, kept as their SHA-256, and last 30
   days. Failed log-ins are rate-limited per name and per address (429 ``rate_limited``).
 - ``DELETE /api/session`` logs this session out; ``?everywhere=true`` every session of the account.
-- ``GET /api/me`` → ``{"name", "ratings", "seats"}`` or 401.
+- ``GET /api/me`` → ``{"name", "ratings", "seats"}`` or 401; ``GET /api/session`` → ``{"name"}``, null
+  for a guest (what the page asks: it is never a 401).
 - ``GET /api/players/{name}`` and ``GET /api/leaderboard/{game}``.
 
 :class:`People` holds what the table routes need: the account of a request (:meth:`People.account_of`)
@@ -346,6 +347,16 @@ def router(people: dict[str, People]) -> APIRouter:
         out = JSONResponse({"ok": True, "name": row.name if row is not None else None})
         out.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
         return out
+
+    @api.get("/api/session")
+    async def who(request: Request) -> Any:
+        """Who the session is, for the page: 200 either way (a 401 would be a console error)."""
+        p = ppl()
+        try:
+            row = await run_in_threadpool(p.account_of, request)
+        except ServiceError:
+            row = None
+        return {"name": row.name if row is not None else None}
 
     @api.get("/api/me")
     async def me(request: Request) -> Any:

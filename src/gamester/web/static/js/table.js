@@ -8,6 +8,7 @@ import penneech from "./games/penneech.js";
 import piquesept from "./games/piquesept.js";
 import pentyrch from "./games/pentyrch.js";
 import generic from "./games/generic.js";
+import { currentUser } from "./people.js";
 
 export const GAMES = { penneech, piquesept, pentyrch };
 
@@ -75,6 +76,8 @@ export class TableScreen {
       return;
     }
     this.game = gameModule(this.table.game);
+    this.user = await currentUser();
+    if (!mySeat(this.id) && this.user) await this.rejoinAccountSeat();
     const saved = mySeat(this.id);
     const invited = this.params.get("seat");
     if (saved) {
@@ -92,6 +95,18 @@ export class TableScreen {
     }
   }
 
+  /** A seat this account took on another device: sit down again (the same token comes back). */
+  async rejoinAccountSeat() {
+    const own = this.table.seats.find((s) => s.account === this.user.name);
+    if (!own) return;
+    try {
+      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, { seat: own.seat });
+      rememberSeat(this.id, res.seat, res.token);
+    } catch {
+      // not ours after all (the seat was left): the page goes on as for anyone
+    }
+  }
+
   openSeats() {
     const free = (s) => s.kind === "human" && (typeof s.joined === "boolean" ? !s.joined : !s.name);
     return this.table.seats.filter(free).map((s) => s.seat);
@@ -101,7 +116,8 @@ export class TableScreen {
   showJoin(seat) {
     const title = this.info ? this.info.title : this.table.game;
     const names = seatNames(this.table, this.info, null);
-    const nameInput = el("input#join-name", { type: "text", maxlength: 40, value: settings().name,
+    const nameInput = el("input#join-name", { type: "text", maxlength: 40,
+      value: this.user ? this.user.name : settings().name, disabled: !!this.user,
       placeholder: "Your name", "aria-label": "Your name", autocomplete: "nickname" });
     const open = seat === null ? this.openSeats() : [seat];
     const who = el("ul.seat-summary", this.table.seats.map((s) => el("li",
@@ -112,6 +128,9 @@ export class TableScreen {
     }, open.length > 1 ? `Take seat ${n + 1}` : "Take the seat"));
     clear(this.root).append(el("div.panel.join-panel",
       el("h2", seat === null ? `Join a table of ${title}` : `You are invited to play ${title}`),
+      this.table.rated ? el("p", this.user ? "A rated game: the result moves your rating."
+        : el("span", "A rated game: ", el("a", { href: `#/login?next=${encodeURIComponent(location.hash)}` }, "log in"),
+          " to take a seat.")) : null,
       who,
       el("label", "Your name ", nameInput),
       el("div.row", buttons,
@@ -124,9 +143,9 @@ export class TableScreen {
       toast("Please type a name first.", "error");
       return;
     }
-    saveSettings({ name });
+    if (!this.user) saveSettings({ name });
     try {
-      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, { seat, name });
+      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, this.user ? { seat } : { seat, name });
       rememberSeat(this.id, res.seat, res.token);
       this.me = res.seat;
       this.token = res.token;
@@ -432,6 +451,9 @@ export class TableScreen {
         el("a.button.primary", { href: replay, "data-testid": "replay-link" }, "Replay the game"),
         el("button", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share) },
           "Copy the replay link"),
+        el("a.button", { href: `/api/tables/${encodeURIComponent(this.id)}/record`,
+          download: `gamester-${this.table.game}-${this.id}.json`, "data-testid": "record-download" },
+        "Download the record"),
         el("a.button", { href: "#/" }, "New game")));
   }
 
