@@ -466,3 +466,150 @@ def test_the_rating_rule_keeps_unrated_state() -> None:
     r = Rating(1600.0, 80.0, 0.06, 4)
     got = rate([Participant(0, "a", 0.0, r), Participant(1, "b", 0.0, r), Participant(2, "c", 0.0, r)])
     assert [x for x, _ in got] == [Rating(1600.0, 80.0, 0.06, 5)] * 3
+
+
+# -- chat ----------------------------------------------------------------------------------------
+def next_of(ws: Any, kind: str, limit: int = 200) -> dict[str, Any]:
+    """The next message of type ``kind`` (others skipped)."""
+    for _ in range(limit):
+        m: dict[str, Any] = ws.receive_json()
+        if m["type"] == kind:
+            return m
+    raise AssertionError(f"no {kind} message")
+
+
+def test_chat_both_ways_with_a_spectator_and_hostile_text(c: TestClient) -> None:
+    tid = new_table(c, "penneech", ["human", "human"])
+    ann, _bob = join(c, tid, 0, "Ann"), join(c, tid, 1, "Bob")
+    with (
+        c.websocket_connect(f"/ws/tables/{tid}?token={ann}") as seat,
+        c.websocket_connect(f"/ws/tables/{tid}") as spy,
+    ):
+        next_view(seat), next_view(spy)
+        seat.send_json({"type": "chat", "text": "  good luck <b>all</b>  "})
+        for ws in (seat, spy):
+            m = next_of(ws, "chat")
+            assert (m["seat"], m["name"], m["text"]) == (0, "Ann", "good luck <b>all</b>") and m["at"] > 0
+        spy.send_json({"type": "chat", "text": "watching you"})
+        for ws in (seat, spy):
+            m = next_of(ws, "chat")
+            assert (m["seat"], m["name"], m["text"]) == (None, "Spectator", "watching you")
+        for bad in (
+            "",
+            "   ",
+            "x" * 501,
+            None,
+            5,
+            ["hi"],
+            {"t": 1},
+            "a\nb",
+            "evil\u202etxt",
+            "zero\u200bwidth",
+        ):
+            spy.send_json({"type": "chat", "text": bad})
+            m = next_of(spy, "error")
+            assert m["code"] == "bad_chat", (bad, m)
+        spy.send_json({"type": "chat"})
+        assert next_of(spy, "error")["code"] == "bad_chat"
+        codes = []
+        for i in range(6):
+            seat.send_json({"type": "chat", "text": f"spam {i}"})
+        for _ in range(6):
+            m = seat.receive_json()
+            while m["type"] not in ("chat", "error"):
+                m = seat.receive_json()
+            codes.append(m.get("code", "chat"))
+        assert "rate_limited" in codes, codes
+    # A late arrival gets the last 100, oldest first.
+    store: PeopleStore = c.app.state.people.store  # type: ignore[attr-defined]
+    for i in range(105):
+        store.add_chat(tid, 1, "Bob", f"line {i}", 10.0 + i)
+    with c.websocket_connect(f"/ws/tables/{tid}") as late:
+        got = [next_of(late, "chat") for _ in range(100)]
+    assert [m["text"] for m in got][-3:] == ["line 102", "line 103", "line 104"]
+    assert got[0]["text"] == "line 5"
+
+
+def test_chat_reaches_the_sockets_of_another_server(postgres_url: str) -> None:  # noqa: F811
+    """Two servers on one PostgreSQL: a message said on one reaches a spectator on the other."""
+    with (
+        TestClient(create_app(postgres_url, limits=OFF)) as one,
+        TestClient(create_app(postgres_url, limits=OFF)) as two,
+    ):
+        tid = new_table(one, "penneech", ["human", "human"])
+        token = join(one, tid, 0, "Ann")
+        join(one, tid, 1, "Bob")
+        with (
+            one.websocket_connect(f"/ws/tables/{tid}?token={token}") as seat,
+            two.websocket_connect(f"/ws/tables/{tid}") as spy,
+        ):
+            next_view(seat), next_view(spy)
+            seat.send_json({"type": "chat", "text": "across servers"})
+            m = next_of(spy, "chat")
+            assert (m["seat"], m["name"], m["text"]) == (0, "Ann", "across servers")
+
+
+# -- rematch -------------------------------------------------------------------------------------
+def test_rematch_same_seats_bots_and_options_the_deal_moves_on(c: TestClient) -> None:
+    tid = new_table(c, "penneech", ["human", "human"], options={"first_dealer": 0, "objective": "deal"})
+    tokens = [join(c, tid, 0, "Ann"), join(c, tid, 1, "Bob")]
+    r = c.post(f"/api/tables/{tid}/rematch", json={"token": tokens[0]})
+    assert r.status_code == 409 and r.json()["error"] == "not_over"
+    play_to_end(c, tid, tokens, seed=3)
+    for bad in (None, "", "x" * 300, 7, tokens[0][:-1] + "A"):
+        r = c.post(f"/api/tables/{tid}/rematch", json={"token": bad})
+        assert r.status_code == 403 and r.json()["error"] == "bad_token", bad
+    with c.websocket_connect(f"/ws/tables/{tid}?token={tokens[1]}") as bob_ws:
+        next_view(bob_ws)
+        first = c.post(f"/api/tables/{tid}/rematch", json={"token": tokens[0]})
+        assert first.status_code == 200, first.text
+        new = first.json()
+        assert new["seat"] == 0 and new["table"] != tid and new["token"]
+        assert next_of(bob_ws, "rematch") == {"type": "rematch", "table": new["table"]}
+    second = c.post(f"/api/tables/{tid}/rematch", json={"token": tokens[1]}).json()
+    assert second["table"] == new["table"] and second["seat"] == 1
+    again = c.post(f"/api/tables/{tid}/rematch", json={"token": tokens[1]})
+    assert again.status_code == 409, "a guest's seat at the rematch is taken once"
+    old, nxt = c.get(f"/api/tables/{tid}").json(), c.get(f"/api/tables/{new['table']}").json()
+    assert nxt["status"] == "playing" and [s["name"] for s in nxt["seats"]] == ["Ann", "Bob"]
+    assert {k: v for k, v in nxt["options"].items() if k != "first_dealer"} == {
+        k: v for k, v in old["options"].items() if k != "first_dealer"
+    }
+    record = c.get(f"/api/tables/{tid}/record").json()
+    from gamester import replay
+
+    last_dealer = replay(record).public_observation()["dealer"]
+    assert nxt["options"]["first_dealer"] == (last_dealer + 1) % 2, "the seat after the last dealer deals"
+    with c.websocket_connect(f"/ws/tables/{tid}") as late:  # a late arrival at the old table hears of it
+        assert next_of(late, "rematch")["table"] == new["table"]
+
+
+def test_rematch_keeps_bots_and_accounts_and_two_asking_at_once_find_one_table(c: TestClient) -> None:
+    ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
+    body = {"game": "piquesept", "seats": ["human", "random", "human", "random"], "rated": True}
+    r = c.post("/api/tables", json=body, headers=ann)
+    tid = r.json()["id"]
+    tokens = [
+        c.post(f"/api/tables/{tid}/join", json={"seat": s}, headers=h).json()["token"]
+        for s, h in ((0, ann), (2, bob))
+    ]
+    play_to_end(c, tid, tokens, seed=9)
+    answers: list[dict[str, Any]] = []
+
+    def ask(token: str) -> None:
+        answers.append(c.post(f"/api/tables/{tid}/rematch", json={"token": token}).json())
+
+    threads = [threading.Thread(target=ask, args=(t,)) for t in tokens]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len({a["table"] for a in answers}) == 1, answers
+    nxt = c.get(f"/api/tables/{answers[0]['table']}").json()
+    assert nxt["rated"] is True and [s["kind"] for s in nxt["seats"]] == ["human", "bot", "human", "bot"]
+    assert [s["agent"] for s in nxt["seats"]] == [None, "random", None, "random"]
+    assert [s["account"] for s in nxt["seats"]] == ["Ann", None, "Bob", None]
+    # An account's rematch seat is its own from any device, as every account seat is.
+    mine = next(a for a in answers if a["seat"] == 0)
+    again = c.post(f"/api/tables/{nxt['id']}/join", json={"seat": 0}, headers=ann)
+    assert again.json()["token"] == mine["token"]

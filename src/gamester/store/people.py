@@ -15,8 +15,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from gamester.store.repository import SqlTableRepository, _load
-from gamester.store.schema import accounts, rating_history, ratings, seats, sessions, tables
+from gamester.store.port import TableRow
+from gamester.store.repository import SqlTableRepository, _load, insert_table
+from gamester.store.schema import accounts, chat, rating_history, ratings, seats, sessions, tables
 
 BOT_PREFIX = "bot:"
 """Rating keys of computer players: ``bot:`` + the agent spec (no account name has a colon)."""
@@ -158,6 +159,47 @@ class PeopleStore:
             ]  # fmt: skip
         rows.reverse()
         return rows
+
+    # -- chat and rematches --------------------------------------------------------------------
+    def add_chat(self, table_id: str, seat: int | None, name: str, text: str, at: float) -> int:
+        with self.repo.write() as c:
+            r = c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
+            key = r.inserted_primary_key
+            return int(key[0]) if key is not None else 0
+
+    def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
+        """The table's last ``limit`` chat messages, oldest first, each with its ``id``."""
+        q = sa.select(chat).where(chat.c.table_id == table_id).order_by(chat.c.id.desc()).limit(limit)
+        with self.engine.connect() as c:
+            rows = [
+                {"id": r.id, "seat": r.seat, "name": r.name, "text": r.text, "at": r.at} for r in c.execute(q)
+            ]
+        rows.reverse()
+        return rows
+
+    def rematch_of(self, table_id: str) -> str | None:
+        with self.engine.connect() as c:
+            v = c.execute(sa.select(tables.c.rematch).where(tables.c.id == table_id)).scalar()
+        return None if v is None else str(v)
+
+    def link_rematch(self, old_id: str, new: TableRow) -> str:
+        """Make ``new`` the rematch of the finished table ``old_id`` unless another seat (on any
+        server) got there first: one transaction, guarded like a move. Returns the rematch's id —
+        ``new.id``, or the one made first (then ``new`` is not stored)."""
+        t = tables.c
+        with self.repo.write() as c:
+            n = c.execute(
+                tables.update()
+                .where(t.id == old_id, t.status == "over", t.rematch.is_(None))
+                .values(rematch=new.id)
+            ).rowcount
+            if n == 1:
+                insert_table(c, new)
+                return new.id
+        found = self.rematch_of(old_id)
+        if found is None:
+            raise LookupError(old_id)
+        return found
 
     # -- moving ratings ------------------------------------------------------------------------
     def unapplied(self, limit: int) -> list[str]:

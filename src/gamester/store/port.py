@@ -43,6 +43,7 @@ class TableRow:
     lease_expiry: float | None = None
     rated: bool = False
     rating_applied: bool = False
+    rematch: str | None = None  # the next table at the same seats, once a seat asked for it
     seats: list[SeatRow] = field(default_factory=list)
 
 

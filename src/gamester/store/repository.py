@@ -81,6 +81,26 @@ def _table_row(r: sa.Row[Any]) -> TableRow:
     return TableRow(**{k: _load(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
 
 
+def insert_table(c: sa.Connection, table: TableRow) -> None:
+    """Insert ``table`` and its seats inside the caller's transaction."""
+    c.execute(tables.insert().values(_table_values(table)))
+    c.execute(
+        seats.insert(),
+        [
+            {
+                "table_id": table.id,
+                "seat": s.seat,
+                "kind": s.kind,
+                "agent": s.agent,
+                "name": s.name,
+                "token_hash": s.token_hash,
+                "account": s.account,
+            }
+            for s in table.seats
+        ],
+    )
+
+
 class SqlTableRepository:
     """The repository on SQLAlchemy: SQLite (WAL) or PostgreSQL (psycopg 3)."""
 
@@ -164,22 +184,7 @@ class SqlTableRepository:
     # -- tables --------------------------------------------------------------------------------
     def create(self, table: TableRow) -> None:
         with self._write() as c:
-            c.execute(tables.insert().values(_table_values(table)))
-            c.execute(
-                seats.insert(),
-                [
-                    {
-                        "table_id": table.id,
-                        "seat": s.seat,
-                        "kind": s.kind,
-                        "agent": s.agent,
-                        "name": s.name,
-                        "token_hash": s.token_hash,
-                        "account": s.account,
-                    }
-                    for s in table.seats
-                ],
-            )
+            insert_table(c, table)
 
     def _rows(self, c: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[TableRow]:
         out: list[TableRow] = []

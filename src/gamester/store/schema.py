@@ -1,7 +1,7 @@
 """The database schema (SQLAlchemy Core). Alembic's migrations create exactly these tables.
 
-0001: tables, seats, actions. 0002 (people): accounts, sessions, ratings and their history; a table's
-``rated`` and ``rating_applied`` flags; a seat's ``account``.
+0001: tables, seats, actions. 0002 (people): accounts, sessions, ratings and their history, chat; a
+table's ``rated`` and ``rating_applied`` flags and its ``rematch``; a seat's ``account``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ tables = sa.Table(
     sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
     # Set in the same transaction that moves the ratings: a table's result is counted once.
     sa.Column("rating_applied", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("rematch", sa.String(40), nullable=True),  # the id of the next table, once asked for
 )
 sa.Index("ix_gm_tables_status_created", tables.c.status, tables.c.created)
 
@@ -99,3 +100,15 @@ rating_history = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 sa.Index("ix_gm_rating_history_account", rating_history.c.account, rating_history.c.at)
+
+chat = sa.Table(
+    "gm_chat",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), nullable=False),
+    sa.Column("seat", sa.Integer, nullable=True),  # NULL: a spectator
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("text", sa.String(2000), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_chat_table", chat.c.table_id, chat.c.id)

@@ -33,6 +33,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
 
 from gamester.store.people import AccountRow, PeopleStore, Rating
 from gamester.store.repository import SqlTableRepository
@@ -175,7 +176,7 @@ class People:
             return None
         return self.store.session_account(_hash(session), self.now())
 
-    def account_of(self, request: Request) -> AccountRow | None:
+    def account_of(self, request: HTTPConnection) -> AccountRow | None:
         """The account of the request's session (blocking). A Bearer session that is not valid is
         refused (401); a cookie that is not valid any more is ignored (the visitor is a guest)."""
         header = request.headers.get("authorization")
@@ -189,7 +190,7 @@ class People:
         return self.session_of(cookie) if cookie else None
 
     @staticmethod
-    def session_text(request: Request) -> str | None:
+    def session_text(request: HTTPConnection) -> str | None:
         header = request.headers.get("authorization")
         if header is not None:
             return header.partition(" ")[2].strip() or None

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gamester.core.errors import GameError
 from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
+from gamester.web import rematch
 from gamester.web.accounts import People
 from gamester.web.accounts import router as people_router
+from gamester.web.chat import ChatHub
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
@@ -182,6 +184,9 @@ def create_app(
         service.on_over = people.table_over
         people_holder["people"] = people
         _app.state.people = people
+        hub = ChatHub(people.store, notifier.publish, time.time)
+        notifier.subscribe(hub.on_notice)
+        holder["chat"] = hub
         holder.update(repo=repo, service=service, runtime=runtime, health=DatabaseHealth(repo))
         await runtime.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
@@ -367,6 +372,12 @@ def create_app(
         await rt().close_seat(tid, out["seat"])
         return out
 
+    @app.post("/api/tables/{table_id}/rematch")
+    async def ask_rematch(table_id: str, request: Request) -> dict[str, Any]:
+        tid = _table_id(table_id)
+        body = await _body(request)
+        return await run_in_threadpool(rematch.ask, svc(), people_holder["people"], tid, body.get("token"))
+
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str) -> dict[str, Any]:
         return await run_in_threadpool(svc().record, _table_id(table_id))
@@ -417,10 +428,16 @@ def create_app(
             return
         if seat is not None:
             service.set_connected(table_id, seat, +1)
+        hub: ChatHub = holder["chat"]
+        talker = None
         try:
             await conn.start(service)
-            await _ws_loop(ws, conn, service, runtime, seat)
+            talker = await hub.attach(table_id, conn.send, seat, await _speaker(service, table_id, seat, ws))
+            say = functools.partial(hub.say, table_id, talker)
+            await _ws_loop(ws, conn, service, runtime, seat, say)
         finally:
+            if talker is not None:
+                hub.detach(table_id, talker)
             runtime.remove(conn)
             if seat is not None:
                 with contextlib.suppress(ServiceError):
@@ -436,6 +453,18 @@ def create_app(
             "<!doctype html><title>gamester</title><h1>gamester</h1>"
             '<p>The API is at <a href="/api/games">/api/games</a>.</p>'
         )
+
+    async def _speaker(service: TableService, table_id: str, seat: int | None, ws: WebSocket) -> str:
+        """The name a socket's chat goes under: its seat's, else the spectator's account, else
+        "Spectator"."""
+        if seat is not None:
+            seats = service.public_table_cached(table_id)["seats"]
+            return str(seats[seat]["name"] or f"Player {seat + 1}")
+        try:
+            row = await run_in_threadpool(people_holder["people"].account_of, ws)
+        except ServiceError:
+            row = None
+        return row.name if row is not None else "Spectator"
 
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
@@ -454,7 +483,12 @@ async def _rating_catch_up(people: People) -> None:
 
 
 async def _ws_loop(
-    ws: WebSocket, conn: Connection, service: TableService, runtime: Runtime, seat: int | None
+    ws: WebSocket,
+    conn: Connection,
+    service: TableService,
+    runtime: Runtime,
+    seat: int | None,
+    say: Callable[[Any], Awaitable[None]],
 ) -> None:
     tokens = RATE_BURST
     last = time.monotonic()
@@ -520,6 +554,8 @@ async def _ws_loop(
                     act()
                 else:
                     await run_in_threadpool(act)
+            elif kind == "chat":
+                await say(data.get("text"))
             elif kind == "hint":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator gets no hints")
@@ -530,7 +566,7 @@ async def _ws_loop(
                 runtime.spawn(_hint(conn, runtime, seat, data["seq"]))
             else:
                 raise ServiceError(
-                    "bad_message", f"unknown message type {kind[:40]!r}; valid: act, hint, ping"
+                    "bad_message", f"unknown message type {kind[:40]!r}; valid: act, chat, hint, ping"
                 )
         except ServiceError as e:
             if e.code == "left":  # the token left the seat: this socket speaks for nobody now

@@ -1,4 +1,4 @@
-"""People: accounts, sessions, ratings; rated tables and seats owned by accounts.
+"""People: accounts, sessions, ratings, chat; rated tables, rematches and seats owned by accounts.
 
 Revision ID: 0002
 Revises: 0001
@@ -25,6 +25,7 @@ def upgrade() -> None:
     op.add_column(
         "gm_tables", sa.Column("rating_applied", sa.Boolean, nullable=False, server_default=sa.false())
     )
+    op.add_column("gm_tables", sa.Column("rematch", sa.String(40), nullable=True))
     op.add_column("gm_seats", sa.Column("account", sa.String(20), nullable=True))
     op.create_index("ix_gm_seats_account", "gm_seats", ["account"])
     op.create_table(
@@ -64,9 +65,21 @@ def upgrade() -> None:
         sa.Column("at", sa.Float, nullable=False),
     )
     op.create_index("ix_gm_rating_history_account", "gm_rating_history", ["account", "at"])
+    op.create_table(
+        "gm_chat",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), nullable=False),
+        sa.Column("seat", sa.Integer, nullable=True),
+        sa.Column("name", sa.String(80), nullable=False),
+        sa.Column("text", sa.String(2000), nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+    )
+    op.create_index("ix_gm_chat_table", "gm_chat", ["table_id", "id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_gm_chat_table", "gm_chat")
+    op.drop_table("gm_chat")
     op.drop_index("ix_gm_rating_history_account", "gm_rating_history")
     op.drop_table("gm_rating_history")
     op.drop_index("ix_gm_ratings_game_rating", "gm_ratings")
@@ -76,5 +89,6 @@ def downgrade() -> None:
     op.drop_table("gm_accounts")
     op.drop_index("ix_gm_seats_account", "gm_seats")
     op.drop_column("gm_seats", "account")
+    op.drop_column("gm_tables", "rematch")
     op.drop_column("gm_tables", "rating_applied")
     op.drop_column("gm_tables", "rated")
