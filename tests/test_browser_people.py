@@ -4,6 +4,7 @@
 Ann and Bob sign up in two browser contexts, play a rated Penneech deal to the end by clicking, both
 ratings move, the record downloads from the finished table, the player and leaderboard pages show
 them; Ann opens her seat from a third context (another device) by logging in, without the token; a
+spectator and the players chat both ways (as text); Ann asks for a rematch and Bob accepts it; a
 wrong password is answered on the form; log-out ends the session. Screenshots at 1280 and 390 px go
 to $GAMESTER_SCREENSHOTS (default: a temporary folder) to be looked at.
 """
@@ -115,6 +116,36 @@ def test_rated_game_between_two_accounts(pages: Pages, server: Server) -> None: 
         ann.click("[data-testid=record-download]")
     record = json.loads(Path(got.value.path()).read_text())
     assert record["game"] == "penneech" and record["actions"]
+
+    # Chat both ways with a spectator, shown as text.
+    carol = pages.new(name="Carol")
+    carol.goto(f"{server.base}/#/table/{table_id}")
+    carol.wait_for_selector("[data-testid=result]")
+    ann.fill("[data-testid=chat-input]", "<b>good game</b>")
+    ann.click("[data-testid=chat-send]")
+    carol.wait_for_selector("[data-testid=chat-list] li:has-text('<b>good game</b>')")
+    assert carol.locator("[data-testid=chat-list] li span b").count() == 0, "chat is text, never markup"
+    carol.fill("[data-testid=chat-input]", "well played both")
+    carol.press("[data-testid=chat-input]", "Enter")
+    ann.wait_for_selector("[data-testid=chat-list] li.spectator:has-text('well played both')")
+    bob.wait_for_selector("[data-testid=chat-list] li:has-text('well played both')")
+    ann.check("[data-testid=chat-mute]")
+    assert not ann.locator("[data-testid=chat-list] li.spectator").first.is_visible()
+    ann.screenshot(path=str(SHOTS / "people-chat-desktop.png"))
+
+    # Rematch: Ann asks, Bob sees the offer and accepts; both sit at the new table; Carol may watch.
+    ann.click("[data-testid=rematch]")
+    ann.wait_for_url(lambda url: "#/table/" in url and table_id not in url)
+    rematch_id = ann.url.split("#/table/")[1].split("?")[0]
+    assert rematch_id != table_id
+    bob.wait_for_selector("[data-testid=rematch]:has-text('Accept the rematch')")
+    carol.wait_for_selector("[data-testid=rematch-watch]")
+    bob.click("[data-testid=rematch]")
+    bob.wait_for_url(f"**/#/table/{rematch_id}")
+    bob.wait_for_selector("[data-testid=board]")
+    ann.wait_for_selector("[data-testid=hand] [data-card]")
+    again = server.api(f"/tables/{rematch_id}")
+    assert again["status"] == "playing" and [s["account"] for s in again["seats"]] == ["Ann", "Bob"]
 
     # Both ratings moved; the player page and the leaderboard show them.
     for who in ("Ann", "Bob"):

@@ -9,6 +9,7 @@ import piquesept from "./games/piquesept.js";
 import pentyrch from "./games/pentyrch.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
+import { ChatPanel } from "./chat.js";
 
 export const GAMES = { penneech, piquesept, pentyrch };
 
@@ -209,6 +210,11 @@ export class TableScreen {
     } else if (msg.type === "table") {
       this.table = { ...this.table, ...msg.table };
       this.updateSeats();
+    } else if (msg.type === "chat") {
+      if (this.chat) this.chat.add(msg);
+    } else if (msg.type === "rematch") {
+      this.rematch = msg.table;
+      if (this.view && this.view.status === "over") this.renderOver(this.ctx());
     } else if (msg.type === "hint") {
       this.hintPending = false;
       if (this.view && msg.seq === this.view.seq) this.hint = msg;
@@ -330,6 +336,11 @@ export class TableScreen {
       if (confirm("Leave this table? Your seat becomes free for someone else.")) this.leave();
     } }, "Leave") : null;
     const optionsText = this.optionsText();
+    this.chat = new ChatPanel((text) => {
+      if (this.sock && this.sock.send({ type: "chat", text })) return true;
+      toast("Not connected: wait a moment and try again.", "error");
+      return false;
+    }, !!this.token);
     this.frame = f;
     clear(this.root).append(el("div.table-screen",
       f.notice,
@@ -340,7 +351,7 @@ export class TableScreen {
       f.over,
       el("div.table-main",
         el("div.play-area", f.status, f.news, f.board),
-        el("aside.side", el("h3", "Game log"), f.log))));
+        el("aside.side", el("h3", "Game log"), f.log, this.chat.node))));
     this.updateSeats();
     clearInterval(this.clockTimer);
     this.clockTimer = setInterval(() => this.tickClock(), 500);
@@ -451,10 +462,31 @@ export class TableScreen {
         el("a.button.primary", { href: replay, "data-testid": "replay-link" }, "Replay the game"),
         el("button", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share) },
           "Copy the replay link"),
+        this.rematchButton(),
         el("a.button", { href: `/api/tables/${encodeURIComponent(this.id)}/record`,
           download: `gamester-${this.table.game}-${this.id}.json`, "data-testid": "record-download" },
         "Download the record"),
         el("a.button", { href: "#/" }, "New game")));
+  }
+
+  /** Seats ask for (or accept) the same table again; spectators may watch it once it exists. */
+  rematchButton() {
+    if (!this.token) {
+      return this.rematch ? el("a.button", { href: `#/table/${encodeURIComponent(this.rematch)}`,
+        "data-testid": "rematch-watch" }, "Watch the rematch") : null;
+    }
+    const label = this.rematch ? "Accept the rematch" : "Rematch";
+    return el(`button${this.rematch ? ".primary" : ""}`, { "data-testid": "rematch", onclick: async (ev) => {
+      ev.target.disabled = true;
+      try {
+        const res = await api(`/tables/${encodeURIComponent(this.id)}/rematch`, { token: this.token });
+        rememberSeat(res.table, res.seat, res.token);
+        location.hash = `#/table/${encodeURIComponent(res.table)}`;
+      } catch (e) {
+        toast(e.message, "error");
+        ev.target.disabled = false;
+      }
+    } }, label);
   }
 
   // -- acting --------------------------------------------------------------------------------
