@@ -210,6 +210,17 @@ def test_session_cookie_bearer_me_and_log_out(c: TestClient) -> None:
         assert c.get("/api/me", headers={"Authorization": f"Bearer {s}"}).status_code == 401
 
 
+def test_an_account_keeps_its_newest_sessions_only(c: TestClient) -> None:
+    sign_up(c, "Dee")
+    store: PeopleStore = c.app.state.people.store  # type: ignore[attr-defined]
+    for i in range(6):
+        store.add_session(f"{i:064d}", "dee", 1e10 + i, 1e12, keep=3)  # newer than the sign-up session
+    assert store.session_account(f"{5:064d}", 2e10) is not None
+    assert store.session_account(f"{3:064d}", 2e10) is not None
+    assert store.session_account(f"{2:064d}", 2e10) is None, "older sessions beyond the newest 3 end"
+    assert store.session_account(f"{5:064d}", 10.0**13) is None, "an expired session is no session"
+
+
 def test_failed_log_ins_are_rate_limited_per_name_and_per_address(c: TestClient) -> None:
     c.post("/api/accounts", json={"name": "Cat", "password": PASSWORD})
     codes = [
@@ -520,6 +531,14 @@ def test_chat_both_ways_with_a_spectator_and_hostile_text(c: TestClient) -> None
                 m = seat.receive_json()
             codes.append(m.get("code", "chat"))
         assert "rate_limited" in codes, codes
+    # A logged-in spectator speaks under the account's name.
+    cat = sign_up(c, "Cat")
+    with c.websocket_connect(f"/ws/tables/{tid}", headers=cat) as spy:
+        next_view(spy)
+        spy.send_json({"type": "chat", "text": "hello from Cat"})
+        while (m := next_of(spy, "chat"))["text"] != "hello from Cat":
+            pass
+        assert (m["seat"], m["name"]) == (None, "Cat")
     # A late arrival gets the last 100, oldest first.
     store: PeopleStore = c.app.state.people.store  # type: ignore[attr-defined]
     for i in range(105):

@@ -81,9 +81,19 @@ class PeopleStore:
             return _account(c.execute(sa.select(accounts).where(accounts.c.key == key)).first())
 
     # -- sessions ------------------------------------------------------------------------------
-    def add_session(self, token_hash: str, key: str, now: float, expires: float) -> None:
+    def add_session(self, token_hash: str, key: str, now: float, expires: float, keep: int = 50) -> None:
+        """A new session; the account's expired ones go, and all but its newest ``keep``."""
         with self.repo.write() as c:
             c.execute(sessions.delete().where(sessions.c.account == key, sessions.c.expires < now))
+            newest = (
+                sa.select(sessions.c.token_hash)
+                .where(sessions.c.account == key)
+                .order_by(sessions.c.created.desc())
+                .limit(keep - 1)
+            )
+            c.execute(
+                sessions.delete().where(sessions.c.account == key, sessions.c.token_hash.not_in(newest))
+            )
             c.execute(
                 sessions.insert().values(token_hash=token_hash, account=key, created=now, expires=expires)
             )

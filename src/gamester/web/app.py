@@ -355,7 +355,7 @@ def create_app(
         if isinstance(name, str) and (problem := name_problem(name)) is not None:
             raise ServiceError("bad_name", problem, 422)
         people = people_holder["people"]
-        found = await run_in_threadpool(people.account_of, request)
+        found = await run_in_threadpool(people.account_of, request) if people.session_text(request) else None
         owner = None
         if found is not None:
             row = found
