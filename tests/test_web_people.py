@@ -339,6 +339,25 @@ def test_bots_are_rated_but_not_on_the_leaderboard(c: TestClient) -> None:
     assert store.ratings_of("bot:random")["penneech"].games == 1
 
 
+def test_a_forfeit_on_the_clock_is_rated_too(c: TestClient) -> None:
+    ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
+    body = {"game": "penneech", "seats": ["human", "human"], "rated": True,
+            "clock": {"seconds_per_move": 1, "on_timeout": "forfeit"}}  # fmt: skip
+    tid = c.post("/api/tables", json=body, headers=ann).json()["id"]
+    token = c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=ann).json()["token"]
+    c.post(f"/api/tables/{tid}/join", json={"seat": 1}, headers=bob)
+    with c.websocket_connect(f"/ws/tables/{tid}?token={token}") as ws:  # nobody moves: the clock ends it
+        for _ in range(100):
+            m = next_view(ws)
+            if m["status"] == "over":
+                break
+    assert m["status"] == "over" and m["forfeit"] is not None
+    loser = ("Ann", "Bob")[m["forfeit"]]
+    winner = ("Bob", "Ann")[m["forfeit"]]
+    got = {n: c.get(f"/api/players/{n}").json()["ratings"]["penneech"] for n in ("Ann", "Bob")}
+    assert got[winner]["rating"] > 1500 > got[loser]["rating"] and got[winner]["games"] == 1
+
+
 def test_player_and_leaderboard_refusals(c: TestClient) -> None:
     for name in ("nobody", "x" * 300, "../etc", "Ann%00"):
         r = c.get(f"/api/players/{name}")

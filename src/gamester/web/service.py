@@ -137,7 +137,7 @@ class TableService:
         self._cache_lock = threading.Lock()
         self._max_cached = max_cached
         self.on_over: Callable[[str], None] | None = None
-        """Called (outside the table's lock) once a table has ended here: the ratings' hook."""
+        """Called (outside the table's lock) once a rated table has ended here: the ratings' hook."""
 
     def _ended(self, table_id: str) -> None:
         if self.on_over is None:
@@ -586,7 +586,7 @@ class TableService:
                 row.chance = chance
             self._keep(entry, frame)
             new_seq = row.seq
-        if over:
+        if over and entry.row.rated:
             self._ended(table_id)
         self.notify(table_id, "act")
         return new_seq
@@ -606,7 +606,9 @@ class TableService:
                 self._sync(entry)
                 return False
             row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
-        self._ended(table_id)
+            rated = row.rated
+        if rated:
+            self._ended(table_id)
         self.notify(table_id, "table")
         return True
 
