@@ -132,8 +132,9 @@ export class Lobby {
       el("h3", "Seats"), this.seatBox,
       el("div.field", el("label", { for: "clock" }, "Clock"), clock),
       el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout),
-      this.me ? el("div.field", el("label", el("input", { type: "checkbox", name: "rated", "data-testid": "rated" }),
-        " Rated: every person at the table must be logged in; the result moves your ratings")) : null,
+      this.me ? el("div.field", el("label", { for: "rated" }, "Rated"),
+        el("label.rated-box", el("input#rated", { type: "checkbox", name: "rated", "data-testid": "rated" }),
+          " every person at the table logs in; the result moves your rating")) : null,
       el("div.row", el("button.primary.big", { type: "submit", "data-testid": "start" }, "Start the game"),
         el("a.button", { href: `#/rules/${g.name}` }, `How to play ${g.title || g.name}`)));
     box.append(form);
