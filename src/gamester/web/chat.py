@@ -31,7 +31,8 @@ BURST = 5.0
 EVERY = 2.0
 _REFUSED = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
 
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+Send = Callable[[dict[str, Any]], Awaitable[None] | None]
+"""A socket's send: a coroutine function, or a plain one that queues the message (an outbox)."""
 
 
 def chat_text(text: Any) -> str:
@@ -67,7 +68,7 @@ class Talker:
         self.seen[m["id"]] = None
         while len(self.seen) > 4 * HISTORY:
             self.seen.popitem(last=False)
-        await self.send(_message(m))
+        await _send(self.send, _message(m))
 
 
 @dataclass
@@ -100,7 +101,7 @@ class ChatHub:
             if t.rematch is None:
                 t.rematch = await run_in_threadpool(self.store.rematch_of, table_id)
             if t.rematch is not None:
-                await send({"type": "rematch", "table": t.rematch})
+                await _send(send, {"type": "rematch", "table": t.rematch})
         return talker
 
     def detach(self, table_id: str, talker: Talker) -> None:
@@ -149,7 +150,7 @@ class ChatHub:
             t.rematch = await run_in_threadpool(self.store.rematch_of, table_id)
             if t.rematch is not None:
                 for talker in list(t.talkers):
-                    await talker.send({"type": "rematch", "table": t.rematch})
+                    await _send(talker.send, {"type": "rematch", "table": t.rematch})
 
 
 _tasks: set[asyncio.Task[None]] = set()
@@ -159,6 +160,12 @@ def _spawn(coro: Awaitable[None]) -> None:
     task: asyncio.Task[None] = asyncio.ensure_future(coro)
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
+
+
+async def _send(send: Send, message: dict[str, Any]) -> None:
+    sent = send(message)
+    if sent is not None:
+        await sent
 
 
 def _message(m: dict[str, Any]) -> dict[str, Any]:
