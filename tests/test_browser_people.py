@@ -163,6 +163,10 @@ def test_rated_game_between_two_accounts(pages: Pages, server: Server) -> None: 
     bob.screenshot(path=str(SHOTS / "people-leaderboard-phone.png"), full_page=True)
     ann.set_viewport_size(DESKTOP)
 
+    # Log out everywhere from Ann's own page: her other sessions end too.
+    ann.goto(f"{server.base}/#/player/Ann")
+    ann.click("[data-testid=logout-everywhere]")
+    ann.wait_for_selector("[data-testid=login-link]")
     # Log out: the header offers "Log in" again and the session is gone.
     bob.click("[data-testid=logout]")
     bob.wait_for_selector("[data-testid=login-link]")

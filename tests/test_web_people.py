@@ -10,6 +10,7 @@ import random
 import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -389,6 +390,24 @@ def _finished_rated_table(repo: Any, tid: str, keys: list[str], returns: list[fl
     row = TableRow(id=tid, game="penneech", options={}, seed=1, chance=[], clock=None, status="over", seq=9,
                    created=1.0, returns=returns, rated=True, seats=seats)  # fmt: skip
     repo.create(row)
+
+
+def test_a_table_whose_server_stopped_before_rating_it_is_rated_at_the_next_start(db_url: str) -> None:
+    repo = open_repository(db_url)
+    try:
+        store = PeopleStore(repo, INITIAL)
+        _finished_rated_table(repo, "missed", ["p1", "p2"], [-1.0, 1.0])
+        assert store.unapplied(10) == ["missed"]
+    finally:
+        repo.dispose()
+    with TestClient(create_app(db_url, limits=OFF)) as c:
+        store = c.app.state.people.store  # type: ignore[attr-defined]
+        for _ in range(200):  # the catch-up runs at start, beside the requests
+            if not store.unapplied(10):
+                break
+            time.sleep(0.05)
+        assert store.unapplied(10) == []
+        assert store.ratings_of("p2")["penneech"].rating > 1500 > store.ratings_of("p1")["penneech"].rating
 
 
 def test_servers_sharing_postgresql_apply_a_rating_exactly_once(postgres_url: str) -> None:  # noqa: F811

@@ -187,8 +187,19 @@ export class PlayerScreen {
         el("a.button.small", { href: t.status === "over" ? `#/replay/${encodeURIComponent(t.id)}?seat=${t.seat}`
           : `#/table/${encodeURIComponent(t.id)}` }, t.status === "over" ? "Replay" : "Open"))))
       : el("p.muted", "No games yet.");
+    const me = await currentUser();
+    const everywhere = me && me.name === p.name ? el("button.small", { "data-testid": "logout-everywhere",
+      onclick: async () => {
+        try {
+          await logOut(true);
+          toast("Logged out on every device.");
+          location.hash = "#/";
+        } catch (e) {
+          toast(e.message, "error");
+        }
+      } }, "Log out everywhere") : null;
     clear(this.root).append(el("section.people-page", { "data-testid": "player-page" },
-      el("div.panel", el("h1", p.name), el("h2", "Ratings"), rows),
+      el("div.panel", el("h1", p.name), el("h2", "Ratings"), rows, everywhere),
       el("div.panel", el("h2", "Recent games"), recent)));
   }
 }
