@@ -359,6 +359,9 @@ def test_a_forfeit_on_the_clock_is_rated_too(c: TestClient) -> None:
     winner = ("Bob", "Ann")[m["forfeit"]]
     got = {n: c.get(f"/api/players/{n}").json()["ratings"]["penneech"] for n in ("Ann", "Bob")}
     assert got[winner]["rating"] > 1500 > got[loser]["rating"] and got[winner]["games"] == 1
+    again = c.post(f"/api/tables/{tid}/rematch", json={"token": token})
+    assert again.status_code == 200, again.text
+    assert c.get(f"/api/tables/{again.json()['table']}").json()["clock"]["on_timeout"] == "forfeit"
 
 
 def test_player_and_leaderboard_refusals(c: TestClient) -> None:
