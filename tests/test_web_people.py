@@ -38,7 +38,7 @@ DATA = Path(__file__).parent / "data"
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'people.db'}"
@@ -122,20 +122,18 @@ def test_pairwise_reading_of_sides_and_weights() -> None:
 
 
 # -- accounts and sessions -------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "name",
-    ["ab", "a" * 21, "Ann Lee", "Ann!", "Ånn", "", "You", "Y0U", "spectator", "random", "Rand0m", "heur1stic",
-     "Ann\u200b", None, 7, ["Ann"]],
-)  # fmt: skip
-def test_bad_names_are_refused(c: TestClient, name: Any) -> None:
-    r = c.post("/api/accounts", json={"name": name, "password": PASSWORD})
-    assert r.status_code == 422 and r.json()["error"] == "bad_name", r.text
+BAD_NAMES = ["ab", "a" * 21, "Ann Lee", "Ann!", "Ånn", "", "You", "Y0U", "spectator", "random", "Rand0m",
+             "heur1stic", "Ann\u200b", None, 7, ["Ann"]]  # fmt: skip
+BAD_PASSWORDS = ["short", "       ", "x" * 201, None, 12345678, ["a" * 8]]
 
 
-@pytest.mark.parametrize("password", ["short", "       ", "x" * 201, None, 12345678, ["a" * 8]])
-def test_bad_passwords_are_refused(c: TestClient, password: Any) -> None:
-    r = c.post("/api/accounts", json={"name": "Ann", "password": password})
-    assert r.status_code == 422 and r.json()["error"] == "bad_password", r.text
+def test_bad_names_and_passwords_are_refused(c: TestClient) -> None:
+    for name in BAD_NAMES:
+        r = c.post("/api/accounts", json={"name": name, "password": PASSWORD})
+        assert r.status_code == 422 and r.json()["error"] == "bad_name", (name, r.text)
+    for password in BAD_PASSWORDS:
+        r = c.post("/api/accounts", json={"name": "Ann", "password": password})
+        assert r.status_code == 422 and r.json()["error"] == "bad_password", (password, r.text)
 
 
 def test_malformed_bodies(c: TestClient) -> None:
@@ -291,6 +289,7 @@ def test_rated_tables_seat_accounts_only(c: TestClient) -> None:
 
 
 # -- ratings -------------------------------------------------------------------------------------
+@pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_a_rated_game_moves_both_ratings_once(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
     r = c.post(
@@ -328,6 +327,7 @@ def test_a_rated_game_moves_both_ratings_once(c: TestClient) -> None:
     assert c.get("/api/players/Ann").json()["ratings"]["penneech"] == ra
 
 
+@pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_bots_are_rated_but_not_on_the_leaderboard(c: TestClient) -> None:
     ann = sign_up(c, "Ann")
     r = c.post(
@@ -342,6 +342,7 @@ def test_bots_are_rated_but_not_on_the_leaderboard(c: TestClient) -> None:
     assert store.ratings_of("bot:random")["penneech"].games == 1
 
 
+@pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_a_forfeit_on_the_clock_is_rated_too(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
     body = {"game": "penneech", "seats": ["human", "human"], "rated": True,
@@ -374,6 +375,7 @@ def test_player_and_leaderboard_refusals(c: TestClient) -> None:
     assert c.get("/api/leaderboard/penneech").json() == {"game": "penneech", "players": []}
 
 
+@pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_unrated_tables_move_no_rating(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
     tid = new_table(c, "penneech", ["human", "human"])
@@ -413,6 +415,7 @@ def test_a_table_whose_server_stopped_before_rating_it_is_rated_at_the_next_star
         assert store.ratings_of("p2")["penneech"].rating > 1500 > store.ratings_of("p1")["penneech"].rating
 
 
+@pytest.mark.slow  # starts a PostgreSQL cluster
 def test_servers_sharing_postgresql_apply_a_rating_exactly_once(postgres_url: str) -> None:  # noqa: F811
     """Eight 'servers' (each its own engine) apply the same tables at once, and two tables of the
     same player end at once: each table counts once, and neither result is lost."""
@@ -457,6 +460,7 @@ OLD_PLAYING = "ZN5i1dGIWYQfJhR9"
 OLD_TOKENS = ["vWgzCeNhvNmDF-nZX2_50nWv5bFKFzw5", "wwaF_0_YrezpGQtF3i3b8hYeogT2o8ei"]
 
 
+@pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_a_database_of_the_previous_release_upgrades_and_plays_on(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     shutil.copy(DATA / "web_schema_0001.db", path)
@@ -483,6 +487,7 @@ def test_a_database_of_the_previous_release_upgrades_and_plays_on(tmp_path: Path
         assert con.execute("SELECT count(*) FROM gm_actions").fetchone()[0] > actions[0]
 
 
+@pytest.mark.slow  # starts a PostgreSQL cluster
 def test_postgresql_upgrades_from_the_first_schema(pg_cluster: Any) -> None:  # noqa: F811
     """On PostgreSQL: a database at revision 0001 holding a table is upgraded at start and keeps it."""
     from importlib import resources
@@ -532,6 +537,7 @@ def next_of(ws: Any, kind: str, limit: int = 200) -> dict[str, Any]:
     raise AssertionError(f"no {kind} message")
 
 
+@pytest.mark.slow  # 105 stored messages read back, and a rate frozen for the test
 def test_chat_both_ways_with_a_spectator_and_hostile_text(
     c: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -597,6 +603,7 @@ def test_chat_both_ways_with_a_spectator_and_hostile_text(
     assert got[0]["text"] == "line 5"
 
 
+@pytest.mark.slow  # starts a PostgreSQL cluster
 def test_chat_reaches_the_sockets_of_another_server(postgres_url: str) -> None:  # noqa: F811
     """Two servers on one PostgreSQL: a message said on one reaches a spectator on the other."""
     with (
@@ -617,6 +624,7 @@ def test_chat_reaches_the_sockets_of_another_server(postgres_url: str) -> None: 
 
 
 # -- rematch -------------------------------------------------------------------------------------
+@pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_rematch_same_seats_bots_and_options_the_deal_moves_on(c: TestClient) -> None:
     tid = new_table(c, "penneech", ["human", "human"], options={"first_dealer": 0, "objective": "deal"})
     tokens = [join(c, tid, 0, "Ann"), join(c, tid, 1, "Bob")]
@@ -651,6 +659,7 @@ def test_rematch_same_seats_bots_and_options_the_deal_moves_on(c: TestClient) ->
         assert next_of(late, "rematch")["table"] == new["table"]
 
 
+@pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_rematch_keeps_bots_and_accounts_and_two_asking_at_once_find_one_table(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
     body = {"game": "piquesept", "seats": ["human", "random", "human", "random"], "rated": True}
