@@ -5,6 +5,7 @@
     python benchmarks/web_load.py --tables 500 --seconds 30 --db sqlite --db postgres
     python benchmarks/web_load.py --bots-only --db sqlite           # bot moves served per second
     python benchmarks/web_load.py --tables 500 --profile prof.txt   # py-spy the server meanwhile
+    python benchmarks/web_load.py --tables 500 --db sqlite --db postgres --tree old=/tmp/a/src --tree new=src
 
 For each database the script starts a server subprocess on 127.0.0.1 (``--db postgres`` also starts a
 throw-away PostgreSQL, as the tests do), creates ``--tables`` Penneech tables with two human seats, joins
@@ -13,6 +14,9 @@ legal moves waits a think time (uniform in ``[0, 2 × --think]``), sends a rando
 the time until the view with the next ``seq`` reaches it: the act-to-view latency. A finished table is
 replaced by a new one, so ``--tables`` games run at once throughout. Reported: tables, actions, actions
 per second, latency p50 / p99 / max, errors (error replies, drops, views not arriving within 10 s).
+
+``--tree LABEL=SRC`` (repeatable) runs the server from that source tree (its ``PYTHONPATH``), one tree
+after the other for each database, so two builds are measured in one run on the same machine load.
 
 ``--bots-only`` instead fills ``--tables`` tables with bots only (``--agent``, default ``random``) and
 counts the moves the server stores per second (``seq`` summed over the tables through the API).
@@ -305,12 +309,24 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="the server's bot worker processes")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", type=Path, help="py-spy the server during the run; summary to this file")
+    ap.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        help="LABEL=SRC: run the server from this source tree (repeatable)",
+    )
     args = ap.parse_args()
+    trees: list[tuple[str, str | None]] = []
+    for t in args.tree:
+        label, sep, src = t.partition("=")
+        if not sep or not Path(src, "gamester").is_dir():
+            ap.error(f"--tree {t!r}: expected LABEL=SRC with SRC holding the gamester package")
+        trees.append((label, str(Path(src).resolve())))
     if not 1 <= args.tables <= 2000 or not 1 <= args.seconds <= 600:
         ap.error("--tables must be 1..2000 and --seconds 1..600")
     raise_fd_limit()
     rows = []
-    for db in args.db or ["sqlite"]:
+    for db, (label, tree) in [(db, t) for db in args.db or ["sqlite"] for t in trees or [("", None)]]:
         cluster: PgCluster | None = None
         work = Path(tempfile.mkdtemp(prefix="gamester-load-"))
         if db == "postgres":
@@ -323,7 +339,11 @@ def main() -> None:
             url = cluster.create_database()
         else:
             url = f"sqlite:///{work / 'load.db'}"
-        server = ServerProcess(url, log_dir=work, env={"GAMESTER_BOT_WORKERS": str(args.workers)})
+        env = {"GAMESTER_BOT_WORKERS": str(args.workers)}
+        if tree is not None:
+            env["PYTHONPATH"] = tree
+        server = ServerProcess(url, log_dir=work, env=env)
+        name = f"{db} {label}".strip()
         try:
             server.start()
             spies: list[subprocess.Popen[bytes] | None] = []
@@ -342,7 +362,7 @@ def main() -> None:
                     bot_load(server, args.tables, args.seconds, args.agent, args.game)
                 )
                 rows.append(
-                    f"| {db} | {args.tables} bot tables ({args.agent}) | {moves} moves | "
+                    f"| {name} | {args.tables} bot tables ({args.agent}) | {moves} moves | "
                     f"{moves / elapsed:.0f} bot moves/s |"
                 )
             else:
@@ -356,7 +376,7 @@ def main() -> None:
                 lat = stats.latencies
                 errors = sum(stats.errors.values())
                 rows.append(
-                    f"| {db} | {args.tables} | {len(lat)} | {rate(stats.times):.0f} | "
+                    f"| {name} | {args.tables} | {len(lat)} | {rate(stats.times):.0f} | "
                     f"{1000 * percentile(lat, 0.5):.1f} | {1000 * percentile(lat, 0.99):.1f} | "
                     f"{1000 * max(lat, default=float('nan')):.1f} | {errors} {stats.errors or ''} | "
                     f"{stats.games} | {stats.setup:.0f} s | {100 * cpu / wall:.0f}% | "

@@ -149,8 +149,13 @@ def test_rated_game_between_two_accounts(pages: Pages, server: Server) -> None: 
 
     # Both ratings moved; the player page and the leaderboard show them.
     for who in ("Ann", "Bob"):
-        r = server.api(f"/players/{who}")["ratings"]["penneech"]
-        assert r["games"] == 1 and r["deviation"] < 350
+        deadline = time.monotonic() + 30  # the ratings move just after the last view
+        while (
+            not (r := server.api(f"/players/{who}")["ratings"].get("penneech"))
+            and time.monotonic() < deadline
+        ):
+            ann.wait_for_timeout(50)
+        assert r and r["games"] == 1 and r["deviation"] < 350
     ann.click("[data-testid=me-link]")
     ann.wait_for_selector("[data-testid=player-page] [data-testid=ratings] tr[data-game=penneech]")
     ann.wait_for_selector("[data-testid=recent] a:has-text('Replay')")

@@ -62,7 +62,8 @@ def test_json_shape_and_every_best_move_is_legal(game_name: str) -> None:
     assert out["steps"], "player 1 made no decision: the test checks nothing"
     assert [s["index"] for s in out["steps"]] == decisions(rec, 1)
     for s in out["steps"]:
-        assert set(s) == {"index", "action", "best", "p_played", "p_best"}
+        assert set(s) == {"index", "action", "best", "p_played", "p_best", "mark"}
+        assert s["mark"] in ("", "mistake", "blunder")
         before = replay({**rec, "actions": rec["actions"][: s["index"]]})
         assert before.current_player() == 1
         legal = before.legal_action_strings()

@@ -169,7 +169,7 @@ def test_the_lesson_in_a_terminal(name: str) -> None:
                 wrong_done = True
             t.send(move)
         assert wrong_done
-        t.expect(r"Play a real game:\s+gamester\s+play")
+        t.expect(r"Play a real game next:[\s\S]*?gamester\s+play")
         assert t.proc.wait(timeout=60) == 0
     finally:
         if t.proc.poll() is None:

@@ -64,6 +64,17 @@ def sign_up(c: TestClient, name: str, password: str = PASSWORD) -> dict[str, str
     return {"Authorization": f"Bearer {r.json()['session']}"}
 
 
+def rating_after(c: TestClient, name: str, game: str, games: int, timeout: float = 30.0) -> dict[str, Any]:
+    """The player's rating once ``games`` rated games have counted (the rating moves just after the
+    table ends, beside the last view)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got: dict[str, Any] = c.get(f"/api/players/{name}").json()["ratings"].get(game, {})
+        if got.get("games", 0) >= games or time.monotonic() > deadline:
+            return got
+        time.sleep(0.05)
+
+
 def play_to_end(c: TestClient, tid: str, tokens: list[str], seed: int = 1) -> dict[str, Any]:
     """Play random legal moves for every human seat (by token) until the table is over."""
     rng = random.Random(seed)
@@ -302,8 +313,8 @@ def test_a_rated_game_moves_both_ratings_once(c: TestClient) -> None:
     ]
     table = play_to_end(c, tid, tokens)
     a, b = table["returns"]
+    ra, rb = (rating_after(c, n, "penneech", 1) for n in ("Ann", "bob"))
     players = {n: c.get(f"/api/players/{n}").json() for n in ("Ann", "bob")}
-    ra, rb = (players[n]["ratings"]["penneech"] for n in ("Ann", "bob"))
     assert ra["games"] == rb["games"] == 1
     assert ra["deviation"] < 350 and rb["deviation"] < 350
     if a > b:
@@ -336,7 +347,7 @@ def test_bots_are_rated_but_not_on_the_leaderboard(c: TestClient) -> None:
     tid = r.json()["id"]
     token = c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=ann).json()["token"]
     play_to_end(c, tid, [token])
-    assert c.get("/api/players/Ann").json()["ratings"]["penneech"]["games"] == 1
+    assert rating_after(c, "Ann", "penneech", 1)["games"] == 1
     assert [p["name"] for p in c.get("/api/leaderboard/penneech").json()["players"]] == ["Ann"]
     store: PeopleStore = c.app.state.people.store  # type: ignore[attr-defined]
     assert store.ratings_of("bot:random")["penneech"].games == 1
@@ -358,7 +369,7 @@ def test_a_forfeit_on_the_clock_is_rated_too(c: TestClient) -> None:
     assert m["status"] == "over" and m["forfeit"] is not None
     loser = ("Ann", "Bob")[m["forfeit"]]
     winner = ("Bob", "Ann")[m["forfeit"]]
-    got = {n: c.get(f"/api/players/{n}").json()["ratings"]["penneech"] for n in ("Ann", "Bob")}
+    got = {n: rating_after(c, n, "penneech", 1) for n in ("Ann", "Bob")}
     assert got[winner]["rating"] > 1500 > got[loser]["rating"] and got[winner]["games"] == 1
     again = c.post(f"/api/tables/{tid}/rematch", json={"token": token})
     assert again.status_code == 200, again.text
@@ -479,7 +490,7 @@ def test_a_database_of_the_previous_release_upgrades_and_plays_on(tmp_path: Path
         assert table["seq"] > 6
         sign_up(c, "Newcomer")
     with sqlite3.connect(path) as con:
-        assert con.execute("SELECT version_num FROM alembic_version").fetchall() == [("0002",)]
+        assert con.execute("SELECT version_num FROM alembic_version").fetchall() == [("0003",)]
         after = {r[0]: r for r in con.execute("SELECT id, status, seq FROM gm_tables")}
         old = {r[0]: r for r in before}
         assert after[OLD_FINISHED] == old[OLD_FINISHED], "the finished table is as it was"
@@ -515,7 +526,7 @@ def test_postgresql_upgrades_from_the_first_schema(pg_cluster: Any) -> None:  # 
         got = repo.get("old")
         assert got is not None and got.rated is False and got.seats[0].account is None
         with repo.engine.connect() as conn:
-            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0003"
     finally:
         repo.dispose()
 

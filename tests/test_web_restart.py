@@ -48,7 +48,9 @@ def test_restart_keeps_positions_deadlines_and_bots(tmp_path: Path) -> None:
         # a bot table that is mid-game when the server stops
         bots = new_table(c, "penneech", ["random", "random"], options={"objective": "deal"})
         _wait(lambda: c.get(f"/api/tables/{bots}").json()["seq"] >= 3)
-    stopped = time.time()
+        # Taken before the server stops: it hands its leases back while stopping, and the pause of
+        # the clock starts then, a moment before this block has finished closing.
+        stopped = time.time()
     with TestClient(create_app(url)) as c:
         after = c.get(f"/api/tables/{clocked}").json()
         assert after["seq"] == before["seq"] == 1 and after["status"] == "playing"

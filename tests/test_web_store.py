@@ -73,13 +73,23 @@ def test_round_trip_and_listing(repo: SqlTableRepository) -> None:
     assert repo.list_tables("over", 10) == []
 
 
-def test_join_starts_the_table_once_every_human_seat_is_taken(repo: SqlTableRepository) -> None:
+def test_join_stores_what_the_caller_decides_about_starting(repo: SqlTableRepository) -> None:
+    # The rule (the table starts once no human seat is free) is the decisions'; the repository asks
+    # it inside the join's transaction, with the seat already taken, and stores the answer.
     repo.create(_table("j", humans=2))
-    assert repo.join("j", 0, "Ann", "h0", None)
-    assert not repo.join("j", 0, "Bob", "hx", None), "a taken seat cannot be joined again"
-    assert not repo.join("j", 2, "Bob", "hx", None), "a bot seat cannot be joined"
+    asked: list[list[str | None]] = []
+
+    def rule(row: TableRow) -> float | bool | None:
+        asked.append([s.token_hash for s in row.seats])
+        return 123.0 if all(s.token_hash for s in row.seats if s.kind == "human") else False
+
+    assert repo.join("j", 0, "Ann", "h0", rule) is not None
+    assert repo.join("j", 0, "Bob", "hx", rule) is None, "a taken seat cannot be joined again"
+    assert repo.join("j", 2, "Bob", "hx", rule) is None, "a bot seat cannot be joined"
     assert repo.get("j").status == "waiting"  # type: ignore[union-attr]
-    assert repo.join("j", 1, "Bob", "h1", 123.0)
+    got = repo.join("j", 1, "Bob", "h1", rule)
+    assert got is not None and got.status == "playing" and got.deadline == 123.0
+    assert asked[-1][:2] == ["h0", "h1"], "the rule sees the row with the new seat taken"
     t = repo.get("j")
     assert t is not None and t.status == "playing" and t.deadline == 123.0
     assert not repo.leave("j", 1, "wrong")
@@ -190,3 +200,50 @@ def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     p.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(ValueError, match="not a usable gamester database|cannot open"):
         open_repository(f"sqlite:///{p}")
+
+
+def test_delete_unjoined_refuses_a_table_someone_joined(repo: SqlTableRepository) -> None:
+    repo.create(_table("x", humans=2))
+    repo.create(_table("y", humans=2))
+    assert repo.join("y", 0, "Ann", "h0", lambda _row: False) is not None
+    assert {t.id for t in repo.waiting_since(1e18, 10)} == {"x", "y"}
+    assert repo.waiting_since(50.0, 10) == [], "only tables created before the time given"
+    assert repo.delete_unjoined("x") and repo.get("x") is None
+    assert not repo.delete_unjoined("y"), "a joined table is not deleted"
+    assert repo.get("y") is not None
+
+
+def test_lesson_tables_are_kept_but_never_listed(repo: SqlTableRepository) -> None:
+    lesson = _table("lesson")
+    lesson.lesson = "penneech"
+    repo.create(lesson)
+    repo.create(_table("plain"))
+    got = repo.get("lesson")
+    assert got is not None and got.lesson == "penneech"
+    assert [t.id for t in repo.list_tables(None, 10)] == ["plain"]
+
+
+def test_a_review_is_claimed_once_then_stored(repo: SqlTableRepository) -> None:
+    repo.create(_table("r"))
+    assert repo.review("r", 0) is None
+    assert repo.claim_review("r", 0, "server-a", 1000.0, 400.0)
+    assert not repo.claim_review("r", 0, "server-b", 1001.0, 401.0)  # under way on server-a
+    assert repo.claim_review("r", 1, "server-b", 1001.0, 401.0)  # another seat is another review
+    row = repo.review("r", 0)
+    assert row is not None and (row.status, row.owner, row.started) == ("working", "server-a", 1000.0)
+    repo.finish_review("r", 0, "server-b", "done", {"seat": 0})  # not its review: ignored
+    assert repo.review("r", 0).status == "working"  # type: ignore[union-attr]
+    repo.finish_review("r", 0, "server-a", "done", {"seat": 0, "steps": []})
+    done = repo.review("r", 0)
+    assert done is not None and done.status == "done" and done.result == {"seat": 0, "steps": []}
+    assert not repo.claim_review("r", 0, "server-b", 5000.0, 4000.0)  # done: never again
+
+
+def test_a_review_left_by_a_dead_server_or_failed_is_taken_over(repo: SqlTableRepository) -> None:
+    repo.create(_table("s"))
+    assert repo.claim_review("s", 0, "dead", 100.0, -500.0)
+    assert not repo.claim_review("s", 0, "alive", 200.0, 50.0)  # started at 100, not stale before 50
+    assert repo.claim_review("s", 0, "alive", 800.0, 200.0)  # stale: started before 200
+    assert repo.review("s", 0).owner == "alive"  # type: ignore[union-attr]
+    repo.finish_review("s", 0, "alive", "failed", "the review could not be made: ValueError")
+    assert repo.claim_review("s", 0, "again", 900.0, 300.0)

@@ -79,6 +79,7 @@ class Step:
             "best": self.best,
             "p_played": round(self.p_played, 4),
             "p_best": round(self.p_best, 4),
+            "mark": self.mark,
         }
 
 

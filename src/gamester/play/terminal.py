@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from gamester.agents.base import Agent, View
 from gamester.core.errors import GameError, IllegalActionError
 from gamester.core.protocol import State
-from gamester.play.tutorials import Tutorial, coach, refuse, untaught
+from gamester.play.tutorials import Tutorial, closing, coach, refuse
 from gamester.play.words import Names, player_message, pretty
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
@@ -292,14 +292,7 @@ class TerminalGame:
         self.say(textwrap.fill(self.result(), 79, subsequent_indent="  "))
         if self.tutorial is not None:
             self.say()
-            missed = untaught(self.tutorial, st)
-            if missed:
-                self.teach(
-                    "This game left the lesson's line before these came up: "
-                    + ", ".join(s.rule.replace("_", " ") for s in missed)
-                    + " (gamester rules explains them)."
-                )
-            self.teach(self.tutorial.outro)
+            self.teach(closing(self.tutorial, st))
         return True
 
     def think(self, agent: Agent, p: int) -> int:

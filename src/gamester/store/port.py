@@ -1,13 +1,19 @@
-"""The table repository's port: the rows the use cases see and what they need from storage.
+"""The table repository's port: the rows the live tables see and everything they need from storage.
 
 No SQLAlchemy here (the adapter, :mod:`gamester.store.repository`, is beside it), so the decisions
-and tests that work on rows import only this.
+and tests that work on rows import only this. Every write that moves a game on is guarded by the
+table's ``seq`` (two writers can never both store action ``n``); the rules (when a table starts, what
+needs a runner) are the caller's (``gamester.web.decisions``), the port only stores what they decided.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+NO_RUNNER = "-"
+"""``lease_owner`` of a table nothing runs for (no bot, no clock): never listed as unleased."""
 
 
 class StoreUnavailable(Exception):
@@ -41,10 +47,23 @@ class TableRow:
     forfeit: int | None = None
     lease_owner: str | None = None
     lease_expiry: float | None = None
+    lesson: str | None = None  # the tutorial this table teaches (web/lessons.py)
     rated: bool = False
     rating_applied: bool = False
     rematch: str | None = None  # the next table at the same seats, once a seat asked for it
     seats: list[SeatRow] = field(default_factory=list)
+
+
+@dataclass
+class ReviewRow:
+    """The review of one seat of a finished table (``result``: the review's JSON once done)."""
+
+    table_id: str
+    seat: int
+    status: str  # working | done | failed
+    result: Any
+    owner: str | None
+    started: float
 
 
 @dataclass
@@ -62,6 +81,10 @@ class TableRepository(Protocol):
     def get(self, table_id: str) -> TableRow | None: ...
 
     def seq_of(self, table_id: str) -> int | None: ...
+
+    def seqs(self, table_ids: list[str]) -> dict[str, tuple[int, str]]:
+        """(seq, status) of each of ``table_ids`` that exists: one read, to see which changed."""
+        ...
 
     def list_tables(self, status: str | None, limit: int) -> list[TableRow]: ...
 
@@ -88,13 +111,32 @@ class TableRepository(Protocol):
         seat: int,
         name: str,
         token_hash: str,
-        deadline_if_started: float | None,
+        starts: Callable[[TableRow], float | bool | None],
         account: str | None = None,
-    ) -> bool: ...
+    ) -> TableRow | None:
+        """Take the free human ``seat`` (None if it is not free), for ``account`` when given, and
+        return the row after it, in one transaction that holds the table: ``starts(row)`` (the row
+        with the seat taken) says whether the table starts playing now, and with which deadline (a
+        number or None), or not (False)."""
+        ...
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool: ...
 
-    def unleased(self, now: float, limit: int) -> list[LeaseInfo]: ...
+    def unleased(self, now: float, limit: int) -> list[LeaseInfo]:
+        """Playing tables whose lease expired or was never taken (not those marked ``NO_RUNNER``)."""
+        ...
+
+    def waiting_since(self, before: float, limit: int) -> list[TableRow]:
+        """Waiting tables created before ``before`` (oldest first): the candidates for expiry."""
+        ...
+
+    def delete_unjoined(self, table_id: str) -> bool:
+        """Delete a table that is still waiting with no seat taken (False if it moved on meanwhile)."""
+        ...
+
+    def mark_no_runner(self, table_id: str) -> None:
+        """Nothing runs for this table: it is never listed as unleased again."""
+        ...
 
     def take_lease(
         self, table_id: str, owner: str, until: float, now: float, dead_owner: str | None = None
@@ -116,3 +158,9 @@ class TableRepository(Protocol):
         """Try a write (rolled back) within ``timeout`` seconds: None if the database can be
         written, else one line saying why not."""
         ...
+
+    def review(self, table_id: str, seat: int) -> ReviewRow | None: ...
+
+    def claim_review(self, table_id: str, seat: int, owner: str, now: float, stale_before: float) -> bool: ...
+
+    def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None: ...

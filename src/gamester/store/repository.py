@@ -13,17 +13,33 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
 from gamester.store import migrate
-from gamester.store.port import LeaseInfo, SeatRow, StoreUnavailable, TableRepository, TableRow
-from gamester.store.schema import actions, seats, tables
+from gamester.store.port import (
+    NO_RUNNER,
+    LeaseInfo,
+    ReviewRow,
+    SeatRow,
+    StoreUnavailable,
+    TableRepository,
+    TableRow,
+)
+from gamester.store.schema import actions, reviews, seats, tables
 
-__all__ = ["LeaseInfo", "SeatRow", "SqlTableRepository", "StoreUnavailable", "TableRepository", "TableRow"]
+__all__ = [
+    "LeaseInfo",
+    "ReviewRow",
+    "SeatRow",
+    "SqlTableRepository",
+    "StoreUnavailable",
+    "TableRepository",
+    "TableRow",
+]
 
 
 # The hot path's statements, built once (building SQL expressions costs more than running them).
@@ -214,6 +230,13 @@ class SqlTableRepository:
             found = self._rows(c, rows)
         return found[0] if found else None
 
+    def seqs(self, table_ids: list[str]) -> dict[str, tuple[int, str]]:
+        if not table_ids:
+            return {}
+        q = sa.select(tables.c.id, tables.c.seq, tables.c.status).where(tables.c.id.in_(table_ids))
+        with self.engine.connect() as c:
+            return {r[0]: (int(r[1]), r[2]) for r in c.execute(q)}
+
     def seq_of(self, table_id: str) -> int | None:
         with self.engine.connect() as c:
             v = c.execute(sa.select(tables.c.seq).where(tables.c.id == table_id)).scalar()
@@ -221,6 +244,7 @@ class SqlTableRepository:
 
     def list_tables(self, status: str | None, limit: int) -> list[TableRow]:
         q = sa.select(tables).order_by(tables.c.created.desc(), tables.c.id).limit(limit)
+        q = q.where(tables.c.lesson.is_(None))  # a pupil's lesson is nobody else's table
         if status is not None:
             q = q.where(tables.c.status == status)
         with self.engine.connect() as c:
@@ -291,12 +315,18 @@ class SqlTableRepository:
         seat: int,
         name: str,
         token_hash: str,
-        deadline_if_started: float | None,
+        starts: Callable[[TableRow], float | bool | None],
         account: str | None = None,
-    ) -> bool:
-        """Take a free human seat (for ``account`` when given); the table starts playing once no human
-        seat is free."""
+    ) -> TableRow | None:
+        """Take a free human seat (for ``account`` when given); ``starts`` (the caller's rule) decides
+        whether the table starts."""
         with self._write() as c:
+            # The table's row first: two joins of one table (through two servers) take turns, so the
+            # second one sees the first's seat taken when it asks whether the table starts.
+            if not c.execute(
+                tables.update().where(tables.c.id == table_id).values(seq=tables.c.seq)
+            ).rowcount:
+                return None
             n = c.execute(
                 seats.update()
                 .where(
@@ -308,19 +338,17 @@ class SqlTableRepository:
                 .values(name=name, token_hash=token_hash, account=account)
             ).rowcount
             if n != 1:
-                return False
-            free = c.execute(
-                sa.select(sa.func.count())
-                .select_from(seats)
-                .where(seats.c.table_id == table_id, seats.c.kind == "human", seats.c.token_hash.is_(None))
-            ).scalar()
-            if not free:
+                return None
+            row = self._rows(c, c.execute(sa.select(tables).where(tables.c.id == table_id)).all())[0]
+            first = starts(row)
+            if not isinstance(first, bool) and row.status == "waiting":
                 c.execute(
                     tables.update()
                     .where(tables.c.id == table_id, tables.c.status == "waiting")
-                    .values(status="playing", deadline=deadline_if_started)
+                    .values(status="playing", deadline=first)
                 )
-        return True
+                row.status, row.deadline = "playing", first
+        return row
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool:
         with self._write() as c:
@@ -333,26 +361,62 @@ class SqlTableRepository:
 
     # -- leases --------------------------------------------------------------------------------
     def unleased(self, now: float, limit: int) -> list[LeaseInfo]:
-        """Playing tables with something to run (a bot seat or a clock) whose lease has expired or
-        was never taken. Tables of humans only without a clock need no lease: nothing runs for them."""
-        has_bot = sa.exists().where(seats.c.table_id == tables.c.id, seats.c.kind == "bot")
+        """Playing tables whose lease has expired or was never taken, except those nothing runs for
+        (``NO_RUNNER``: which tables those are is the caller's rule, stored at creation)."""
         q = (
             sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
             .where(
                 tables.c.status == "playing",
+                sa.or_(tables.c.lease_owner.is_(None), tables.c.lease_owner != NO_RUNNER),
                 sa.or_(tables.c.lease_expiry.is_(None), tables.c.lease_expiry < now),
-                sa.or_(tables.c.clock.is_not(None), has_bot),
             )
             .limit(limit)
         )
         with self.engine.connect() as c:
             return [LeaseInfo(r[0], r[1], r[2]) for r in c.execute(q)]
 
+    def waiting_since(self, before: float, limit: int) -> list[TableRow]:
+        q = (
+            sa.select(tables)
+            .where(tables.c.status == "waiting", tables.c.created < before)
+            .order_by(tables.c.created)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return self._rows(c, c.execute(q).all())
+
+    def delete_unjoined(self, table_id: str) -> bool:
+        taken = sa.exists().where(seats.c.table_id == table_id, seats.c.token_hash.is_not(None))
+        with self._write() as c:
+            # The guard is the write's (a join at this instant wins); which tables to try is the caller's.
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, tables.c.status == "waiting", tables.c.seq == 0, ~taken)
+                .values(status="expired")
+            ).rowcount
+            if n != 1:
+                return False
+            c.execute(actions.delete().where(actions.c.table_id == table_id))
+            c.execute(seats.delete().where(seats.c.table_id == table_id))
+            c.execute(tables.delete().where(tables.c.id == table_id))
+        return True
+
+    def mark_no_runner(self, table_id: str) -> None:
+        with self._write() as c:
+            c.execute(
+                tables.update()
+                .where(tables.c.id == table_id)
+                .values(lease_owner=NO_RUNNER, lease_expiry=None)
+            )
+
     def leases_held_by_others(self, me: str, limit: int) -> list[LeaseInfo]:
         q = (
             sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
             .where(
-                tables.c.status == "playing", tables.c.lease_owner.is_not(None), tables.c.lease_owner != me
+                tables.c.status == "playing",
+                tables.c.lease_owner.is_not(None),
+                tables.c.lease_owner != me,
+                tables.c.lease_owner != NO_RUNNER,
             )
             .limit(limit)
         )
@@ -408,6 +472,47 @@ class SqlTableRepository:
         q = sa.select(tables.c.id).where(tables.c.lease_owner == owner, tables.c.status == "playing")
         with self.engine.connect() as c:
             return [r[0] for r in c.execute(q)]
+
+    # -- reviews of finished tables -------------------------------------------------------------
+    def review(self, table_id: str, seat: int) -> ReviewRow | None:
+        q = sa.select(reviews).where(reviews.c.table_id == table_id, reviews.c.seat == seat)
+        with self.engine.connect() as c:
+            r = c.execute(q).first()
+        if r is None:
+            return None
+        return ReviewRow(r.table_id, r.seat, r.status, _load(r.result), r.owner, r.started)
+
+    def claim_review(self, table_id: str, seat: int, owner: str, now: float, stale_before: float) -> bool:
+        """Start the review of ``seat`` for ``owner``: True if there was none, or only one still
+        ``working`` since before ``stale_before`` (its server died) or one that failed."""
+        with self._write() as c:
+            q = sa.select(reviews.c.status, reviews.c.started).where(
+                reviews.c.table_id == table_id, reviews.c.seat == seat
+            )
+            found = c.execute(q.with_for_update()).first()
+            values = {"status": "working", "result": None, "owner": owner, "started": now}
+            if found is None:
+                try:
+                    with c.begin_nested():
+                        c.execute(reviews.insert().values(table_id=table_id, seat=seat, **values))
+                except sa.exc.IntegrityError:
+                    return False  # another server claimed it a moment ago
+                return True
+            if found.status == "done" or (found.status == "working" and found.started >= stale_before):
+                return False
+            c.execute(
+                reviews.update().where(reviews.c.table_id == table_id, reviews.c.seat == seat).values(values)
+            )
+            return True
+
+    def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None:
+        """Store ``owner``'s outcome (``done`` with the review, ``failed`` with the reason)."""
+        with self._write() as c:
+            c.execute(
+                reviews.update()
+                .where(reviews.c.table_id == table_id, reviews.c.seat == seat, reviews.c.owner == owner)
+                .values(status=status, result=_dump(result))
+            )
 
     def checkpoint(self) -> None:
         """Copy the SQLite write-ahead log into the database file, without blocking writers."""
@@ -489,3 +594,7 @@ def open_repository(url: str) -> SqlTableRepository:
         reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)
         raise ValueError(f"--db {url!r}: not a usable gamester database: {reason}") from None
     return SqlTableRepository(engine)
+
+
+def _conforms(repo: SqlTableRepository) -> TableRepository:
+    return repo  # mypy checks here that the adapter implements the whole port

@@ -27,6 +27,7 @@ tables = sa.Table(
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("lease_owner", sa.String(120), nullable=True),
     sa.Column("lease_expiry", sa.Float, nullable=True),
+    sa.Column("lesson", sa.String(40), nullable=True),  # the tutorial a lesson table teaches, else NULL
     sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
     # Set in the same transaction that moves the ratings: a table's result is counted once.
     sa.Column("rating_applied", sa.Boolean, nullable=False, server_default=sa.false()),
@@ -56,6 +57,16 @@ actions = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+reviews = sa.Table(
+    "gm_reviews",
+    metadata,
+    sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("status", sa.String(10), nullable=False),  # working | done | failed
+    sa.Column("result", sa.Text, nullable=True),  # JSON: the review once done, the reason once failed
+    sa.Column("owner", sa.String(120), nullable=True),  # the server working on it
+    sa.Column("started", sa.Float, nullable=False),
+)
 accounts = sa.Table(
     "gm_accounts",
     metadata,

@@ -37,8 +37,8 @@ from starlette.requests import HTTPConnection
 
 from gamester.store.people import AccountRow, PeopleStore, Rating
 from gamester.store.repository import SqlTableRepository
+from gamester.web.decisions import ServiceError
 from gamester.web.ratings import INITIAL, rate
-from gamester.web.service import ServiceError
 
 COOKIE = "gamester_session"
 SESSION_SECONDS = 30 * 24 * 3600
@@ -269,9 +269,9 @@ def _limited(wait: float, what: str) -> JSONResponse:
 
 
 async def _credentials(request: Request) -> tuple[Any, Any]:
-    from gamester.web.app import read_body
+    from gamester.web.validate import body as read_body
 
-    body = await read_body(request)
+    body = read_body(await request.body())
     unknown = sorted(set(body) - {"name", "password"})
     if unknown:
         raise ServiceError(

@@ -1,8 +1,10 @@
-"""The HTTP and WebSocket adapter: FastAPI routes over :class:`~gamester.web.service.TableService`.
+"""The HTTP and WebSocket adapter, and ``create_app``: the composition root.
 
 ``create_app(db_url)`` builds the app; its lifespan opens the repository (running the migrations),
-starts the bot worker pool, the notifier and the lease loop, and stops them again. Every request body
-is read and checked here by hand so a bad one gets one clear JSON line (and a 4xx), never a traceback.
+then the notifier and the :class:`~gamester.web.registry.Registry` of rooms (which starts the bot
+worker pool and the lease loop), and stops them again. The routes only translate: a request is checked
+by :mod:`gamester.web.validate`, becomes a command to its table's room, and the answer (or one clear
+JSON error line with a 4xx) goes back.
 """
 
 from __future__ import annotations
@@ -11,9 +13,8 @@ import asyncio
 import contextlib
 import functools
 import gc
-import json
 import os
-import re
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib import resources
@@ -24,7 +25,6 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from sqlalchemy import exc as sa_exc
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,25 +32,25 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gamester.core.errors import GameError
 from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
-from gamester.web import rematch
+from gamester.web import decisions as d
+from gamester.web import lessons, rematch, service, validate
 from gamester.web.accounts import People
 from gamester.web.accounts import router as people_router
 from gamester.web.chat import ChatHub
+from gamester.web.decisions import SeatOwner, ServiceError
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
-from gamester.web.names import name_problem
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
-from gamester.web.runtime import Connection, Runtime, close_socket, new_server_id, viewer_of
-from gamester.web.service import SeatOwner, ServiceError, TableService, hash_token
+from gamester.web.registry import Registry, new_server_id
+from gamester.web.reviews import ReviewDesk
+from gamester.web.room import Connection, close_socket
 
 MAX_BODY = 64 * 1024
 MAX_WS_MESSAGE = 64 * 1024
 RATE_PER_SECOND = 20.0
 RATE_BURST = 40.0
 FLOOD_ERRORS = 20.0
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-_STATUSES = ("waiting", "playing", "over")
 _DB_DOWN = "the database is unavailable; try again"
 
 
@@ -111,31 +111,6 @@ class _TooLarge(Exception):
     pass
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise ServiceError("bad_json", "the request body is not JSON", 400) from None
-    if not isinstance(data, dict):
-        raise ServiceError("bad_json", "the request body must be a JSON object", 400)
-    return data
-
-
-read_body = _body
-
-
-def _table_id(table_id: str) -> str:
-    if not _ID.match(table_id):
-        raise ServiceError("no_table", "no such table", 404)
-    return table_id
-
-
-def _clean_text(value: Any, what: str) -> None:
-    if isinstance(value, str) and any(ord(ch) < 32 or ch in "\x7f" for ch in value):
-        raise ServiceError("bad_" + what, f"{what}: control characters are not allowed", 422)
-
-
 def create_app(
     db_url: str | None = None,
     *,
@@ -155,7 +130,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        repo = await run_in_threadpool(open_repository, url)
+        repo = await asyncio.to_thread(open_repository, url)
         # Load every game once before serving: the first lookups then never race each other.
         from gamester.core.registry import game_class, game_names
 
@@ -163,32 +138,32 @@ def create_app(
             with contextlib.suppress(Exception):
                 game_class(name)
         notifier: Notifier
-        if repo.engine.dialect.name == "postgresql":
+        sqlite = repo.engine.dialect.name == "sqlite"
+        if not sqlite:
             conninfo = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
             notifier = PostgresNotifier(conninfo, sid)
         else:
             notifier = LocalNotifier()
-        service = TableService(repo, notifier.publish)
-        runtime = Runtime(
-            service,
+        registry = Registry(
             repo,
             notifier,
             server_id=sid,
+            one_writer=sqlite,
             workers=workers,
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
+            unjoined_seconds=60.0 * (limits or Limits()).unjoined_minutes,
         )
-        runtime.inline_writes = repo.engine.dialect.name == "sqlite"
+        desk = ReviewDesk(registry)
         people = People(repo)
-        service.on_over = people.table_over
+        registry.on_end.append(people.table_over)
         people_holder["people"] = people
         _app.state.people = people
         hub = ChatHub(people.store, notifier.publish, time.time)
         notifier.subscribe(hub.on_notice)
-        holder["chat"] = hub
-        holder.update(repo=repo, service=service, runtime=runtime, health=DatabaseHealth(repo))
-        await runtime.start()
+        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub)
+        await registry.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -201,7 +176,8 @@ def create_app(
             catching_up.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await catching_up
-            await runtime.stop()
+            await desk.stop()
+            await registry.stop()
             repo.dispose()
 
     app = FastAPI(title="gamester", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -211,13 +187,244 @@ def create_app(
     app.state.server_id = sid
     app.include_router(people_router(people_holder))
 
-    def svc() -> TableService:
-        s: TableService = holder["service"]
-        return s
-
-    def rt() -> Runtime:
-        r: Runtime = holder["runtime"]
+    def rooms() -> Registry:
+        r: Registry = holder["registry"]
         return r
+
+    _errors(app)
+
+    # -- API -----------------------------------------------------------------------------------
+    @app.get("/api/health")
+    async def health() -> JSONResponse:
+        status, body = await holder["health"].answer()
+        return JSONResponse(body, status_code=status)
+
+    @app.get("/api/games")
+    async def games() -> dict[str, Any]:
+        return {"games": await asyncio.to_thread(service.games)}
+
+    @app.get("/api/games/{name}/rules")
+    async def rules(name: str) -> dict[str, Any]:
+        from gamester.core.registry import game_names
+        from gamester.play.rules_text import rules_text
+
+        if name not in game_names():
+            raise ServiceError(
+                "no_game", f"unknown game {name[:40]!r}; valid games: " + ", ".join(game_names()), 404
+            )
+        return {"game": name, "markdown": await asyncio.to_thread(rules_text, name)}
+
+    @app.get("/api/tables")
+    async def list_tables(request: Request) -> dict[str, Any]:
+        q = request.query_params
+        status, limit = validate.list_query(q.get("status"), q.get("limit", "50"))
+        reg = rooms()
+        rows = await reg.db(reg.repo.list_tables, status, limit)
+        return {"tables": [d.public(r, reg.connected(r.id)) for r in rows]}
+
+    async def new_table(
+        game: str,
+        options: dict[str, Any],
+        seats: list[str],
+        clock: Any,
+        creator: Any,
+        *,
+        seed: int | None = None,
+        lesson: str | None = None,
+        rated: bool = False,
+        owner: SeatOwner | None = None,
+    ) -> dict[str, Any]:
+        reg = rooms()
+        table_id = secrets.token_urlsafe(12)
+        token = secrets.token_urlsafe(24) if creator is not None else None
+        if creator is not None and owner is not None and isinstance(creator, dict):
+            seat = creator.get("seat")
+            if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 16:
+                token = owner.token_for(table_id, seat)
+        row, state = await asyncio.to_thread(
+            d.new_table,
+            game,
+            options,
+            seats,
+            clock,
+            table_id=table_id,
+            seed=secrets.randbits(62) if seed is None else seed,
+            now=reg.now(),
+            creator=creator,
+            token=token,
+            lesson=lesson,
+            rated=rated,
+            owner=owner,
+        )
+        await reg.db(reg.repo.create, row, write=True)
+        room = reg.adopt(row, state)
+        reg.publish(row.id, "table")
+        out: dict[str, Any] = await room.call("public", fresh=False)
+        if creator is not None:
+            out = {**out, "seat": creator["seat"], "token": token}
+        return out
+
+    async def owner_of(request: Request) -> SeatOwner | None:
+        """The logged-in account of the request as a seat's owner (None: a guest)."""
+        people = people_holder["people"]
+        if not people.session_text(request):
+            return None
+        found = await asyncio.to_thread(people.account_of, request)
+        if found is None:
+            return None
+        row = found
+        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(request: Request) -> dict[str, Any]:
+        data = validate.body(await request.body())
+        parts = validate.create(data)
+        rated = validate.rated(data)
+        owner = await owner_of(request)
+        if rated and owner is None:
+            raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
+        return await new_table(*parts, rated=rated, owner=owner)
+
+    # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
+    @app.get("/api/tutorials")
+    async def list_tutorials() -> dict[str, Any]:
+        return {"tutorials": lessons.catalogue()}
+
+    @app.post("/api/tutorials/{lesson_id}", status_code=201)
+    async def start_lesson(lesson_id: str, request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        body = validate.body(raw) if raw.strip() else {}
+        unknown = sorted(set(body) - {"name"})
+        if unknown:
+            raise ServiceError("bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: name", 422)
+        validate.join_name(body.get("name"))
+        try:
+            t = lessons.find(lesson_id[:80])
+        except lessons.LessonError as e:
+            raise ServiceError("no_tutorial", str(e), 404) from None
+        n = t.new_state().game.num_players
+        creator = {"seat": t.seat, "name": body.get("name") or "You"}
+        out = await new_table(t.game, t.options, lessons.seats(t, n), None, creator, seed=t.seed, lesson=t.id)
+        return {"table": out["id"], "seat": out["seat"], "token": out["token"]}
+
+    @app.post("/api/tables/{table_id}/review", status_code=202)
+    async def request_review(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        body = validate.body(await request.body())
+        desk: ReviewDesk = holder["desk"]
+        return await desk.request(tid, body.get("seat"))
+
+    @app.get("/api/tables/{table_id}/review")
+    async def get_review(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        text = request.query_params.get("seat", "")
+        seat: Any = int(text) if text.isdigit() and len(text) < 4 else text
+        desk: ReviewDesk = holder["desk"]
+        return await desk.status(tid, seat)
+
+    @app.get("/api/tables/{table_id}")
+    async def get_table(table_id: str) -> dict[str, Any]:
+        out: dict[str, Any] = await rooms().call(validate.table_id(table_id), "public")
+        return out
+
+    @app.post("/api/tables/{table_id}/join")
+    async def join(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        body = validate.body(await request.body())
+        validate.join_name(body.get("name"))
+        owner = await owner_of(request)
+        out: dict[str, Any] = await rooms().call(
+            tid, "join", body.get("seat"), body.get("name"), body.get("token"), owner
+        )
+        return out
+
+    @app.post("/api/tables/{table_id}/rematch")
+    async def ask_rematch(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        body = validate.body(await request.body())
+        return await rematch.ask(rooms(), people_holder["people"], tid, body.get("token"))
+
+    @app.post("/api/tables/{table_id}/leave")
+    async def leave(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        body = validate.body(await request.body())
+        out: dict[str, Any] = await rooms().call(tid, "leave", body.get("token"))
+        return out
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: str) -> dict[str, Any]:
+        out: dict[str, Any] = await rooms().call(validate.table_id(table_id), "record")
+        return out
+
+    @app.get("/api/tables/{table_id}/replay")
+    async def replay(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        seat = validate.replay_seat(request.query_params.get("seat"))
+        out: dict[str, Any] = await rooms().call(tid, "replay", seat)
+        return out
+
+    # -- WebSocket -----------------------------------------------------------------------------
+    @app.websocket("/ws/tables/{table_id}")
+    async def ws_table(ws: WebSocket, table_id: str) -> None:
+        token = ws.query_params.get("token")
+        await ws.accept()
+        if not validate.TABLE_ID.match(table_id):
+            await close_socket(ws, 1008)
+            return
+        reg = rooms()
+        conn = Connection(ws, table_id)
+        try:
+            # A wrong token is refused, never taken for a spectator.
+            seat = await reg.call(table_id, "attach", conn, token)
+        except Exception:  # noqa: BLE001 - no table, a wrong token, the database down: closed
+            conn.close(1008)
+            await conn.finish()
+            return
+        hub: ChatHub = holder["chat"]
+        talker = None
+        try:
+            name = await _speaker(table_id, seat, ws)
+            talker = await hub.attach(table_id, conn.send, seat, name)
+            await _ws_loop(ws, conn, reg, seat, functools.partial(hub.say, table_id, talker))
+        finally:
+            if talker is not None:
+                hub.detach(table_id, talker)
+            with contextlib.suppress(Exception):
+                await reg.call(table_id, "detach", conn)
+            await conn.finish()
+
+    async def _speaker(table_id: str, seat: int | None, ws: WebSocket) -> str:
+        """The name a socket's chat goes under: its seat's, else the spectator's account, else
+        "Spectator"."""
+        if seat is not None:
+            table = await rooms().call(table_id, "public")
+            return str(table["seats"][seat]["name"] or f"Player {seat + 1}")
+        people = people_holder["people"]
+        if not people.session_text(ws):
+            return "Spectator"
+        try:
+            row = await asyncio.to_thread(people.account_of, ws)
+        except ServiceError:
+            row = None
+        return row.name if row is not None else "Spectator"
+
+    # -- the front end -------------------------------------------------------------------------
+    @app.get("/")
+    async def index() -> Response:
+        page = static_dir() / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html")
+        return HTMLResponse(
+            "<!doctype html><title>gamester</title><h1>gamester</h1>"
+            '<p>The API is at <a href="/api/games">/api/games</a>.</p>'
+        )
+
+    app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    """Every failure is one JSON line with a status; the client's input is never echoed back."""
 
     @app.exception_handler(ServiceError)
     async def _service_error(_r: Request, e: ServiceError) -> JSONResponse:
@@ -255,220 +462,6 @@ def create_app(
         # Reached only through a bug; still a JSON answer, and the client's input is not echoed.
         return _error(500, "internal", f"internal error ({type(e).__name__})")
 
-    # -- API -----------------------------------------------------------------------------------
-    @app.get("/api/health")
-    async def health() -> JSONResponse:
-        status, body = await holder["health"].answer()
-        return JSONResponse(body, status_code=status)
-
-    @app.get("/api/games")
-    async def games() -> dict[str, Any]:
-        return {"games": await run_in_threadpool(svc().games)}
-
-    @app.get("/api/games/{name}/rules")
-    async def rules(name: str) -> dict[str, Any]:
-        from gamester.core.registry import game_names
-        from gamester.play.rules_text import rules_text
-
-        if name not in game_names():
-            raise ServiceError(
-                "no_game", f"unknown game {name[:40]!r}; valid games: " + ", ".join(game_names()), 404
-            )
-        return {"game": name, "markdown": await run_in_threadpool(rules_text, name)}
-
-    @app.get("/api/tables")
-    async def list_tables(request: Request) -> dict[str, Any]:
-        q = request.query_params
-        status = q.get("status")
-        if status is not None and status not in _STATUSES:
-            raise ServiceError("bad_status", "status: expected waiting, playing or over", 422)
-        limit_text = q.get("limit", "50")
-        if not limit_text.isdigit() or not 1 <= int(limit_text) <= 200:
-            raise ServiceError("bad_limit", "limit: expected a whole number from 1 to 200", 422)
-        return {"tables": await run_in_threadpool(svc().list_tables, status, int(limit_text))}
-
-    @app.post("/api/tables", status_code=201)
-    async def create_table(request: Request) -> dict[str, Any]:
-        body = await _body(request)
-        unknown = sorted(set(body) - {"game", "options", "seats", "clock", "rated"})
-        if unknown:
-            raise ServiceError(
-                "bad_request",
-                f"unknown field {unknown[0][:40]!r}; valid fields: game, options, seats, clock, rated",
-                422,
-            )
-        rated = body.get("rated", False)
-        if not isinstance(rated, bool):
-            raise ServiceError("bad_rated", "rated: expected true or false", 422)
-        if rated and await run_in_threadpool(people_holder["people"].account_of, request) is None:
-            raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
-        game = body.get("game")
-        if not isinstance(game, str) or not game or len(game) > 200:
-            raise ServiceError("bad_game", 'game: expected a game name such as "penneech"', 422)
-        _clean_text(game, "game")
-        options = body.get("options")
-        if options is None:
-            options = {}
-        if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-            raise ServiceError("bad_options", "options: expected an object of option values", 422)
-        for k, v in options.items():
-            if (
-                not isinstance(v, str | int | float | bool | list)
-                or (
-                    isinstance(v, list)
-                    and not all(isinstance(x, str | int) and not isinstance(x, bool) for x in v)
-                )
-                or len(str(v)) > 500
-            ):
-                raise ServiceError(
-                    "bad_options",
-                    f"options.{k[:40]}: expected a number, text, true/false or a short list",
-                    422,
-                )
-        seats = body.get("seats")
-        if (
-            not isinstance(seats, list)
-            or not seats
-            or not all(isinstance(s, str) for s in seats)
-            or len(seats) > 16
-        ):
-            raise ServiceError(
-                "bad_seats",
-                'seats: expected a list with one entry per player, each "human" or an agent spec',
-                422,
-            )
-        for s in seats:
-            _clean_text(s, "seats")
-        return await run_in_threadpool(
-            functools.partial(svc().create_table, game, options, seats, body.get("clock"), rated=rated)
-        )
-
-    @app.get("/api/tables/{table_id}")
-    async def get_table(table_id: str) -> dict[str, Any]:
-        return await run_in_threadpool(svc().public_table, _table_id(table_id))
-
-    @app.post("/api/tables/{table_id}/join")
-    async def join(table_id: str, request: Request) -> dict[str, Any]:
-        tid = _table_id(table_id)
-        body = await _body(request)
-        name = body.get("name")
-        if isinstance(name, str) and (problem := name_problem(name)) is not None:
-            raise ServiceError("bad_name", problem, 422)
-        people = people_holder["people"]
-        found = await run_in_threadpool(people.account_of, request) if people.session_text(request) else None
-        owner = None
-        if found is not None:
-            row = found
-            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
-        return await run_in_threadpool(
-            svc().join, tid, body.get("seat"), body.get("name"), body.get("token"), owner
-        )
-
-    @app.post("/api/tables/{table_id}/leave")
-    async def leave(table_id: str, request: Request) -> dict[str, Any]:
-        tid = _table_id(table_id)
-        body = await _body(request)
-        out = await run_in_threadpool(svc().leave, tid, body.get("token"))
-        await rt().close_seat(tid, out["seat"])
-        return out
-
-    @app.post("/api/tables/{table_id}/rematch")
-    async def ask_rematch(table_id: str, request: Request) -> dict[str, Any]:
-        tid = _table_id(table_id)
-        body = await _body(request)
-        return await run_in_threadpool(rematch.ask, svc(), people_holder["people"], tid, body.get("token"))
-
-    @app.get("/api/tables/{table_id}/record")
-    async def record(table_id: str) -> dict[str, Any]:
-        return await run_in_threadpool(svc().record, _table_id(table_id))
-
-    @app.get("/api/tables/{table_id}/replay")
-    async def replay(table_id: str, request: Request) -> dict[str, Any]:
-        tid = _table_id(table_id)
-        seat_text = request.query_params.get("seat")
-        seat: Any = None
-        if seat_text is not None:
-            seat = int(seat_text) if seat_text.isdigit() and len(seat_text) < 4 else seat_text
-        return await run_in_threadpool(svc().replay, tid, seat)
-
-    # -- WebSocket -----------------------------------------------------------------------------
-    @app.websocket("/ws/tables/{table_id}")
-    async def ws_table(ws: WebSocket, table_id: str) -> None:
-        token = ws.query_params.get("token")
-        await ws.accept()
-        service, runtime = svc(), rt()
-        if not _ID.match(table_id):
-            await close_socket(ws, 1008)
-            return
-        try:
-            await run_in_threadpool(service.load, table_id)
-            seat = None
-            if token is not None:
-                seat = await run_in_threadpool(service.authenticate, table_id, token)
-                if seat is None:
-                    await close_socket(ws, 1008)  # a wrong token is refused, never taken for a spectator
-                    return
-        except ServiceError:
-            await close_socket(ws, 1008)
-            return
-        conn = Connection(ws, table_id, viewer_of(seat))
-        if seat is not None:
-            assert token is not None
-            conn.token_hash = hash_token(token)  # the token it came with, not the seat's now
-        runtime.add(conn)
-        # Checked again once registered: a leave that committed since is either seen here, or its
-        # notice comes later and finds this socket registered (and closes it).
-        if (
-            conn.token_hash is not None
-            and seat is not None
-            and not service.holds(table_id, seat, conn.token_hash)
-        ):
-            runtime.remove(conn)
-            await close_socket(ws, 1008)
-            return
-        if seat is not None:
-            service.set_connected(table_id, seat, +1)
-        hub: ChatHub = holder["chat"]
-        talker = None
-        try:
-            await conn.start(service)
-            talker = await hub.attach(table_id, conn.send, seat, await _speaker(service, table_id, seat, ws))
-            say = functools.partial(hub.say, table_id, talker)
-            await _ws_loop(ws, conn, service, runtime, seat, say)
-        finally:
-            if talker is not None:
-                hub.detach(table_id, talker)
-            runtime.remove(conn)
-            if seat is not None:
-                with contextlib.suppress(ServiceError):
-                    service.set_connected(table_id, seat, -1)
-
-    # -- the front end -------------------------------------------------------------------------
-    @app.get("/")
-    async def index() -> Response:
-        page = static_dir() / "index.html"
-        if page.is_file():
-            return FileResponse(page, media_type="text/html")
-        return HTMLResponse(
-            "<!doctype html><title>gamester</title><h1>gamester</h1>"
-            '<p>The API is at <a href="/api/games">/api/games</a>.</p>'
-        )
-
-    async def _speaker(service: TableService, table_id: str, seat: int | None, ws: WebSocket) -> str:
-        """The name a socket's chat goes under: its seat's, else the spectator's account, else
-        "Spectator"."""
-        if seat is not None:
-            seats = service.public_table_cached(table_id)["seats"]
-            return str(seats[seat]["name"] or f"Player {seat + 1}")
-        try:
-            row = await run_in_threadpool(people_holder["people"].account_of, ws)
-        except ServiceError:
-            row = None
-        return row.name if row is not None else "Spectator"
-
-    app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
-    return app
-
 
 RATING_CATCH_UP_SECONDS = 60.0
 
@@ -478,15 +471,14 @@ async def _rating_catch_up(people: People) -> None:
     at start, then every minute. Applying is idempotent, so servers sharing a database may all run it."""
     while True:
         with contextlib.suppress(Exception):
-            await run_in_threadpool(people.catch_up)
+            await asyncio.to_thread(people.catch_up)
         await asyncio.sleep(RATING_CATCH_UP_SECONDS)
 
 
 async def _ws_loop(
     ws: WebSocket,
     conn: Connection,
-    service: TableService,
-    runtime: Runtime,
+    reg: Registry,
     seat: int | None,
     say: Callable[[Any], Awaitable[None]],
 ) -> None:
@@ -503,92 +495,60 @@ async def _ws_loop(
         last = now
         tokens -= 1
         if tokens < -FLOOD_ERRORS:  # a flood: stop listening to this client
-            await close_socket(ws, 1008)
+            conn.close(1008)
             return
         if msg.get("bytes") is not None:
-            await close_socket(ws, 1003)
+            conn.close(1003)
             return
         text = msg.get("text")
         if text is None:
             continue
         if len(text) > MAX_WS_MESSAGE:
-            await close_socket(ws, 1009)
+            conn.close(1009)
             return
         if tokens < 0:
-            await conn.send(
-                {"type": "error", "code": "rate_limited", "message": "too many messages; slow down"}
-            )
+            conn.send({"type": "error", "code": "rate_limited", "message": "too many messages; slow down"})
             continue
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            await conn.send({"type": "error", "code": "bad_message", "message": "not JSON"})
-            continue
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            await conn.send(
-                {
-                    "type": "error",
-                    "code": "bad_message",
-                    "message": 'a message is a JSON object with a "type"',
-                }
-            )
-            continue
-        kind = data["type"]
-        try:
+            data = validate.message(text)
+            kind = data["type"]
             if kind == "ping":
-                await conn.send({"type": "pong"})
+                conn.send({"type": "pong"})
             elif kind == "act":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator cannot act")
-                act = functools.partial(
-                    service.act,
+                await reg.call(
                     conn.table_id,
+                    "act",
                     seat,
                     data.get("action"),
                     data.get("seq"),
                     token_hash=conn.token_hash,
                 )
-                if runtime.inline_writes:
-                    # SQLite: a commit is a local file write of well under a millisecond; handing
-                    # it to a thread and back costs more than that.
-                    act()
-                else:
-                    await run_in_threadpool(act)
             elif kind == "chat":
                 await say(data.get("text"))
-            elif kind == "hint":
+            else:  # hint
                 if seat is None:
                     raise ServiceError("spectator", "a spectator gets no hints")
-                service.hint_check(conn.table_id, seat, data.get("seq"))
                 if conn.hinting:
                     raise ServiceError("busy", "a hint is already being worked out")
                 conn.hinting = True
-                runtime.spawn(_hint(conn, runtime, seat, data["seq"]))
-            else:
-                raise ServiceError(
-                    "bad_message", f"unknown message type {kind[:40]!r}; valid: act, chat, hint, ping"
-                )
+                try:
+                    await reg.call(conn.table_id, "hint", conn, seat, data.get("seq"))
+                except BaseException:
+                    conn.hinting = False
+                    raise
         except ServiceError as e:
             if e.code == "left":  # the token left the seat: this socket speaks for nobody now
-                conn.closed = True
-                await close_socket(ws, 1008)
+                conn.close(1008)
                 return
-            await conn.send({"type": "error", "code": e.code, "message": e.message})
+            conn.send({"type": "error", "code": e.code, "message": e.message})
         except GameError as e:
-            await conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})
+            conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})
         except sa_exc.OperationalError:  # the database is unreachable: say so, keep the socket
-            await conn.send({"type": "error", "code": "unavailable", "message": _DB_DOWN})
+            conn.send({"type": "error", "code": "unavailable", "message": _DB_DOWN})
         except StoreUnavailable as e:  # the database cannot keep the move: nothing was changed
-            await conn.send({"type": "error", "code": "unavailable", "message": str(e)})
+            conn.send({"type": "error", "code": "unavailable", "message": str(e)})
         except Exception as e:  # noqa: BLE001 - a bug: still an answer, and the socket stays open
             message = f"internal error ({type(e).__name__}); nothing was changed"
-            await conn.send({"type": "error", "code": "server_error", "message": message})
-
-
-async def _hint(conn: Connection, runtime: Runtime, seat: int, seq: int) -> None:
-    try:
-        await conn.send(await runtime.hint(conn.table_id, seat, seq))
-    except ServiceError as e:
-        await conn.send({"type": "error", "code": e.code, "message": e.message})
-    finally:
-        conn.hinting = False
+            conn.send({"type": "error", "code": "server_error", "message": message})

@@ -23,7 +23,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from gamester.store.people import PeopleStore
-from gamester.web.service import ServiceError
+from gamester.web.decisions import ServiceError
 
 MAX_CHAT = 500
 HISTORY = 100

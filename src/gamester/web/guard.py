@@ -33,6 +33,12 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 _WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 
 
+def _creates_table(path: str) -> bool:
+    """A request that makes a table: a new table, or a lesson's (``/api/tutorials/{id}``)."""
+    path = path.rstrip("/")
+    return path == "/api/tables" or path.startswith("/api/tutorials/")
+
+
 def csp(host: str) -> bytes:
     """The page's Content-Security-Policy: scripts, styles and sockets from this server only."""
     sockets = f" ws://{host} wss://{host}" if host else ""
@@ -172,7 +178,7 @@ class Guard:
                     "send the body as Content-Type: application/json",
                 )
                 return
-            if method == "POST" and path.rstrip("/") == "/api/tables":
+            if method == "POST" and _creates_table(path):
                 wait = self.quotas.take_table(_client(scope), time.monotonic())
                 if wait is not None:
                     await _refuse(

@@ -28,6 +28,8 @@ class Limits:
     """The request line and headers of one request (then 431)."""
     request_seconds: float = 10.0
     """Time a request may take to arrive, headers and body (then 408 and the connection closes)."""
+    unjoined_minutes: float = 60.0
+    """A waiting table nobody has joined or watched for this long expires (is deleted)."""
     per_address: bool = True
     """False (``--limits off``): no per-address quota."""
 
@@ -43,6 +45,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "connections_per_address": (1, 100_000),
     "header_bytes": (1024, 1024 * 1024),
     "request_seconds": (0.5, 600),
+    "unjoined_minutes": (1, 30 * 24 * 60),
 }
 
 

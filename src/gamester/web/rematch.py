@@ -16,9 +16,11 @@ from typing import Any
 
 from gamester.core.record import replay
 from gamester.core.registry import load_game
-from gamester.store.port import SeatRow, TableRow
+from gamester.store.port import NO_RUNNER, SeatRow, TableRow
+from gamester.web import decisions as d
 from gamester.web.accounts import People
-from gamester.web.service import SeatOwner, ServiceError, TableService
+from gamester.web.decisions import SeatOwner, ServiceError
+from gamester.web.registry import Registry
 
 
 def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
@@ -37,7 +39,7 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
     state = game.new_initial_state(seed=seed)
     seats = [SeatRow(seat=s.seat, kind=s.kind, agent=s.agent) for s in old.seats]
     humans = any(s.kind == "human" for s in seats)
-    return TableRow(
+    row = TableRow(
         id=secrets.token_urlsafe(12),
         game=game.name,
         options=game.options_json(),
@@ -50,39 +52,42 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
         rated=old.rated,
         seats=seats,
     )
+    if not d.needs_runner(row):
+        row.lease_owner = NO_RUNNER
+    return row
 
 
-def ask(service: TableService, people: People, table_id: str, token: Any) -> dict[str, Any]:
-    """The rematch for the seat of ``token`` (blocking): ``{"table", "seat", "token"}``."""
-    seat = service.authenticate(table_id, token)
-    if seat is None:
-        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
-    old = service.repo.get(table_id)
+async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[str, Any]:
+    """The rematch for the seat of ``token``: ``{"table", "seat", "token"}``."""
+    old = await reg.db(reg.repo.get, table_id)
     if old is None:
         raise ServiceError("no_table", f"no table {table_id!r}", 404)
+    seat = d.authenticate(old, token)
+    if seat is None:
+        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
     if old.status != "over":
         raise ServiceError("not_over", "a rematch is offered once the game is over", 409)
     made = False
     rid = old.rematch
     if rid is None:
-        final = replay(service.record(table_id))
-        new = next_table(old, final.public_observation().get("dealer"), service.now())
-        rid = people.store.link_rematch(table_id, new)
+        final = replay(await reg.call(table_id, "record"))
+        new = next_table(old, final.public_observation().get("dealer"), reg.now())
+        rid = await reg.db(people.store.link_rematch, table_id, new, write=True)
         made = rid == new.id
     mine = old.seats[seat]
     owner = None
     if mine.account is not None:
-        row = people.store.account(mine.account)
+        row = await reg.db(people.store.account, mine.account)
         if row is not None:
             owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+    if made:
+        reg.publish(table_id, "rematch")
     try:
-        joined = service.join(rid, seat, mine.name, None, owner)
+        joined = await reg.call(rid, "join", seat, mine.name, None, owner)
     except ServiceError as e:
         if e.code == "seat_taken":
             raise ServiceError(
                 "seat_taken", f"seat {seat} of the rematch is taken (asked already?)", 409
             ) from None
         raise
-    if made:
-        service.notify(table_id, "rematch")
     return {"table": rid, "seat": seat, "token": joined["token"]}

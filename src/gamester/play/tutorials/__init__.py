@@ -168,6 +168,20 @@ def untaught(tutorial: Tutorial, state: State) -> list[Step]:
     return [s for s in tutorial.steps if s.rule not in done]
 
 
+def closing(tutorial: Tutorial, state: State) -> str:
+    """The lesson's closing words for a finished game: the steps this game never reached (a pupil
+    who left the lesson's line), then the outro."""
+    missed = untaught(tutorial, state)
+    if not missed:
+        return tutorial.outro
+    return (
+        "This game left the lesson's line before these came up: "
+        + ", ".join(s.rule.replace("_", " ") for s in missed)
+        + " (the rules explain them: Rules on the web, gamester rules at a terminal). "
+        + tutorial.outro
+    )
+
+
 def guided_line(tutorial: Tutorial, limit: int = 2000) -> tuple[State, list[tuple[Moment, Note]]]:
     """The lesson played through by a pupil who makes the first move each note expects, and the
     computer player's own move where any move will do: the line the lesson was written for."""

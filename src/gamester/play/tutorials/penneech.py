@@ -117,10 +117,10 @@ STEPS = [
         when=lambda m: m.obs["phase"] == "redeal" and "redeal" in m.legal,
         text=lambda m: (
             "Your hand has no card above a Ten: no Ace, King, Queen or Jack, and not the 7D. Such a hand "
-            "may be thrown in before the first trick. Type redeal: the same dealer deals again."
+            "may be thrown in before the first trick. Ask for a redeal: the same dealer deals again."
         ),
         expect=lambda m: ["redeal"],
-        wrong=lambda m, move: "You may keep it, but a hand this weak is worth throwing in: type redeal.",
+        wrong=lambda m, move: "You may keep it, but a hand this weak is worth throwing in: ask for a redeal.",
     ),
     Step(
         "turn_up",
@@ -187,7 +187,7 @@ TUTORIALS = [
         outro=(
             "That was one deal. A game goes on, deal after deal with the dealer changing, until one "
             "player reaches 61 points, and it ends that instant, even in the middle of a deal. "
-            "Play a real game: gamester play penneech."
+            "Play a real game next: a new table in the lobby, or gamester play penneech at a terminal."
         ),
     )
 ]

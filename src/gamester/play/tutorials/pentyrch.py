@@ -244,7 +244,7 @@ TUTORIALS = [
         steps=STEPS,
         outro=(
             "Most court cards in safety wins; a whole round without a move also ends the game. "
-            "Play a real game: gamester play pentyrch."
+            "Play a real game next: a new table in the lobby, or gamester play pentyrch at a terminal."
         ),
     )
 ]

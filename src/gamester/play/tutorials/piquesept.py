@@ -141,7 +141,8 @@ TUTORIALS = [
         steps=STEPS,
         outro=(
             "That was one deal, and a deal is a whole game. With three players the book's three-hand "
-            "game removes two Eights. Play a real game: gamester play piquesept."
+            "game removes two Eights. Play a real game next: a new table in the lobby, or "
+            "gamester play piquesept at a terminal."
         ),
     )
 ]

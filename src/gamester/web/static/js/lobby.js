@@ -43,6 +43,7 @@ export class Lobby {
     this.game = this.games.find((g) => g.name === wanted) || this.games[0];
     this.setup = el("section.panel.setup", { "data-testid": "setup" });
     this.tables = el("section.panel.tables", { "data-testid": "tables" });
+    this.lessons = el("section.lessons", { "data-testid": "lessons" });
     const nameInput = el("input#player-name", {
       type: "text", maxlength: 40, value: settings().name, placeholder: "Your name", autocomplete: "nickname",
       "aria-label": "Your name", onchange: (ev) => saveSettings({ name: ev.target.value.trim() }),
@@ -54,10 +55,41 @@ export class Lobby {
           this.me ? el("span.inline-name", { "data-testid": "playing-as" }, `Playing as ${this.me.name}.`)
             : el("label.inline-name", "Your name: ", nameInput))),
       el("div.game-tiles", { role: "tablist" }, this.games.map((g) => this.tile(g))),
+      this.lessons,
       el("div.lobby-columns", this.setup, this.tables));
+    this.renderLessons();
     this.renderSetup();
     this.refreshTables();
     this.timer = setInterval(() => this.refreshTables(), 4000);
+  }
+
+  // "Learn to play": one lesson per game, a fixed deal against the computer with the rules explained
+  // as they come up.
+  async renderLessons() {
+    let list;
+    try {
+      list = (await api("/tutorials")).tutorials;
+    } catch {
+      return; // the lobby works without them
+    }
+    const title = (name) => (this.games.find((g) => g.name === name) || {}).title || name;
+    clear(this.lessons).append(el("h2", "New to these games? Learn one in a deal"),
+      el("div.lesson-tiles", list.map((t) => el("button.lesson-tile", {
+        type: "button", "data-lesson": t.id, onclick: (ev) => this.startLesson(t, ev.currentTarget),
+      }, el("span.tile-title", title(t.game)), el("span.tile-blurb", t.title.replace(/^[^:]*:\s*/, ""))))));
+  }
+
+  async startLesson(t, btn) {
+    btn.disabled = true;
+    const name = settings().name || this.root.querySelector("#player-name").value.trim();
+    try {
+      const res = await api(`/tutorials/${encodeURIComponent(t.id)}`, name ? { name } : {});
+      rememberSeat(res.table, res.seat, res.token);
+      location.hash = `#/table/${encodeURIComponent(res.table)}`;
+    } catch (e) {
+      toast(e.message, "error");
+      btn.disabled = false;
+    }
   }
 
   tile(g) {

@@ -10,6 +10,7 @@ import pentyrch from "./games/pentyrch.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
 import { ChatPanel } from "./chat.js";
+import { fetchReview } from "./review.js";
 
 export const GAMES = { penneech, piquesept, pentyrch };
 
@@ -54,6 +55,8 @@ export class TableScreen {
     this.pending = false;
     this.closed = false;
     this.clockTimer = null;
+    this.reviewing = false;
+    this.refused = null;
     this.keyHandler = (ev) => this.onKey(ev);
     document.addEventListener("keydown", this.keyHandler);
     this.start();
@@ -222,7 +225,8 @@ export class TableScreen {
     } else if (msg.type === "error") {
       this.pending = false;
       this.hintPending = false;
-      if (msg.code === "busy") toast("A hint is already on its way.");
+      if (msg.code === "not_the_lesson") this.refused = msg.message; // shown in the lesson's box
+      else if (msg.code === "busy") toast("A hint is already on its way.");
       else toast(msg.message || msg.code, "error");
       this.renderBoard();
     }
@@ -249,6 +253,7 @@ export class TableScreen {
         if (msg.status) this.table.status = msg.status;
         this.pending = false;
         if (!this.hint || this.hint.seq !== msg.seq) this.hint = null;
+        if (fresh) this.refused = null;
         if (fresh) this.hintPending = false; // an answer about an earlier position is not awaited
         this.selection = {};
         if (fresh && last) this.addEvents(msg.events);
@@ -331,6 +336,8 @@ export class TableScreen {
       "data-testid": "hint" }, "Hint");
     f.seats = el("div.waiting");
     f.over = el("div.over", { hidden: true });
+    f.review = el("div.panel.review-box", { hidden: true, "data-testid": "review" });
+    f.lesson = el("div.lesson", { hidden: true, "aria-live": "polite", "data-testid": "lesson" });
     const rulesLink = el("a.button.small", { href: `#/rules/${this.table.game}`, target: "_blank" }, "Rules");
     const leaveBtn = this.token ? el("button.small", { onclick: () => {
       if (confirm("Leave this table? Your seat becomes free for someone else.")) this.leave();
@@ -349,8 +356,9 @@ export class TableScreen {
         el("div.table-tools", f.clock, f.hintBtn, rulesLink, leaveBtn)),
       f.seats,
       f.over,
+      f.review,
       el("div.table-main",
-        el("div.play-area", f.status, f.news, f.board),
+        el("div.play-area", f.lesson, f.status, f.news, f.board),
         el("aside.side", el("h3", "Game log"), f.log, this.chat.node))));
     this.updateSeats();
     clearInterval(this.clockTimer);
@@ -365,7 +373,7 @@ export class TableScreen {
     const parts = Object.entries(o).filter(([k, v]) => k !== "ruleset" && !(k in defaults && same(defaults[k], v)))
       .map(([k, v]) => `${k.replace(/_/g, " ")}: ${Array.isArray(v) ? v.join(",") : v}`);
     const rs = o.ruleset && o.ruleset !== "standard" ? `${o.ruleset} rules` : "standard rules";
-    return [rs, ...parts].join(" · ");
+    return [this.table.tutorial ? "a lesson" : null, rs, ...parts].filter(Boolean).join(" · ");
   }
 
   updateSeats() {
@@ -435,7 +443,27 @@ export class TableScreen {
     this.frame.hintBtn.textContent = this.hintPending ? "Thinking…" : "Hint";
     this.frame.hintBtn.hidden = this.me === null;
     this.updateSeats();
+    this.showLesson();
     this.renderOver(ctx);
+  }
+
+  // The lesson's words for this position (a lesson table's pupil only), and why the move just tried
+  // is not the lesson's.
+  showLesson() {
+    const refused = this.refused;
+    const box = this.frame.lesson;
+    const t = this.view && this.view.tutorial;
+    box.hidden = !t || (!t.text && !refused);
+    clear(box);
+    if (box.hidden) return;
+    box.append(el("span.lesson-label", "Lesson"), el("p.lesson-text", t.text));
+    const describe = this.game.describe || ((a) => a);
+    if (t.expect.length) {
+      const names = t.expect.flatMap((a, i) => (i ? [" or ", describe(a)] : [describe(a)]));
+      box.append(el("p.lesson-expect", { "data-testid": "lesson-expect", "data-expect": t.expect.join(" ") },
+        "Play ", names, "."));
+    }
+    if (refused) box.append(el("p.lesson-refused", { "data-testid": "lesson-refused" }, refused));
   }
 
   statusText(ctx) {
@@ -457,16 +485,27 @@ export class TableScreen {
     const seat = this.me;
     const replay = `#/replay/${encodeURIComponent(this.id)}${seat !== null ? `?seat=${seat}` : ""}`;
     const share = `${location.origin}/#/replay/${encodeURIComponent(this.id)}`;
+    const review = seat !== null && !this.reviewing
+      ? el("button", { "data-testid": "review-btn", onclick: () => this.askReview() }, "Review my play") : null;
     box.append(el("div.over-text", { "data-testid": "result" }, this.game.result(ctx)),
       el("div.row",
         el("a.button.primary", { href: replay, "data-testid": "replay-link" }, "Replay the game"),
+        review,
         el("button", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share) },
           "Copy the replay link"),
         this.rematchButton(),
         el("a.button", { href: `/api/tables/${encodeURIComponent(this.id)}/record`,
           download: `gamester-${this.table.game}-${this.id}.json`, "data-testid": "record-download" },
         "Download the record"),
-        el("a.button", { href: "#/" }, "New game")));
+        el("a.button", { href: "#/" }, this.table.tutorial ? "Back to the lobby" : "New game")));
+  }
+
+  askReview() {
+    if (this.reviewing || this.me === null) return;
+    this.reviewing = true;
+    this.frame.review.hidden = false;
+    this.renderBoard();
+    fetchReview(this.id, this.me, this.frame.review, this.game.describe || ((a) => a), () => this.closed);
   }
 
   /** Seats ask for (or accept) the same table again; spectators may watch it once it exists. */

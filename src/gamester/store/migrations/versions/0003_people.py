@@ -1,7 +1,7 @@
 """People: accounts, sessions, ratings, chat; rated tables, rematches and seats owned by accounts.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 
 Only adds: every table, seat and action of a 0001 database is kept as it was (a new column has a
 default, or is empty), so a server of the previous release's database upgrades in place.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 

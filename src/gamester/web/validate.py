@@ -1,0 +1,136 @@
+"""Every request body, query and WebSocket message the server takes is read and checked here.
+
+Each check returns the value in the shape the rest of the server expects, or raises a
+:class:`~gamester.web.decisions.ServiceError` with one clear line (and an HTTP status): a bad request
+never reaches the rooms, and never produces a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from gamester.web.decisions import ServiceError
+from gamester.web.names import name_problem
+
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+STATUSES = ("waiting", "playing", "over")
+CREATE_FIELDS = ("game", "options", "seats", "clock", "join", "rated")
+MESSAGE_TYPES = ("act", "chat", "hint", "ping")
+
+
+def rated(data: dict[str, Any]) -> bool:
+    """A ``POST /api/tables`` body's ``rated`` (docs/web.md, People)."""
+    value = data.get("rated", False)
+    if not isinstance(value, bool):
+        raise ServiceError("bad_rated", "rated: expected true or false", 422)
+    return value
+
+
+def body(raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ServiceError("bad_json", "the request body is not JSON", 400) from None
+    if not isinstance(data, dict):
+        raise ServiceError("bad_json", "the request body must be a JSON object", 400)
+    return data
+
+
+def table_id(text: str) -> str:
+    if not TABLE_ID.match(text):
+        raise ServiceError("no_table", "no such table", 404)
+    return text
+
+
+def _clean_text(value: Any, what: str) -> None:
+    if isinstance(value, str) and any(ord(ch) < 32 or ch in "\x7f" for ch in value):
+        raise ServiceError("bad_" + what, f"{what}: control characters are not allowed", 422)
+
+
+def list_query(status: str | None, limit_text: str) -> tuple[str | None, int]:
+    if status is not None and status not in STATUSES:
+        raise ServiceError("bad_status", "status: expected waiting, playing or over", 422)
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= 200:
+        raise ServiceError("bad_limit", "limit: expected a whole number from 1 to 200", 422)
+    return status, int(limit_text)
+
+
+def create(data: dict[str, Any]) -> tuple[str, dict[str, Any], list[str], Any, Any]:
+    """(game, options, seats, clock, join) of a ``POST /api/tables`` body; the game checks the rest."""
+    unknown = sorted(set(data) - set(CREATE_FIELDS))
+    if unknown:
+        raise ServiceError(
+            "bad_request",
+            f"unknown field {unknown[0][:40]!r}; valid fields: " + ", ".join(CREATE_FIELDS),
+            422,
+        )
+    game = data.get("game")
+    if not isinstance(game, str) or not game or len(game) > 200:
+        raise ServiceError("bad_game", 'game: expected a game name such as "penneech"', 422)
+    _clean_text(game, "game")
+    options = data.get("options")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise ServiceError("bad_options", "options: expected an object of option values", 422)
+    for k, v in options.items():
+        if (
+            not isinstance(v, str | int | float | bool | list)
+            or (
+                isinstance(v, list)
+                and not all(isinstance(x, str | int) and not isinstance(x, bool) for x in v)
+            )
+            or len(str(v)) > 500
+        ):
+            raise ServiceError(
+                "bad_options", f"options.{k[:40]}: expected a number, text, true/false or a short list", 422
+            )
+    seats = data.get("seats")
+    if (
+        not isinstance(seats, list)
+        or not seats
+        or not all(isinstance(s, str) for s in seats)
+        or len(seats) > 16
+    ):
+        raise ServiceError(
+            "bad_seats",
+            'seats: expected a list with one entry per player, each "human" or an agent spec',
+            422,
+        )
+    for s in seats:
+        _clean_text(s, "seats")
+    creator = data.get("join")
+    if creator is not None:
+        if not isinstance(creator, dict):
+            raise ServiceError("bad_join", 'join: expected {"seat": N, "name": "..."} (a human seat)', 422)
+        join_name(creator.get("name"))
+    return game, options, seats, data.get("clock"), creator
+
+
+def join_name(name: Any) -> None:
+    if isinstance(name, str) and (problem := name_problem(name)) is not None:
+        raise ServiceError("bad_name", problem, 422)
+
+
+def replay_seat(text: str | None) -> Any:
+    if text is None:
+        return None
+    return int(text) if text.isdigit() and len(text) < 4 else text
+
+
+def message(text: str) -> dict[str, Any]:
+    """A WebSocket message: a JSON object with a known ``type``."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ServiceError("bad_message", "not JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ServiceError("bad_message", 'a message is a JSON object with a "type"')
+    kind = data["type"]
+    if kind not in MESSAGE_TYPES:
+        raise ServiceError(
+            "bad_message", f"unknown message type {kind[:40]!r}; valid: " + ", ".join(MESSAGE_TYPES)
+        )
+    return data

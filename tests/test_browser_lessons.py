@@ -1,0 +1,93 @@
+"""The lessons and the review in a real browser (Debian's Chromium through Playwright): a lesson
+started from the lobby shows its words above the board, refuses a move it does not want with the
+lesson's reason, and a finished game's review is drawn as a table."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_browser import Pages, Server, browser, pages, server  # noqa: F401 - the fixtures
+
+pytestmark = pytest.mark.slow
+
+# Where the screenshots go (to look at them): $GAMESTER_SHOTS, else the temporary folder.
+SHOTS = Path(os.environ.get("GAMESTER_SHOTS") or tempfile.gettempdir())
+
+
+def _act(page: Any, code: str) -> bool:
+    """Click the card or button of the move ``code``."""
+    for sel in (f".hand .card-btn.playable[data-card='{code}']", f"[data-action='{code}']"):
+        loc = page.locator(sel)
+        if loc.count():
+            try:
+                loc.first.click(timeout=2000)
+            except Exception:  # noqa: BLE001 - the board was redrawn under the click: look again
+                return False
+            return True
+    return False
+
+
+def test_penneech_lesson_in_the_browser(pages: Pages, server: Server) -> None:  # noqa: F811
+    page = pages.new()
+    page.goto(f"{server.base}/#/")
+    page.click(".lesson-tile[data-lesson=penneech]")
+    page.wait_for_url("**/#/table/*")
+    lesson = page.locator("[data-testid=lesson]")
+    lesson.wait_for(state="visible")
+    assert "lesson" in page.locator(".table-options").inner_text()
+    refused = ""
+    shot = False
+    deadline = time.monotonic() + 300
+    while not page.locator("[data-testid=result]").is_visible():
+        if time.monotonic() > deadline:
+            page.screenshot(path=str(SHOTS / "lesson-stuck.png"))
+            said = page.locator("[data-testid=lesson]").inner_text()
+            raise AssertionError(f"the lesson did not finish in time; the lesson said: {said}")
+        expect = page.locator("[data-testid=lesson-expect]")
+        moves = page.locator(".hand .card-btn.playable, [data-action]").evaluate_all(
+            "bs => bs.map(b => b.dataset.card || b.dataset.action)"
+        )
+        if not moves:
+            page.wait_for_timeout(80)
+            continue
+        if not expect.count():
+            _act(page, "keep" if "keep" in moves else moves[0])
+            continue
+        wanted = (expect.get_attribute("data-expect") or "").split()
+        if not shot:
+            page.screenshot(path=str(SHOTS / "lesson-desktop.png"))
+            shot = True
+        others = [m for m in moves if m not in wanted]
+        if not refused and others:
+            _act(page, others[0])
+            page.locator("[data-testid=lesson-refused]").wait_for(state="visible")
+            refused = page.locator("[data-testid=lesson-refused]").inner_text()
+            continue
+        _act(page, wanted[0])
+    assert refused, "no request left a choice to refuse"
+    assert page.locator("[data-testid=lesson]").is_visible()  # the closing words
+    page.click("[data-testid=review-btn]")
+    page.locator("[data-testid=review-summary]").wait_for(state="visible", timeout=180000)
+    rows = page.locator("[data-testid=review-table] tbody tr").count()
+    assert rows > 0
+    assert "accuracy" in page.locator("[data-testid=review-summary]").inner_text()
+    page.locator("[data-testid=review]").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "review-desktop.png"))
+
+
+def test_the_lobby_lists_a_lesson_per_game(pages: Pages, server: Server) -> None:  # noqa: F811
+    page = pages.new()
+    page.goto(f"{server.base}/#/")
+    page.locator(".lesson-tile").first.wait_for()
+    assert sorted(page.locator(".lesson-tile").evaluate_all("bs => bs.map(b => b.dataset.lesson)")) == [
+        "penneech",
+        "pentyrch",
+        "piquesept",
+    ]
+    page.screenshot(path=str(SHOTS / "lobby-lessons.png"))
