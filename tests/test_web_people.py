@@ -297,6 +297,13 @@ def test_rated_tables_seat_accounts_only(c: TestClient) -> None:
     assert c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=ann).status_code == 200
     r = c.post(f"/api/tables/{tid}/join", json={"seat": 1}, headers=ann)
     assert r.status_code == 409, "one account cannot take two seats of a rated table"
+    # The creator's seat taken in the create request is the account's too, with its own token.
+    r = c.post("/api/tables", json={**body, "join": {"seat": 1, "name": "typed"}}, headers=ann)
+    assert r.status_code == 201, r.text
+    made = r.json()
+    assert made["seats"][1]["account"] == "Ann" and made["seats"][1]["name"] == "Ann"
+    again = c.post(f"/api/tables/{made['id']}/join", json={"seat": 1}, headers=ann)
+    assert again.status_code == 200 and again.json()["token"] == made["token"]
 
 
 # -- ratings -------------------------------------------------------------------------------------
@@ -700,3 +707,33 @@ def test_rematch_keeps_bots_and_accounts_and_two_asking_at_once_find_one_table(c
     mine = next(a for a in answers if a["seat"] == 0)
     again = c.post(f"/api/tables/{nxt['id']}/join", json={"seat": 0}, headers=ann)
     assert again.json()["token"] == mine["token"]
+
+
+# -- the join rules, as the room's decisions (no database) -----------------------------------------
+def test_decisions_seat_an_account_once_and_give_it_its_seat_back() -> None:
+    from gamester.web import decisions as d
+    from gamester.web.decisions import SeatOwner, ServiceError
+
+    ann = SeatOwner("ann", "Ann", lambda t, n: f"ann-{t}-{n}")
+    row, _ = d.new_table("penneech", {}, ["human", "human"], None, table_id="t1", seed=7, now=1.0, rated=True)
+    with pytest.raises(ServiceError) as guest:
+        d.join(row, 1, "Guest", None, "new-token")
+    assert guest.value.code == "account_needed"
+    plan = d.join(row, 0, "typed", None, "new-token", ann)
+    assert (plan.name, plan.token, plan.account, plan.new) == ("Ann", "ann-t1-0", "ann", True)
+    s = row.seats[0]
+    s.name, s.token_hash, s.account = plan.name, d.hash_token(plan.token), plan.account
+    again = d.join(row, 0, None, None, "other", ann)
+    assert (again.token, again.new) == ("ann-t1-0", False), "the account's seat, from another device"
+    with pytest.raises(ServiceError) as twice:
+        d.join(row, 1, None, None, "other", ann)
+    assert twice.value.code == "seat_taken", "one seat per account at a rated table"
+    with pytest.raises(ServiceError) as bots:
+        d.new_table("penneech", {}, ["random", "random"], None, table_id="t2", seed=7, now=1.0, rated=True)
+    assert bots.value.code == "bad_rated"
+    made, _ = d.new_table(
+        "penneech", {}, ["human", "random"], None, table_id="t3", seed=7, now=1.0, rated=True,
+        creator={"seat": 0, "name": "x"}, token="ann-t3-0", owner=ann,
+    )  # fmt: skip
+    assert (made.seats[0].account, made.seats[0].name, made.status) == ("ann", "Ann", "playing")
+    assert d.public(made, {})["seats"][0]["account"] == "Ann" and d.public(made, {})["rated"] is True
