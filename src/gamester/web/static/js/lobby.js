@@ -242,11 +242,12 @@ export class Lobby {
     try {
       const body = { game: g.name, options, seats, clock };
       if (this.form.rated && this.form.rated.checked) body.rated = true;
+      // The creator's seat is taken in the same request: nobody can sit down in between.
+      if (mine >= 0) body.join = { seat: mine, name };
       const table = await api("/tables", body);
       if (mine >= 0) {
         if (!this.me) saveSettings({ name });
-        const res = await api(`/tables/${encodeURIComponent(table.id)}/join`, { seat: mine, name });
-        rememberSeat(table.id, res.seat, res.token);
+        rememberSeat(table.id, table.seat, table.token);
       }
       location.hash = `#/table/${encodeURIComponent(table.id)}`;
     } catch (e) {
