@@ -737,3 +737,22 @@ def test_decisions_seat_an_account_once_and_give_it_its_seat_back() -> None:
     )  # fmt: skip
     assert (made.seats[0].account, made.seats[0].name, made.status) == ("ann", "Ann", "playing")
     assert d.public(made, {})["seats"][0]["account"] == "Ann" and d.public(made, {})["rated"] is True
+
+
+@pytest.mark.slow  # waits for the expiry rounds
+def test_a_waiting_table_whose_spectators_chatted_still_expires(tmp_path: Path) -> None:
+    """Its chat goes with it (a stored message must not keep an abandoned table alive)."""
+    from gamester.web.limits import Limits
+
+    limits = Limits(**{**OFF.json(), "unjoined_minutes": 0.01})
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'x.db'}", limits=limits, lease_seconds=0.6)) as c:
+        tid = new_table(c, "penneech", ["human", "human"])
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            next_view(ws)
+            ws.send_json({"type": "chat", "text": "anyone here?"})
+            assert next_of(ws, "chat")["text"] == "anyone here?"
+        end = time.monotonic() + 30
+        while c.get(f"/api/tables/{tid}").status_code != 404:
+            assert time.monotonic() < end, "the table with chat never expired"
+            time.sleep(0.1)
+        assert c.app.state.people.store.last_chat(tid, 10) == []  # type: ignore[attr-defined]

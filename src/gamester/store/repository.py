@@ -29,7 +29,7 @@ from gamester.store.port import (
     TableRepository,
     TableRow,
 )
-from gamester.store.schema import actions, reviews, seats, tables
+from gamester.store.schema import actions, chat, reviews, seats, tables
 
 __all__ = [
     "LeaseInfo",
@@ -397,6 +397,7 @@ class SqlTableRepository:
             if n != 1:
                 return False
             c.execute(actions.delete().where(actions.c.table_id == table_id))
+            c.execute(chat.delete().where(chat.c.table_id == table_id))  # spectators may have talked
             c.execute(seats.delete().where(seats.c.table_id == table_id))
             c.execute(tables.delete().where(tables.c.id == table_id))
         return True
