@@ -47,6 +47,12 @@ EXCLUDE = {
     # for the positional-only parameter and raises its own TypeError; the registry is nothing hot.
     "gamester/core/registry.py": "load_game's positional-only spec beside **options",
 }
+# The same, for a part every game's folder may hold (a glob relative to src/), with its reason.
+EXCLUDE_GLOBS = {
+    # A game's terminal drawing: text for one screen per move, nothing hot; interpreted, it stays as
+    # easy to change as the rest of the terminal.
+    "gamester/games/*/render.py": "terminal drawing, nothing hot",
+}
 
 NOTICE = "gamester: installing the pure-Python build"
 # A wheel is compiled whenever it can be: the compiled build refuses bad input as the pure one does
@@ -69,7 +75,10 @@ def compiled_modules() -> list[str]:
     found: set[str] = set()
     for pattern in os.environ.get("GAMESTER_COMPILE_ONLY", "").split() or INCLUDE:
         found.update(p.relative_to(SRC).as_posix() for p in SRC.glob(pattern))
-    return sorted(found - set(EXCLUDE))
+    excluded = set(EXCLUDE)
+    for pattern in EXCLUDE_GLOBS:
+        excluded.update(p.relative_to(SRC).as_posix() for p in SRC.glob(pattern))
+    return sorted(found - excluded)
 
 
 def _wants_extensions(argv: list[str]) -> tuple[bool, str]:

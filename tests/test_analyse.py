@@ -174,6 +174,7 @@ def small(**kw: object) -> Analysis:
     return Analysis(**base)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_run_writes_summary_records_plots_and_report(tmp_path: Path) -> None:
     out = tmp_path / "a"
     summary = run_analysis(small(), str(out))
@@ -221,6 +222,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_analyse(tmp_path: Path) -> None:
     out = tmp_path / "cli"
     r = run(

@@ -17,8 +17,8 @@ import pytest
 
 import gamester
 from gamester.agents import make_agent
+from gamester.core.words import pretty
 from gamester.play.terminal import TerminalGame
-from gamester.play.words import pretty
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -39,6 +39,7 @@ def test_help_loads_no_heavy_library_and_no_game() -> None:
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 def test_simulate_writes_complete_records_and_replay_reads_them(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
     r = run(
@@ -208,7 +209,7 @@ def test_terminal_game_shows_only_the_players_own_cards() -> None:
     TerminalGame(state, 0, [None, make_agent("random", seed=1)], inp=lambda _: next(answers), out=out).run()
     text = out.getvalue()
     shown = text[text.index("Your hand") :].splitlines()[0]
-    from gamester.play.words import card
+    from gamester.core.words import card
 
     assert all(card(c) not in shown for c in hidden)
     assert "Your moves: [1]" in text
@@ -227,6 +228,7 @@ def test_illegal_move_in_terminal_is_explained() -> None:
     assert "legal:" not in text and "scores 0-0" not in text  # no state dump for a player
 
 
+@pytest.mark.slow
 def test_replay_for_a_seat_hides_the_card_given_in_the_piquesept_trade(tmp_path: Path) -> None:
     """rules/piquesept.md, The draw and trade: only the drawer and the soloist see the given card."""
     game = gamester.load_game("piquesept")
@@ -326,6 +328,7 @@ def test_bad_arguments_get_one_line_and_exit_2(args: list[str], words: list[str]
     _one_line_exit_2(run(*args), *words)
 
 
+@pytest.mark.slow
 def test_bad_paths_get_one_line_and_exit_2(tmp_path: Path) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
@@ -433,6 +436,7 @@ def _finished(name: str, seed: int, **options: str) -> dict[str, object]:
     return state.record()
 
 
+@pytest.mark.slow
 def test_replay_reads_jsonl_with_index(tmp_path: Path) -> None:
     recs = [_finished("penneech", s) for s in (1, 2, 3)]
     path = tmp_path / "games.jsonl"

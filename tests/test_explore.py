@@ -65,6 +65,7 @@ def test_the_schedule_halves_to_two_in_ceil_log2_rounds() -> None:
     assert min_budget(12) == 48
 
 
+@pytest.mark.slow
 def test_every_reading_is_in_the_space_and_every_combination_is_played(
     penneech_run: tuple[Path, dict[str, Any], list[dict[str, Any]]],
 ) -> None:
@@ -95,6 +96,7 @@ def test_every_reading_is_in_the_space_and_every_combination_is_played(
 
 
 @pytest.mark.parametrize("budget", [48, 61, 100])
+@pytest.mark.slow
 def test_the_games_add_up_to_the_budget(tmp_path: Path, budget: int) -> None:
     doc, rounds = _explore(tmp_path, "b", budget=budget, seed=1)
     assert sum(r["games"] for r in doc["readings"]) == budget
@@ -107,6 +109,7 @@ def test_the_games_add_up_to_the_budget(tmp_path: Path, budget: int) -> None:
             assert games[a] >= games[b]
 
 
+@pytest.mark.slow
 def test_the_ranking_follows_the_score(
     penneech_run: tuple[Path, dict[str, Any], list[dict[str, Any]]],
 ) -> None:
@@ -142,6 +145,7 @@ def test_the_same_seed_gives_the_same_explore_json(tmp_path: Path) -> None:
     assert x != z
 
 
+@pytest.mark.slow
 def test_a_readings_metrics_are_analyses_for_the_same_options_and_seeds(
     penneech_run: tuple[Path, dict[str, Any], list[dict[str, Any]]],
 ) -> None:
@@ -200,6 +204,7 @@ def test_bad_input_is_one_line(
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_cli_explore_prints_the_ranking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         ["explore", "piquesept", "--out", str(tmp_path / "p"), "--budget", "24", "--agents", "heuristic"]

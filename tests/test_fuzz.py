@@ -348,6 +348,7 @@ def test_mutated_records_replay_or_fail_cleanly(game: str) -> None:
 
 @settings(max_examples=max(50, EXAMPLES // 3), deadline=None, database=None, derandomize=True)
 @given(value=any_values)
+@pytest.mark.slow
 def test_any_value_is_refused_as_a_record(value: Any) -> None:
     """``gamester.replay`` of any JSON or Python value that is not a record: a GameError, nothing else."""
     with pytest.raises(GameError), alarm(ALARM_SECONDS):

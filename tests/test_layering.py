@@ -283,3 +283,31 @@ def test_a_loop_is_found_and_type_checking_imports_are_not_counted() -> None:
     typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gamester.core.b import x\n"
     graph["gamester.core.a"] = runtime_imports(typed, "gamester.core.a")
     assert import_cycle(graph) == []
+
+
+# -- each game's folder ------------------------------------------------------------------------------
+GAMES = sorted(p.name for p in (SRC / "games").iterdir() if (p / "__init__.py").is_file())
+
+
+def game_graph(name: str) -> dict[str, set[str]]:
+    """A game's modules (its package ``__init__``, which gathers them, aside) and what each imports
+    in code that runs."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((SRC / "games" / name).glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        module = module_name(path)
+        graph[module] = runtime_imports(path.read_text(encoding="utf-8"), module)
+    return graph
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_games_modules_import_each_other_in_no_loop(name: str) -> None:
+    """Issue 27: each game's ``game.py`` and ``kit.py`` imported each other (the kit through a
+    function-level import); the core now finds a game's kit by name (``Game._make_kit``), and a
+    game's modules have floors of their own, as the core's do."""
+    graph = game_graph(name)
+    assert f"gamester.games.{name}.kit" in graph
+    assert f"gamester.games.{name}.kit" not in graph[f"gamester.games.{name}.game"]
+    cycle = import_cycle(graph)
+    assert not cycle, f"{name}'s modules import each other in a loop: " + " -> ".join(cycle)

@@ -122,3 +122,35 @@ def test_the_search_knowledge_reads_no_private_field_of_the_state() -> None:
     for name in ("heuristic.py", "policy.py", "kit.py"):
         text = (here / name).read_text()
         assert re.findall(r"\b(?!self\b)[a-z_]+\._[a-z]", text) == [], name
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_generated_exchanges_are_the_exchange_rule(spec: str) -> None:
+    """docs/rules/pentyrch.md, Moving, Exchange and Showing: move generation (``moves.exchange_moves``,
+    which spells the rule's three predicates out for speed) offers, for every court card and empty
+    cell it can reach, exactly the payments the rule's own functions allow: ``moves.payments``
+    (``single_payers``, ``may_combine``) and ``show_payers`` for shown cards."""
+    from gamester.games.pentyrch.cards import VALUE
+    from gamester.games.pentyrch.moves import decode, payments, show_payers
+
+    checked = 0
+    for state in positions(spec, 2, 11):
+        legal = state.legal_actions()
+        if len(legal) > 2000:
+            continue
+        laid: dict[tuple[int, int], set[tuple[int, int, int]]] = {}
+        for a in legal:
+            k, _frm, to, mode, top, rest = decode(state, a)
+            if mode:
+                laid.setdefault((k, to), set()).add((mode, top, rest))
+        hand = state._hands[state._owner[state._seat]]
+        for (_k, to), got in laid.items():
+            pile = state._piles[to]
+            v = VALUE[pile[-1]]
+            singles, _shows, combos = payments(hand, v, state._always, state.game._overpay)
+            shown = show_payers(hand, v, len(pile), state._show)
+            want = {(1, c, 0) for c in singles} | {(1, top, rest) for top, rest in combos}
+            want |= {(2, c, 0) for c in range(52) if shown >> c & 1}
+            assert got == want, (spec, CELL_NAMES[to], state.hand(state._owner[state._seat]))
+            checked += 1
+    assert checked > 20

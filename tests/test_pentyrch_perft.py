@@ -47,9 +47,10 @@ def position(spec: str, steps: int) -> State:
         ("pentyrch", 0, [12, 144, 1728, 20736]),
         ("pentyrch(players=2)", 0, [24, 576, 13824]),
         ("pentyrch(players=3)", 0, [15, 225, 3375]),
-        ("pentyrch", 40, [15, 119, 1178, 10157, 151531]),
+        # The two deepest counts take a few seconds each: in the full run, not the quick loop.
+        pytest.param("pentyrch", 40, [15, 119, 1178, 10157, 151531], marks=pytest.mark.slow),
         ("pentyrch", 90, [1, 1, 24, 24]),
-        ("pentyrch(players=2)", 60, [129, 1810, 9561, 90839]),
+        pytest.param("pentyrch(players=2)", 60, [129, 1810, 9561, 90839], marks=pytest.mark.slow),
         ("pentyrch(players=3,combine=always)", 50, [1, 13, 119, 119]),
         ("pentyrch(cover_any_direction=true,show=false)", 40, [29, 29, 243, 2858, 46928]),
         ("pentyrch(partners=true,overpay=true)", 30, [29, 136, 7408]),

@@ -18,7 +18,7 @@ from gamester.core.cards import CODES
 from gamester.core.errors import IllegalActionError, InvalidActionError, OptionError, RecordError
 from gamester.games.piquesept import PiqueseptGame, PiqueseptOptions, PiqueseptState, worlds
 from gamester.games.piquesept.game import codes
-from gamester.play.render_piquesept import narrate
+from gamester.games.piquesept.render import narrate
 from tests.conftest import play_random
 from tests.invariants_piquesept import check
 

@@ -53,6 +53,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("game_name", GAMES)
+@pytest.mark.slow
 def test_json_shape_and_every_best_move_is_legal(game_name: str) -> None:
     rec = play(game_name, "heuristic", seed=4).record()
     out = review_record(rec, 1, agent=CHEAP[game_name], worlds=WORLDS, seed=0)
@@ -88,6 +89,7 @@ def _twin(game_name: str, seat: int) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 @pytest.mark.parametrize("game_name", GAMES)
+@pytest.mark.slow
 def test_twins_the_player_cannot_tell_apart_get_the_same_review(game_name: str) -> None:
     """The review reads only the player's view: two games that look the same to it, with other
     hidden cards elsewhere, are reviewed identically."""
@@ -113,6 +115,7 @@ def test_twins_the_player_cannot_tell_apart_get_the_same_review(game_name: str) 
 @pytest.mark.parametrize(
     "game_name", ["penneech", "piquesept", pytest.param("pentyrch", marks=pytest.mark.slow)]
 )
+@pytest.mark.slow
 def test_a_game_of_the_best_agent_has_no_blunder(game_name: str) -> None:
     """The judge, seeded otherwise, reviews a game its own kind played: no move of it is a blunder."""
     spec = STRONG[game_name]
@@ -147,6 +150,7 @@ def test_marks_need_the_threshold_and_a_drop_clear_of_noise() -> None:
     assert summarise([])["accuracy"] is None
 
 
+@pytest.mark.slow
 def test_text_table_and_chart(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     path.write_text(json.dumps(play("piquesept", "heuristic", seed=2).record()))

@@ -209,6 +209,7 @@ def test_penneech_table_first_then_a_full_game_and_a_save_prompt_that_asks_again
     assert gamester.replay(rec).is_terminal() and rec["play"]["seat"] == 0
 
 
+@pytest.mark.slow
 def test_piquesept_hint_without_the_flag_then_quit_save_and_resume(
     tmp_path: Path, term_env: dict[str, str]
 ) -> None:
@@ -406,7 +407,7 @@ def test_a_turn_up_that_ends_the_game_announces_no_trump() -> None:
     """rules/penneech.md: a turn-up can peg the dealer out; no trick follows it, so no trump is named."""
     import random
 
-    from gamester.play import render_penneech
+    from gamester.games.penneech import render as render_penneech
 
     game = gamester.load_game("penneech")
     for seed in range(300):

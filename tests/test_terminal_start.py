@@ -39,6 +39,7 @@ def builds(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[int]:
     return sizes
 
 
+@pytest.mark.slow
 def test_the_default_bank_ships_with_the_package_and_matches_the_code(builds: list[int]) -> None:
     game = gamester.load_game("penneech")
     make_agent("futures", game=game, seed=1)

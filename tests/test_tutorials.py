@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from gamester.core.errors import GameError
+from gamester.core.words import pretty
 from gamester.play.tutorials import Moment, Note, coach, guided_line, refuse, tutorial, tutorials, untaught
-from gamester.play.words import pretty
 from tests.test_terminal import Terminal
 
 LESSONS = [t.id for t in tutorials()]

@@ -51,6 +51,7 @@ def _wait_health(port: int, proc: subprocess.Popen[str]) -> None:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.slow
 def test_fresh_start_and_quiet_stop(tmp_path: Path, sig: signal.Signals) -> None:
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
     port = _free_port()
@@ -66,6 +67,7 @@ def test_fresh_start_and_quiet_stop(tmp_path: Path, sig: signal.Signals) -> None
     assert f"http://127.0.0.1:{port}/" in out
 
 
+@pytest.mark.slow
 def test_ctrl_c_twice_stops_at_once_and_quietly(tmp_path: Path) -> None:
     """A second Ctrl-C while the server stops forces the stop; uvicorn logged the cancelled
     shutdown then, with a traceback."""
@@ -84,6 +86,7 @@ def test_ctrl_c_twice_stops_at_once_and_quietly(tmp_path: Path) -> None:
 
 # (every kind of bad URL is checked in-process in test_web_store.py; here the command's exit path)
 @pytest.mark.parametrize("db", ["mysql://x/y", "sqlite:///{tmp}"])
+@pytest.mark.slow
 def test_bad_db_is_one_line(tmp_path: Path, db: str) -> None:
     proc = _serve(["--port", str(_free_port()), "--db", db.replace("{tmp}", str(tmp_path))], dict(os.environ))
     out, err = proc.communicate(timeout=60)
@@ -91,6 +94,7 @@ def test_bad_db_is_one_line(tmp_path: Path, db: str) -> None:
     assert len(err.strip().splitlines()) == 1 and "--db" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_port_in_use_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

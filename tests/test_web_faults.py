@@ -40,6 +40,7 @@ def test_health_reports_a_writable_database(tmp_path: Path) -> None:
         assert c.get("/api/tables").json()["tables"] == []
 
 
+@pytest.mark.slow
 def test_health_is_bounded_when_the_database_does_not_take_writes(tmp_path: Path) -> None:
     db = tmp_path / "h.db"
     with client_on(db) as c:

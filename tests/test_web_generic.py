@@ -139,6 +139,7 @@ def test_a_seat_view_hand_fields_and_seats(page: Any) -> None:
     assert shown <= set(json.dumps(VIEW).replace('"', " ").replace(",", " ").split())
 
 
+@pytest.mark.slow
 def test_moves_act_by_mouse_and_keyboard(page: Any) -> None:
     draw(page, VIEW, legal=["QD", "KS", "pass"])
     assert draw(page, VIEW, legal=["QD", "KS", "pass"]) == "Your turn: choose one of 3 moves."
@@ -166,6 +167,7 @@ def test_moves_act_by_mouse_and_keyboard(page: Any) -> None:
     assert draw(page, {"current_player": 1}) == "Casual to play…"
 
 
+@pytest.mark.slow
 def test_hundreds_of_moves_are_narrowed_by_typing(page: Any) -> None:
     legal = [f"move {i}" for i in range(300)]
     draw(page, {"current_player": 0}, legal=legal)
@@ -177,6 +179,7 @@ def test_hundreds_of_moves_are_narrowed_by_typing(page: Any) -> None:
     assert page.evaluate("window.acted") == ["move 29"]
 
 
+@pytest.mark.slow
 def test_spectator_events_and_result(page: Any) -> None:
     spectator = {k: v for k, v in VIEW.items() if k != "hand"}
     draw(page, spectator, me=None, names=["Ann", "Casual"])
@@ -207,6 +210,7 @@ def test_spectator_events_and_result(page: Any) -> None:
     assert page.evaluate(result, None) == "The game is over. Scores: You 3, Casual 1."
 
 
+@pytest.mark.slow
 def test_hostile_values_are_drawn_not_thrown(page: Any) -> None:
     deep: Any = 1
     for _ in range(50):

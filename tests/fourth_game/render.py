@@ -1,16 +1,15 @@
-"""Text views of Minitrick for the terminal (the interface of ``gamester.play.render_<game>``:
+"""Text views of Minitrick for the terminal (the interface every game's ``render.py`` keeps:
 ``board``, ``narrate``, ``HELP``), built only from one seat's observation and its events.
 
-Shipped in the game's folder, as a game from another package would ship it; today the terminal
-looks for renderers inside ``gamester.play`` only (see tests/test_fourth_game.py).
+Shipped in the game's folder, as every game ships it; the terminal finds it through the registry.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gamester.play.words import Names
-from gamester.play.words import cards as _cards
+from gamester.core.words import Names
+from gamester.core.words import cards as _cards
 
 HELP = """How to write a move in Minitrick:
   a card: its rank then its suit, e.g. QS (queen of spades), KH, AD

@@ -33,7 +33,7 @@ from gamester.agents.base import View, make_agent
 from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
 from gamester.core.protocol import State
-from gamester.core.record import winners
+from gamester.core.record import replay, winners
 
 MISTAKE = 0.10
 """A drop in the chance of winning of at least this much (and clear of noise) is a mistake."""
@@ -95,6 +95,31 @@ def summarise(steps: list[Step]) -> dict[str, Any]:
 def review_json(player: int, steps: list[Step]) -> dict[str, Any]:
     """The review as ``gamester review --json`` prints it."""
     return {"seat": player, "steps": [s.to_json() for s in steps], "summary": summarise(steps)}
+
+
+Job = tuple[dict[str, Any], int, int, str, int, int]
+"""A decision to review: the record, the player, the action's index, the agent spec, worlds, seed."""
+
+
+def decisions(record: dict[str, Any], player: int) -> list[int]:
+    """The indices of the record's actions that were ``player``'s decisions (more than one legal
+    action). The record must replay (a :class:`RecordError` names what is wrong)."""
+    state = replay({**record, "actions": []})
+    out = []
+    for i, text in enumerate(record.get("actions", [])):
+        if state.current_player() == player and len(state.legal_actions()) > 1:
+            out.append(i)
+        state.apply_action(state.string_to_action(text))
+    return out
+
+
+def review_job(job: Job) -> Step:
+    """One decision of a record reviewed: ``(record, player, index, spec, worlds, seed)``; a job that
+    runs the same in any process and any order."""
+    record, player, index, spec, worlds, seed = job
+    state = replay({**record, "actions": record["actions"][:index]})
+    played = state.string_to_action(record["actions"][index])
+    return review_step(state, player, index, played, spec, worlds, seed)
 
 
 def step_seeds(seed: int, index: int) -> tuple[int, int]:

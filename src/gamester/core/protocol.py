@@ -12,6 +12,7 @@ summaries (``gamester.core.record``) only use what is declared here.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -128,14 +129,30 @@ class Game(ABC, Generic[OptionsT]):
 
     def kit(self) -> Kit:
         """What this game offers search (``gamester.core.kit``): heuristic, solver, rollout model….
-        Games override :meth:`_make_kit`; one kit is made per game and options (kept out of pickles)."""
+        One kit is made per game and options (kept out of pickles), by :meth:`_make_kit`."""
         kit = _KITS.get(self)
         if kit is None:
             kit = _KITS[self] = self._make_kit()
         return kit
 
     def _make_kit(self) -> Kit:
-        return Kit(self)
+        """The kit of the game's folder: the class named ``KIT`` in the ``kit`` module beside the
+        game's own module (``games/<game>/kit.py``), else an empty :class:`Kit`. Found by name, so the
+        game's engine never imports its kit (which imports the engine). A game may override this."""
+        package = type(self).__module__.rpartition(".")[0]
+        if not package:  # a game written as one top-level module has no folder to look in
+            return Kit(self)
+        name = package + ".kit"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise  # the kit exists but imports something missing: a real error
+            return Kit(self)
+        made = getattr(module, "KIT", Kit)(self)
+        if not isinstance(made, Kit):
+            raise GameError(f"{self.name}: {name}.KIT makes {type(made).__name__}, not a Kit")
+        return made
 
     @abstractmethod
     def parse_chance(self, entry: Any) -> int:

@@ -7,8 +7,12 @@ the same in-process. The core never imports a game module by name.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from importlib.metadata import EntryPoint, entry_points
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from types import ModuleType
 from typing import Any
 
 from gamester.core.errors import OptionError, quote
@@ -55,6 +59,35 @@ def game_class(name: object) -> type[Game]:
     loaded: type[Game] = ep.load()
     _GAMES[name] = loaded
     return loaded
+
+
+def game_package(name: object) -> str:
+    """The package a registered game's class lives in: its folder, where its parts are found."""
+    return game_class(name).__module__.rpartition(".")[0]
+
+
+def game_part(name: object, part: str) -> ModuleType | None:
+    """The module ``part`` of a registered game's own package (``render`` for the terminal), or None
+    when the game has none; a part that exists but fails to import raises as it is."""
+    package = game_package(name)
+    if not package:  # a game written as one top-level module has no folder of parts
+        return None
+    module = f"{package}.{part}"
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name != module:
+            raise  # the part exists but imports something missing: a real error
+    return None
+
+
+def game_file(name: object, filename: str) -> Traversable | None:
+    """A data file of a registered game's own package (``web.js``, its browser drawing), or None."""
+    package = game_package(name)
+    if not package:
+        return None
+    found = files(package).joinpath(filename)
+    return found if found.is_file() else None
 
 
 def parse_spec(spec: object) -> tuple[str, dict[str, str]]:

@@ -570,8 +570,8 @@ def _read_record(path: str, index: int | None = None) -> Any:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from gamester.core.record import replay, summary
+    from gamester.core.words import Names, cards, pretty
     from gamester.play.terminal import renderer
-    from gamester.play.words import Names, cards, pretty
 
     record = _read_record(args.record, args.index)
     state = replay(record)

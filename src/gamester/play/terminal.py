@@ -1,10 +1,11 @@
 """Terminal play: a person against computer players, in any game.
 
-The loop is generic; each game supplies ``gamester.play.render_<game>`` with ``board(observation,
-names)``, ``narrate(event, seat, names)`` and ``HELP`` (optionally ``narrate_all``, ``names_for``,
-``context`` and ``move_groups`` for a two-step choice of move). Everything shown is built from the
-person's own observation, the events meant for their seat and ``action_seen_by``, so the terminal
-cannot show a hidden card.
+The loop is generic; each game supplies a ``render`` module in its own package (found through the
+registry: ``games/<game>/render.py`` for the games shipped here, as for a game from another package)
+with ``board(observation, names)``, ``narrate(event, seat, names)`` and ``HELP`` (optionally
+``narrate_all``, ``names_for``, ``context`` and ``move_groups`` for a two-step choice of move).
+Everything shown is built from the person's own observation, the events meant for their seat and
+``action_seen_by``, so the terminal cannot show a hidden card.
 
 The table is drawn before anyone thinks; when a computer player takes longer than a moment a
 "thinking…" line says so.
@@ -12,8 +13,6 @@ The table is drawn before anyone thinks; when a computer player takes longer tha
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import json
 import sys
 import textwrap
@@ -25,8 +24,8 @@ from typing import Any, TextIO
 from gamester.agents.base import Agent, View
 from gamester.core.errors import GameError, IllegalActionError
 from gamester.core.protocol import State
+from gamester.core.words import Names, player_message, pretty
 from gamester.play.tutorials import Tutorial, closing, coach, refuse
-from gamester.play.words import Names, player_message, pretty
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
 WIDTH = 80
@@ -78,21 +77,15 @@ COMMANDS_HELP = (
 
 
 def renderer(game_name: str) -> ModuleType | None:
-    """How the terminal draws a game: ``gamester.play.render_<name>`` for the games shipped here, else a
-    ``render`` module in the game's own package (a game from another package brings its own), else
-    None (observations are printed as they are)."""
-    from gamester.core.registry import game_class
+    """How the terminal draws a game: the ``render`` module of the game's own package, found through
+    the registry (the shipped games and a game from another package alike), else None (observations
+    are printed as they are, and so for a name that is not a registered game)."""
+    from gamester.core.registry import game_part
 
-    candidates = [f"gamester.play.render_{game_name}"]
-    with contextlib.suppress(GameError):  # not a registered game: only the shipped renderers
-        candidates.append(game_class(game_name).__module__.rpartition(".")[0] + ".render")
-    for name in candidates:
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise  # the renderer exists but imports something missing: a real error
-    return None
+    try:
+        return game_part(game_name, "render")
+    except GameError:  # not a registered game: nothing to draw it with
+        return None
 
 
 def describe_agent(spec: str, game_name: str) -> str:

@@ -11,31 +11,10 @@ from typing import Any
 
 from gamester.agents import best_agent_spec
 from gamester.agents.base import make_agent
-from gamester.agents.review import WORLDS, Step, review_json, review_step
+from gamester.agents.review import WORLDS, Job, Step, decisions, review_job, review_json
 from gamester.core.errors import GameError
 from gamester.core.record import replay
 from gamester.sim.backend import run_jobs
-
-Job = tuple[dict[str, Any], int, int, str, int, int]
-
-
-def decisions(record: dict[str, Any], player: int) -> list[int]:
-    """The indices of the record's actions that were ``player``'s decisions (more than one legal
-    action). The record must replay (a :class:`RecordError` names what is wrong)."""
-    state = replay({**record, "actions": []})
-    out = []
-    for i, text in enumerate(record.get("actions", [])):
-        if state.current_player() == player and len(state.legal_actions()) > 1:
-            out.append(i)
-        state.apply_action(state.string_to_action(text))
-    return out
-
-
-def _review_job(job: Job) -> Step:
-    record, player, index, spec, worlds, seed = job
-    state = replay({**record, "actions": record["actions"][:index]})
-    played = state.string_to_action(record["actions"][index])
-    return review_step(state, player, index, played, spec, worlds, seed)
 
 
 def review_record(
@@ -72,5 +51,5 @@ def review_steps(
     make_agent(spec, game=game)  # a bad spec fails here, in one line, before any work
     jobs: list[Job] = [(record, player, i, spec, worlds, seed) for i in decisions(record, player)]
     return list(
-        run_jobs(_review_job, jobs, workers=workers, desc=f"review player {player}", progress=progress)
+        run_jobs(review_job, jobs, workers=workers, desc=f"review player {player}", progress=progress)
     )

@@ -214,6 +214,17 @@ def create_app(
             )
         return {"game": name, "markdown": await asyncio.to_thread(rules_text, name)}
 
+    @app.get("/games/{name}/web.js")
+    async def game_drawing(name: str) -> Response:
+        """A game's browser drawing, from the game's own package (the page falls back to its generic
+        drawing on a 404)."""
+        from gamester.core.registry import game_file, game_names
+
+        found = game_file(name, "web.js") if name in game_names() else None
+        if found is None:
+            raise ServiceError("no_drawing", f"no browser drawing for {name[:40]!r}", 404)
+        return Response(found.read_text(encoding="utf-8"), media_type="text/javascript")
+
     @app.get("/api/tables")
     async def list_tables(request: Request) -> dict[str, Any]:
         q = request.query_params

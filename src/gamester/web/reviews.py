@@ -1,6 +1,6 @@
 """Reviews of finished tables on the server: ``POST /api/tables/{id}/review {"seat": N}`` → 202, then
 ``GET /api/tables/{id}/review?seat=N`` → ``{"status": "working"}`` or ``{"status": "done", …}`` with
-the JSON ``gamester review --json`` prints (:func:`gamester.sim.review.review_record`).
+the JSON ``gamester review --json`` prints (:mod:`gamester.agents.review`).
 
 A review is seconds of search, so it runs in a process of its own, never in the web process or the
 bot workers (a review never delays a bot's move). Each seat of a table is reviewed once: the outcome is
@@ -19,6 +19,7 @@ import time
 from concurrent.futures import Executor
 from typing import Any
 
+from gamester.agents.review import decisions
 from gamester.web.bots import make_pool
 from gamester.web.decisions import ServiceError
 from gamester.web.registry import Registry
@@ -26,11 +27,16 @@ from gamester.web.registry import Registry
 log = logging.getLogger("gamester.web")
 
 
-def review_job(record: dict[str, Any], player: int, seed: int) -> dict[str, Any]:
-    """Run in the review worker: the review of ``player`` in a complete record."""
-    from gamester.sim.review import review_record
+def review_in_worker(record: dict[str, Any], player: int, seed: int) -> dict[str, Any]:
+    """Run in the review worker: the review of ``player`` in a complete record, decision by decision
+    (the same jobs ``gamester review`` spreads over its workers, so the same answer)."""
+    from gamester.agents import best_agent_spec
+    from gamester.agents.review import WORLDS, review_job, review_json
+    from gamester.core.record import replay
 
-    return review_record(record, player, seed=seed)
+    spec = best_agent_spec(replay({**record, "actions": []}).game)
+    jobs = [(record, player, i, spec, WORLDS, seed) for i in decisions(record, player)]
+    return review_json(player, [review_job(job) for job in jobs])
 
 
 class ReviewDesk:
@@ -99,7 +105,7 @@ class ReviewDesk:
         if self._pool is None:
             self._pool = make_pool(1)
         try:
-            out: Any = await loop.run_in_executor(self._pool, review_job, record, seat, 0)
+            out: Any = await loop.run_in_executor(self._pool, review_in_worker, record, seat, 0)
             status = "done"
         except Exception as e:  # noqa: BLE001 - a failed review is stored as failed, never raised
             log.warning("review of %s seat %d failed: %s", table_id, seat, e)

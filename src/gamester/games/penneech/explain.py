@@ -19,7 +19,7 @@ def card_words(card: int) -> str:
 
 def explain_illegal(state: PenneechState, action: int) -> str:
     """One sentence naming the rule that forbids ``action`` here (or that it is legal)."""
-    from gamester.games.penneech.game import KEEP, OVER, REDEAL, REDEAL_PHASE
+    from gamester.games.penneech.deal import KEEP, OVER, REDEAL, REDEAL_PHASE
 
     if state._phase == OVER:
         return "The game is over: no more moves can be made."

@@ -30,7 +30,6 @@ from gamester.core.cards import (
     parse_card,
 )
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
-from gamester.core.kit import Kit
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng, shuffle_as_random
 from gamester.games.penneech import views, worlds
@@ -52,15 +51,6 @@ from gamester.games.penneech.deal import REDEAL_PHASE as REDEAL_PHASE
 from gamester.games.penneech.deal import Phase as Phase
 from gamester.games.penneech.deal import draw_rank as draw_rank
 from gamester.games.penneech.options import OPEN_SPACE, RULESETS, PenneechOptions
-from gamester.games.penneech.rules import (
-    FOLLOW_EXTRA,
-    SUIT_MASKS,
-    deal_bonus,
-    legal_mask,
-    outcomes,
-    redeal_eligible,
-    trick_outcomes,
-)
 
 # The rule primitives live in rules.py, one definition each; these names stay importable from here.
 from gamester.games.penneech.rules import HIGH_MASK as HIGH_MASK
@@ -70,6 +60,13 @@ from gamester.games.penneech.rules import SEVEN_D as SEVEN_D
 from gamester.games.penneech.rules import TRICK_POINTS as TRICK_POINTS
 from gamester.games.penneech.rules import TRICKS as TRICKS
 from gamester.games.penneech.rules import TURNUP_POINTS as TURNUP_POINTS
+from gamester.games.penneech.rules import (
+    deal_bonus,
+    legal_mask,
+    outcomes,
+    redeal_eligible,
+    trick_outcomes,
+)
 from gamester.games.penneech.views import OBS_SIZE as OBS_SIZE
 from gamester.games.penneech.views import codes as _codes
 from gamester.games.penneech.worlds import PenneechWorld as PenneechWorld
@@ -129,7 +126,7 @@ class PenneechGame(Game[PenneechOptions]):
         self.follow_suit = follow_suit
         self.trump_only = o.trick_honours == "trump"
         self.consts = (
-            FOLLOW_EXTRA[follow_suit],
+            follow_suit,
             TRICK_POINTS[o.trick_honours],
             outcomes(o.trick_honours, follow_suit),
             REDEAL_BLOCKERS[o.redeal],
@@ -165,11 +162,6 @@ class PenneechGame(Game[PenneechOptions]):
             # trick or turned up), the 7D at most 14 (turned up), the card bonus at most 7.
             return -77.0, 77.0, length
         return -1.0, 1.0, length
-
-    def _make_kit(self) -> Kit:
-        from gamester.games.penneech.kit import PenneechKit
-
-        return PenneechKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)
@@ -491,29 +483,24 @@ class PenneechState(State[PenneechGame]):
 
     def _legal_mask(self) -> int:
         # docs/rules/penneech.md, Tricks (what the second player must play): rules.legal_mask.
-        return legal_mask(self._hands[self._cur], self._led, self._trump, self.game.follow_suit)
+        return legal_mask(self._hands[self._cur], self._led, self._trump, self._follow)
 
     def legal_actions(self) -> list[int]:
         if self._phase == PLAY:
             cur = self._cur
             led = self._led
             if led >= 0:
-                # docs/rules/penneech.md, Tricks (what the second player must play): rules.legal_mask,
-                # as a table: holding the led suit, play it or the one other suit rules.follow_mask
-                # allows (FOLLOW_EXTRA: under 'suit_or_trump' the trump); void in it, play any card.
                 hand = self._hands[cur]
-                ls = led // 13
-                follow = hand >> SHIFT[ls] & 8191
-                if follow:
-                    chunks = _CHUNK
-                    extra = self._follow[self._trump][ls]
-                    if extra >= 0:
-                        more = hand >> SHIFT[extra] & 8191
-                        if more:
-                            if ls < extra:
-                                return chunks[ls][follow] + chunks[extra][more]
-                            return chunks[extra][more] + chunks[ls][follow]
-                    return chunks[ls][follow][:]
+                mask = legal_mask(hand, led, self._trump, self._follow)
+                if mask != hand:
+                    # The cards rules.legal_mask allows, in order: one table lookup per suit.
+                    c = _CHUNK
+                    return (
+                        c[0][mask & 8191]
+                        + c[1][mask >> 13 & 8191]
+                        + c[2][mask >> 26 & 8191]
+                        + c[3][mask >> 39]
+                    )
             # A lead, or a follower void in the led suit: the whole hand (kept sorted in _hl).
             return self._hl[cur][:]
         if self._phase == REDEAL_PHASE:
@@ -524,7 +511,7 @@ class PenneechState(State[PenneechGame]):
         # ``object``: whatever a caller passes gets this game's IllegalActionError (a compiled build
         # would otherwise refuse a non-int with its own TypeError before the checks below).
         if self._phase == PLAY:
-            # The hot path of every playout: legality inlined (docs/rules/penneech.md, Tricks, follow).
+            # The hot path of every playout (docs/rules/penneech.md, Tricks).
             seat = self._cur
             hands = self._hands
             hand = hands[seat]
@@ -541,16 +528,16 @@ class PenneechState(State[PenneechGame]):
                 self._cur = 1 - seat
                 self._events = _NO_EVENTS
                 return
-            # docs/rules/penneech.md, Tricks: the follow rule and who wins, in one lookup (rules.outcomes).
+            # docs/rules/penneech.md, Tricks: who wins, the points and whether the card needs a void, in
+            # one lookup (rules.outcomes, a table made from rules.beats and rules.needs_void).
             trump = self._trump
             v = self._outcomes[trump][led * 52 + action]
             if v & 2:
-                # Neither the led suit nor (under 'suit_or_trump') a trump: legal only when void in
-                # the led suit, and it reveals that void.
-                ls = led // 13
-                if hand & SUIT_MASKS[ls]:
+                # rules.needs_void: a card rules.legal_mask allows only to a follower void in the led
+                # suit, whose void it shows.
+                if not legal_mask(hand, led, trump, self._follow) >> action & 1:
                     raise IllegalActionError(self._why_illegal(action))
-                self._voids[seat] |= 1 << ls
+                self._voids[seat] |= 1 << led // 13
             self._history.append(action)
             hands[seat] = hand ^ (1 << action)
             self._hl[seat].remove(action)

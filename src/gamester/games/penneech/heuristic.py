@@ -61,8 +61,7 @@ _P_HOLDS: Final[dict[tuple[int, int, int], float]] = {}
 
 def decide(k: SeatKnowledge, legal: list[int]) -> int:
     """The heuristic's card among ``legal`` for the seat whose knowledge is ``k``. (Expression order
-    matters: floating-point ties break by it, and the agents' fingerprints pin the choices. The hold
-    value is :func:`hold_value`, written out where a playout calls it for every card.)
+    matters: floating-point ties break by it, and the agents' fingerprints pin the choices.)
 
     Each choice is a loop keeping the first best card, as ``min``/``max`` with a key would (strict
     comparisons; a tuple key compared field by field): no key function called per card, which a
@@ -79,7 +78,7 @@ def decide(k: SeatKnowledge, legal: list[int]) -> int:
         best_v = 0.0
         for c in legal:
             if beat >> c & 1:
-                v = max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count()) - row[c]
+                v = hold_value(c, unseen) - row[c]
                 if best < 0 or v < best_v:
                     best = c
                     best_v = v
@@ -92,7 +91,7 @@ def decide(k: SeatKnowledge, legal: list[int]) -> int:
         best_v = 0.0
         best_p = 0
         for c in legal:
-            v = 2.5 * row[c] + max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count())
+            v = 2.5 * row[c] + hold_value(c, unseen)
             p = POWER[c]
             if best < 0 or v < best_v or (v == best_v and p < best_p):
                 best = c
@@ -121,11 +120,7 @@ def decide(k: SeatKnowledge, legal: list[int]) -> int:
             p_lose = cache[key] = p_holds_any(higher, n_possible, n)
         stake = row[c] + trick_bonus
         # The opponent who wins throws a low card; the one who loses throws his cheapest.
-        v = (
-            (1 - p_lose) * stake
-            - p_lose * stake
-            - 0.5 * max(0.0, 2.0 - 0.6 * (unseen & ABOVE[c]).bit_count())
-        )
+        v = (1 - p_lose) * stake - p_lose * stake - 0.5 * hold_value(c, unseen)
         p = POWER[c]
         if best < 0 or v > best_v or (v == best_v and p < best_p):
             best = c

@@ -89,3 +89,7 @@ class PenneechKit(Kit):
         if self.race is None:
             return REDEAL, 0.5
         return REDEAL, self.race.race_now(view)
+
+
+KIT = PenneechKit
+"""The kit the game's engine finds by name (``Game._make_kit``)."""

@@ -3,7 +3,8 @@
 The engine (``game.py``), the exact solver, the heuristic and the rollout policy all decide tricks,
 follows and points through these definitions. Hot loops read the tables built here from them
 (``BEATERS``, ``TRICK_POINTS``, ``FOLLOW_MASKS``, :func:`outcomes`, ``CARD_BONUS``): a lookup costs what
-the inline test it replaces cost, and no table restates a rule.
+the inline test it replaces cost, and no table restates a rule. The follow rule is
+:func:`legal_mask`, called by the engine's ``legal_actions`` and ``apply_action`` and by the solver.
 
 Cards are the ids of ``gamester.core.cards`` (suit x 13 + rank, clubs first, Two low); hands and card
 sets are 52-bit masks. A trump of ``-1`` means no trump (before the first turn-up).
@@ -63,9 +64,14 @@ def follow_mask(led: int, trump: int, follow_suit: bool) -> int:
 def legal_mask(hand: int, led: int, trump: int, follow_suit: bool) -> int:
     """docs/rules/penneech.md, Tricks: the cards of ``hand`` that may be played; ``led`` is the card
     led to this trick, or -1 when the seat leads (any card)."""
-    if led < 0 or not hand & SUIT_MASKS[led // 13]:
+    if led < 0:
         return hand
-    return hand & follow_mask(led, trump, follow_suit)
+    ls = led // 13
+    if not hand & SUIT_MASKS[ls]:
+        return hand
+    if trump < 0:
+        return hand & follow_mask(led, trump, follow_suit)
+    return hand & FOLLOW_MASKS[follow_suit][trump][ls]  # follow_mask, by table (the engine's hot path)
 
 
 def needs_void(card: int, led: int, trump: int, follow_suit: bool) -> bool:
@@ -151,17 +157,6 @@ FOLLOW_MASKS: Final[dict[bool, tuple[tuple[int, ...], ...]]] = {
 }
 """``FOLLOW_MASKS[follow_suit][trump][led suit]``: :func:`follow_mask`."""
 
-
-def _extra_suit(follow_suit: bool, trump: int, ls: int) -> int:
-    allowed = FOLLOW_MASKS[follow_suit][trump][ls]
-    return next((s for s in range(4) if s != ls and allowed & SUIT_MASKS[s]), -1)
-
-
-FOLLOW_EXTRA: Final[dict[bool, tuple[tuple[int, ...], ...]]] = {
-    fs: tuple(tuple(_extra_suit(fs, t, ls) for ls in range(4)) for t in range(4)) for fs in (False, True)
-}
-"""``FOLLOW_EXTRA[follow_suit][trump][led suit]``: the suit besides the led one that a follower holding
-the led suit may play (:func:`follow_mask`), or -1."""
 
 CARD_BONUS: Final[tuple[int, ...]] = tuple(card_bonus(t) for t in range(TRICKS + 1))
 """``CARD_BONUS[tricks won]``: :func:`card_bonus`."""

@@ -18,10 +18,9 @@ import math
 import random
 from typing import Any
 
-from gamester.core.cards import SUIT_MASKS
 from gamester.core.kit import RolloutModel, View
 from gamester.games.penneech.game import PLAY, REDEAL, PenneechState
-from gamester.games.penneech.rules import BEATERS, CARD_BONUS, FOLLOW_MASKS, POWER, TRICKS, TURNUP_POINTS
+from gamester.games.penneech.rules import BEATERS, CARD_BONUS, POWER, TRICKS, TURNUP_POINTS, legal_mask
 from gamester.games.penneech.rules import outcomes as outcomes_of
 
 # The race model: each deal gives a seat about MU points, the difference between the seats varies
@@ -79,7 +78,7 @@ class Solver:
         # search starts at pos 1 (pack[0] the trump of the trick in progress).
         pack = w.turned[-1:] + w.stock
         outcomes = outcomes_of(game.options.trick_honours, game.follow_suit)
-        follow_masks = FOLLOW_MASKS[game.follow_suit]
+        follow_suit = game.follow_suit
         target = w.target
         deal_only = game.options.objective == "deal"
         tt: dict[tuple[int, ...], tuple[float, float, int]] = {}
@@ -182,10 +181,8 @@ class Solver:
             a0, b0 = alpha, beta
             hand = h0 if cur == 0 else h1
             if led >= 0:
-                # docs/rules/penneech.md, Tricks: rules.legal_mask, by table (rules.follow_mask).
-                ls = led // 13
-                if hand & SUIT_MASKS[ls]:
-                    hand &= follow_masks[pack[pos - 1] // 13][ls]
+                # docs/rules/penneech.md, Tricks: what the second player must play.
+                hand = legal_mask(hand, led, pack[pos - 1] // 13, follow_suit)
             moves = []
             m = hand
             while m:

@@ -15,7 +15,6 @@ from bisect import bisect_left
 from typing import Any
 
 from gamester.core.cards import card_code, parse_card
-from gamester.core.kit import Kit
 from gamester.core.protocol import Game
 from gamester.core.rng import Chance
 from gamester.games.pentyrch.cards import (
@@ -228,11 +227,6 @@ class PentyrchGame(Game[PentyrchOptions]):
         seats = 3 if o.players == 3 else 4
         worst = 1.0 if o.partners or n == 2 else float(n - 1)
         return -worst * o.games, 1.0 * o.games, o.max_rounds * seats * o.games
-
-    def _make_kit(self) -> Kit:
-        from gamester.games.pentyrch.kit import PentyrchKit
-
-        return PentyrchKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)

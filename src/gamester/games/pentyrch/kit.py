@@ -34,3 +34,7 @@ class PentyrchKit(Kit):
 
     def static_value(self, world: State) -> list[float]:
         return policy.race_values(world)
+
+
+KIT = PentyrchKit
+"""The kit the game's engine finds by name (``Game._make_kit``)."""

@@ -40,6 +40,7 @@ from gamester.games.pentyrch.board import (
 from gamester.games.pentyrch.cards import BIT, EQ, GE, IDX40, NONCOURT, VALUE, canon_cards
 
 if TYPE_CHECKING:
+    from gamester.games.pentyrch.game import PentyrchGame
     from gamester.games.pentyrch.state import PentyrchState
 
 SAFE: Final = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered, -2 out of play
@@ -61,6 +62,26 @@ _SINGLES: Final[dict[int, tuple[int, ...]]] = {}
 # CODE_OF_BIT[c + 1]: the single-card pay code (1 + index among the 40 non-court cards) of card c, by
 # the bit length of the card's mask bit (-1 for court cards, which never pay).
 CODE_OF_BIT: Final[tuple[int, ...]] = (-1,) + tuple(1 + IDX40[c] if IDX40[c] >= 0 else -1 for c in range(52))
+
+
+# -- The exchange rule: payments() and the reasons of a refusal call these; generation (exchange_moves)
+# keeps one fast copy, checked against them by a test.
+def single_payers(hand: int, v: int) -> int:
+    """docs/rules/pentyrch.md, Moving, Exchange: the cards of ``hand`` (a mask) each worth ``v`` or
+    more, any one of which alone pays for a pile whose top card is worth ``v``."""
+    return hand & GE[v]
+
+
+def show_payers(hand: int, v: int, pile_size: int, show: bool) -> int:
+    """docs/rules/pentyrch.md, Moving, Showing (show=true): the cards of ``hand`` worth exactly ``v``,
+    which may be shown instead of laid on a pile of a single card worth ``v``."""
+    return hand & EQ[v] if show and pile_size == 1 else 0
+
+
+def may_combine(hand: int, v: int, always: bool) -> bool:
+    """docs/rules/pentyrch.md, Moving, Exchange (combine): two or more cards pay only when no single
+    card will do, unless combine=always."""
+    return always or not hand & GE[v]
 
 
 def codes_of(mask: int) -> tuple[int, ...]:
@@ -138,12 +159,11 @@ def payments(
     Returns (single cards, cards that may be shown, combinations as (top card, rest mask)); a
     reference for tests and tools (play uses the cached tables of the game).
     """
-    singles = tuple(c for c in canon_cards(hand) if VALUE[c] >= v)
-    shows = tuple(c for c in singles if VALUE[c] == v)
+    singles = tuple(canon_cards(single_payers(hand, v)))
+    shows = tuple(canon_cards(show_payers(hand, v, 1, True)))  # on a single-card pile, with show=true
     combos: tuple[tuple[int, int], ...] = ()
-    # docs/rules/pentyrch.md, Moving, Exchange (combine): several cards only when no single card will do,
-    # unless combine=always. A minimal combination never holds a card worth v on its own.
-    if always or not singles:
+    # A minimal combination never holds a card worth v on its own.
+    if may_combine(hand, v, always):
         cards = canon_cards(hand if overpay else hand & ~GE[v])
         combos = tuple(
             (cards[t], sum(BIT[cards[i]] for i in range(len(cards)) if r >> i & 1))
@@ -178,7 +198,7 @@ def generate(state: PentyrchState) -> None:
     cover_any = state._cover_any
     home_ok = HOME_OK[seat]
     steps = STEPS[seat]
-    counts: list[int] = []  # counts[v]: combination payments on a pile worth v (-1 not yet asked)
+    counts = [-1] * 11  # counts[v]: combination payments on a pile worth v (-1 not yet asked)
     k0 = seat * 3
     for k in range(k0, k0 + 3):
         p = cpos[k]
@@ -213,55 +233,16 @@ def generate(state: PentyrchState) -> None:
                 elif t == FREE:
                     acts.append(base + d * PAYS)
                 elif hand:
-                    # The exchange rule again, as for entering below: kept inline because a shared
-                    # helper costs ~9% of playout speed (measured), and this is the hot loop.
-                    pile = piles[t]
-                    a = base + d * PAYS
-                    v = VALUE[pile[-1]]
-                    sm = hand & GE[v]
-                    bits = sm
-                    while bits:  # one action per card worth v or more, lowest card id first
-                        low = bits & -bits
-                        acts.append(a + CODE_OF_BIT[low.bit_length()])
-                        bits ^= low
-                    if show and len(pile) == 1 and hand & EQ[v]:
-                        for c in codes_of(hand & EQ[v]):
-                            acts.append(a + 40 + c)
-                    if always or not sm:
-                        if not counts:
-                            counts = [-1] * 11
-                        n = counts[v]
-                        if n < 0:
-                            n = counts[v] = game.combo_count(hand, v)
-                        if n:
-                            combos.append((k, p, t, hand, v, n))
-                            ncombos += n
+                    ncombos += exchange_moves(
+                        acts, combos, counts, game, base + d * PAYS, k, p, t, hand, piles[t], show, always
+                    )
             if p == GOAL[seat]:
                 # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
                 acts.append(base + OFF_SLOT * PAYS)
             continue
         if hand:
-            # Entering by exchange onto the empty home cell t (the same rule as a step above).
-            pile = piles[t]
-            v = VALUE[pile[-1]]
-            sm = hand & GE[v]
-            bits = sm
-            while bits:
-                low = bits & -bits
-                acts.append(a + CODE_OF_BIT[low.bit_length()])
-                bits ^= low
-            if show and len(pile) == 1 and hand & EQ[v]:
-                for c in codes_of(hand & EQ[v]):
-                    acts.append(a + 40 + c)
-            if always or not sm:
-                if not counts:
-                    counts = [-1] * 11
-                n = counts[v]
-                if n < 0:
-                    n = counts[v] = game.combo_count(hand, v)
-                if n:
-                    combos.append((k, -1, t, hand, v, n))
-                    ncombos += n
+            # Entering by exchange onto the empty home cell t.
+            ncombos += exchange_moves(acts, combos, counts, game, a, k, -1, t, hand, piles[t], show, always)
     if combos:
         acts.extend(range(COMBO_BASE, COMBO_BASE + ncombos))
     elif not acts:
@@ -269,6 +250,50 @@ def generate(state: PentyrchState) -> None:
         acts = [PASS]
     state._legal = acts
     state._combos = combos
+
+
+def exchange_moves(
+    acts: list[int],
+    combos: Combos,
+    counts: list[int],
+    game: PentyrchGame,
+    a: int,
+    k: int,
+    frm: int,
+    t: int,
+    hand: int,
+    pile: list[int],
+    show: bool,
+    always: bool,
+) -> int:
+    """docs/rules/pentyrch.md, Moving, Exchange and Showing: the moves of court card ``k`` from ``frm``
+    onto the empty cell ``t`` (its pile ``pile``) paid from ``hand``, ``a`` the action of the move
+    paid with nothing: the single cards into ``acts``, the shown ones too, and the combinations' count
+    into ``combos`` (returned, to be added to the combination region)."""
+    v = VALUE[pile[-1]]
+    # The one fast copy of the exchange rule: single_payers, show_payers and may_combine spelt out,
+    # since three calls per exchange cost the pure build's random games about 10% (123k against 137k
+    # actions/s); tests/test_pentyrch_kit.py, test_generated_exchanges_are_the_exchange_rule, checks
+    # every generated exchange against payments() and show_payers at every step of random games.
+    singles = hand & GE[v]
+    bits = singles
+    while bits:  # one action per card worth v or more, lowest card id first
+        low = bits & -bits
+        acts.append(a + CODE_OF_BIT[low.bit_length()])
+        bits ^= low
+    if show and len(pile) == 1:
+        shown = hand & EQ[v]
+        if shown:
+            for c in codes_of(shown):
+                acts.append(a + 40 + c)
+    if singles and not always:
+        return 0
+    n = counts[v]
+    if n < 0:
+        n = counts[v] = game.combo_count(hand, v)
+    if n:
+        combos.append((k, frm, t, hand, v, n))
+    return n
 
 
 def decode(state: PentyrchState, action: int) -> Move:

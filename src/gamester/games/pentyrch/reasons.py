@@ -27,11 +27,10 @@ from gamester.games.pentyrch.cards import (
     COURT_RANK_NAMES,
     NONCOURT,
     VALUE,
-    canon_cards,
     court_code,
     mask_value,
 )
-from gamester.games.pentyrch.moves import COMBO_BASE, PASS, PAYS, SAFE, SHOW_CODE
+from gamester.games.pentyrch.moves import COMBO_BASE, PASS, PAYS, SAFE, SHOW_CODE, may_combine
 
 if TYPE_CHECKING:
     from gamester.games.pentyrch.state import PentyrchState
@@ -177,7 +176,7 @@ def reason(
     total = mask_value(laid)
     if total < v:
         return "Moving, Exchange", f"the cards add up to {total}, less than the pile's top value {v}"
-    if not state._always and any(VALUE[c] >= v for c in canon_cards(hand)):
+    if not may_combine(hand, v, state._always):
         return (
             "Moving, Exchange (combine=when_needed)",
             "a single card would do, so no combination is allowed",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def card_words(action: int) -> str:
     """``"the king of hearts"`` for a dense Piquesept action (a card of the piquet pack)."""
-    from gamester.games.piquesept.game import A2ID
+    from gamester.games.piquesept.deal import A2ID
 
     c = A2ID[action]
     return f"the {RANK_NAMES[c % 13]} of {SUIT_NAMES[c // 13]}"
@@ -28,7 +28,7 @@ def _one_of(actions: list[int]) -> str:
 
 def explain_illegal(state: PiqueseptState, action: int) -> str:
     """One sentence naming the rule that forbids ``action`` here (or that it is legal)."""
-    from gamester.games.piquesept.game import FIRST, GIVE, OVER
+    from gamester.games.piquesept.deal import FIRST, GIVE, OVER
     from gamester.games.piquesept.rules import NUM_ACTIONS, SPADES, SUIT_MASK
 
     if state._phase == OVER:

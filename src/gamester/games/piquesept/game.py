@@ -14,21 +14,34 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from enum import IntEnum
 from typing import Any, ClassVar, Final
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
-from gamester.core.kit import Kit
 from gamester.core.options import OpenValue, RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
+from gamester.games.piquesept.deal import _HI as _HI
+from gamester.games.piquesept.deal import _LO as _LO
+from gamester.games.piquesept.deal import _PHASE_NAMES as _PHASE_NAMES
+from gamester.games.piquesept.deal import A2ID as A2ID
+from gamester.games.piquesept.deal import ACTION_OF_CODE as ACTION_OF_CODE
+from gamester.games.piquesept.deal import CODE as CODE
+from gamester.games.piquesept.deal import FIRST as FIRST
+from gamester.games.piquesept.deal import GIVE as GIVE
+from gamester.games.piquesept.deal import ID2A as ID2A
+from gamester.games.piquesept.deal import IDBIT as IDBIT
+from gamester.games.piquesept.deal import OVER as OVER
+from gamester.games.piquesept.deal import PHASE_OF_NAME as PHASE_OF_NAME
+from gamester.games.piquesept.deal import PLAY as PLAY
 from gamester.games.piquesept.deal import DealView
+from gamester.games.piquesept.deal import Phase as Phase
+from gamester.games.piquesept.deal import codes as codes
+from gamester.games.piquesept.deal import mask_to_actions as mask_to_actions
 from gamester.games.piquesept.options import OPEN_SPACE, RULESETS, PiqueseptOptions
 from gamester.games.piquesept.rules import (
     FIRST_ORDER,
     NUM_ACTIONS,
-    PTS,
     SPADE,
     SPADES,
     SUIT_MASK,
@@ -46,50 +59,8 @@ from gamester.games.piquesept.rules import (
     winning_index,
 )
 
-# Dense action <-> core card id (suit * 13 + rank, rank 5 = seven … 12 = ace).
-A2ID: Final[tuple[int, ...]] = tuple((a >> 3) * 13 + (a & 7) + 5 for a in range(NUM_ACTIONS))
-ID2A: Final[tuple[int, ...]] = tuple((c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else -1 for c in range(52))
-# Bit of each core card id in a dense hand mask (so ``sum(map(IDBIT.__getitem__, cards))`` is a hand).
-IDBIT: Final[tuple[int, ...]] = tuple(1 << ID2A[c] if ID2A[c] >= 0 else 0 for c in range(52))
-CODE: Final[tuple[str, ...]] = tuple(CODES[c] for c in A2ID)
-# The action of each code the views write (``CODE``): how this game's own reader of an observation (the
-# heuristic) turns its cards back into actions, one dictionary lookup a card.
-ACTION_OF_CODE: Final[dict[str, int]] = {c: a for a, c in enumerate(CODE)}
-
 # The events of a trick ending mid-deal, made only when asked for (last_events).
 _LAST_TRICK: Final[list[tuple[Any, ...]]] = []
-
-
-class Phase(IntEnum):
-    """Where a deal stands: the names (``observation["phase"]``); the state keeps the plain ints below."""
-
-    FIRST_TRICK = 0
-    PLAY = 1
-    GIVE = 2  # the trade after the first trick
-    OVER = 3
-
-
-# The phases as plain ints (``Final``): the engine compares them at every action, and an int compares
-# faster than an IntEnum member in both builds (a compiled module reads a Final int as a C constant).
-FIRST: Final[int] = Phase.FIRST_TRICK.value
-PLAY: Final[int] = Phase.PLAY.value
-GIVE: Final[int] = Phase.GIVE.value
-OVER: Final[int] = Phase.OVER.value
-_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)  # observation["phase"]: "first_trick", …
-PHASE_OF_NAME: Final[dict[str, int]] = {name: p for p, name in enumerate(_PHASE_NAMES)}
-
-# Mask -> sorted action list: two 16-bit halves, so legal_actions is two lookups.
-_LO: Final[list[list[int]]] = [[b for b in range(16) if m >> b & 1] for m in range(1 << 16)]
-_HI: Final[list[list[int]]] = [[b + 16 for b in range(16) if m >> b & 1] for m in range(1 << 16)]
-
-
-def mask_to_actions(m: int) -> list[int]:
-    return _LO[m & 0xFFFF] + _HI[m >> 16]
-
-
-def codes(mask: int) -> list[str]:
-    """The codes of the cards in a dense hand mask, in action order (suit, then rank)."""
-    return [CODE[a] for a in mask_to_actions(mask)]
 
 
 def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
@@ -153,11 +124,6 @@ class PiqueseptGame(Game[PiqueseptOptions]):
         stake = float(seat_return(WIN_POINTS, True, o.players))
         pack = len(self.pack_ids)
         return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
-
-    def _make_kit(self) -> Kit:
-        from gamester.games.piquesept.kit import PiqueseptKit
-
-        return PiqueseptKit(self)
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)
@@ -321,25 +287,7 @@ class PiqueseptState(State[PiqueseptGame]):
                     self._best = v
                     self._bseat = seat
                 if size == self._n:
-                    # The trick is complete (_end_trick, inlined for all but the last trick).
-                    n = self._ntricks + 1
-                    if n == self._tricks_per_deal:
-                        self._end_trick()
-                        return
-                    winner = self._bseat
-                    if size == 4:
-                        c0, c1, c2, c3 = trick
-                        pts = PTS[c0] + PTS[c1] + PTS[c2] + PTS[c3]
-                    else:
-                        c0, c1, c2 = trick
-                        pts = PTS[c0] + PTS[c1] + PTS[c2]
-                    self._done.append((self._leader, trick, winner, pts))
-                    self._events = _LAST_TRICK
-                    self._trick = []
-                    self._ntricks = n
-                    # docs/rules/piquesept.md, The remaining tricks: the winner of each trick leads the next.
-                    self._leader = self._cur = winner
-                    self._lm = hands[winner]
+                    self._end_trick()
                     return
             else:
                 ls = a >> 3
@@ -348,10 +296,7 @@ class PiqueseptState(State[PiqueseptGame]):
                 self._bseat = seat
             nxt = self._next[seat]
             self._cur = nxt
-            # rules.playable, spelt out (a call here costs 3-4% of the time per action; the tests
-            # compare the engine's legal cards with rules.playable at every step).
-            h = hands[nxt]
-            self._lm = h if nxt == self._soloist else h & SUIT_MASK[ls] or h & SPADES or h
+            self._lm = playable(hands[nxt], ls, nxt == self._soloist)
             return
         if self._phase == FIRST:
             # docs/rules/piquesept.md, The soloist and the opening trick: 7S, then each defender's highest.
@@ -373,22 +318,27 @@ class PiqueseptState(State[PiqueseptGame]):
             self._give(a)
 
     def _end_trick(self) -> None:
+        """docs/rules/piquesept.md, The remaining tricks: a complete trick goes to its winner (kept in
+        ``_bseat`` as the cards fell), who leads the next; the first trick is followed by the draw,
+        the last ends the deal."""
         trick = self._trick
         winner = self._bseat
         # The trick list is never changed again (the next trick gets a new one), so it is shared.
         done = (self._leader, trick, winner, trick_points(trick))
         self._done.append(done)
-        self._events = [("trick", done)]
         self._trick = []
         self._led = -1
-        self._ntricks += 1
-        if self._ntricks == 1:
+        n = self._ntricks + 1
+        self._ntricks = n
+        if n == 1:
+            self._events = [("trick", done)]
             self._draw()
             return
-        if self._ntricks == self._tricks_per_deal:
+        if n == self._tricks_per_deal:
+            self._events = [("trick", done)]
             self._end_deal()
             return
-        # docs/rules/piquesept.md, The remaining tricks: the winner of each trick leads the next.
+        self._events = _LAST_TRICK  # a trick mid-deal: its events are made when asked for
         self._leader = self._cur = winner
         self._lm = self._hands[winner]
 

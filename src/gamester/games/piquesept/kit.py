@@ -39,3 +39,7 @@ class PiqueseptKit(Kit):
         """Where the deal of a sampled ``world`` stands, every hand included (``deal.DealView``)."""
         assert isinstance(world, PiqueseptState)
         return world.deal_view()
+
+
+KIT = PiqueseptKit
+"""The kit the game's engine finds by name (``Game._make_kit``)."""

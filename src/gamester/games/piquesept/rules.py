@@ -6,11 +6,10 @@ hand is a 32-bit mask of them. Each rule cites its section of ``docs/rules/pique
 
 Where a hot loop needs a rule thousands of times a second it reads a table made here from the rule's
 one definition (``PTS``, ``VAL``, ``TOP_RANK``; ``Final``, so a compiled build reads them without a
-dictionary lookup), never a second spelling of the rule. Two exceptions, said where they are:
-``apply_action``'s play branch and the solver's search spell :func:`playable` out in place (the call
-costs 3-4% of the engine's time per action and 3% of the solver's, counted with valgrind), and the
-tests check both against :func:`playable`: the engine's legal cards at every step of random games,
-the solver against a brute force over the engine's legal cards.
+dictionary lookup), never a second spelling of the rule: ``apply_action`` and the solver call
+:func:`playable` (in the compiled build, the default, a native call between compiled functions), and
+the engine's end of a trick is one method. The tests still check the engine's legal cards against
+:func:`playable` at every step of random games, and the solver against a brute force over them.
 """
 
 from __future__ import annotations

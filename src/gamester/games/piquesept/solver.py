@@ -4,7 +4,7 @@ The soloist plays against the defenders as one side, so the deal is a two-sided 
 points: the soloist maximises the points his tricks will still take, the defenders minimise them.
 Alpha-beta with a transposition table keyed by every hand, the trick so far and the seat to play;
 values are the points still to come, so the table does not depend on the points already taken. The
-rules are ``rules.py``'s (``playable``, spelt out in ``search``; ``VAL``, ``trick_points``,
+rules are ``rules.py``'s (``playable``, ``VAL``, ``trick_points``,
 ``seat_return``; docs/rules/piquesept.md, The remaining tricks; Scoring), and a world is read through
 its ``deal_view()``.
 
@@ -25,10 +25,9 @@ from gamester.games.piquesept.game import FIRST, GIVE, PLAY, PiqueseptState
 from gamester.games.piquesept.heuristic import shed_first
 from gamester.games.piquesept.rules import (
     RESULT_STEPS,
-    SPADES,
-    SUIT_MASK,
     TOTAL_POINTS,
     VAL,
+    playable,
     seat_return,
     trick_points,
 )
@@ -148,9 +147,7 @@ class Solver:
         a0, b0 = alpha, beta
         solo = self.solo
         hand = hands[cur]
-        # rules.playable, spelt out: the call costs 3% of the search (valgrind); the tests check the
-        # solver against a brute force over the engine's legal cards, which are rules.playable's.
-        legal = (hand & SUIT_MASK[led] or hand & SPADES or hand) if trick and cur != solo else hand
+        legal = playable(hand, led if trick else -1, cur == solo)
         moves = []
         m = legal
         while m:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from gamester.core.cards import CODES
 from gamester.core.errors import GameError
 from gamester.core.rng import make_rng
-from gamester.games.piquesept.game import A2ID, mask_to_actions
+from gamester.games.piquesept.deal import A2ID, mask_to_actions
 from gamester.games.piquesept.rules import (
     ALL_CARDS,
     SEVEN_S,

@@ -36,7 +36,7 @@ export class ReplayScreen {
         el("a.button", { href: "#/" }, "Lobby")));
       return;
     }
-    this.game = gameModule(this.table.game);
+    this.game = await gameModule(this.table.game);
     this.steps = this.data.steps;
     this.i = Math.max(0, Math.min(this.i, this.steps.length - 1));
     this.build();

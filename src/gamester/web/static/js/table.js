@@ -1,22 +1,27 @@
 // The table screen: joining a seat, waiting for friends, playing or watching over the WebSocket,
-// hints, the clock, the game log and the end of the game. What each game draws lives in games/*.js.
+// hints, the clock, the game log and the end of the game. What each game draws comes from
+// the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, TableSocket } from "./api.js";
 import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, toast } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
-import penneech from "./games/penneech.js";
-import piquesept from "./games/piquesept.js";
-import pentyrch from "./games/pentyrch.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
 import { ChatPanel } from "./chat.js";
 import { fetchReview } from "./review.js";
 
-export const GAMES = { penneech, piquesept, pentyrch };
+const drawings = new Map();
 
-/** The drawing for a game: its own module, or the generic one for a game the page does not know. */
+/** The drawing for a game: the web.js its package ships (the server serves it from there), or the
+ * generic one for a game that ships none. Each is loaded once a page. */
 export function gameModule(name) {
-  return Object.hasOwn(GAMES, name) ? GAMES[name] : generic;
+  if (!drawings.has(name)) {
+    drawings.set(name, import(`/games/${encodeURIComponent(name)}/web.js`).then(
+      (mod) => mod.default,
+      () => generic,
+    ));
+  }
+  return drawings.get(name);
 }
 
 export function inviteLink(tableId, seat) {
@@ -79,7 +84,7 @@ export class TableScreen {
         el("p", e.message), el("a.button", { href: "#/" }, "Back to the lobby")));
       return;
     }
-    this.game = gameModule(this.table.game);
+    this.game = await gameModule(this.table.game);
     this.user = await currentUser();
     if (!mySeat(this.id) && this.user) await this.rejoinAccountSeat();
     const saved = mySeat(this.id);

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gamester.core.cards import SUIT_NAMES, SUITS
+from gamester.core.words import Names, card, cards, third_person
 from gamester.games.pentyrch.board import CELL_NAMES, GOAL, HOME, ROWS, SEAT_NAMES, SEAT_SUIT
-from gamester.play.words import Names, card, cards, third_person
 
 # The board's geometry and the seats come from the rules module (docs/rules/pentyrch.md, The board
 # and Seats, court cards and hands); only their drawing lives here.

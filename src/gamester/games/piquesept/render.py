@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gamester.play.words import Names
-from gamester.play.words import card as _sym
-from gamester.play.words import cards as _cards
+from gamester.core.words import Names
+from gamester.core.words import card as _sym
+from gamester.core.words import cards as _cards
 
 HELP = """How to write a move in Piquesept:
   a card: its rank then its suit, e.g. 7S or 7♠ (seven of spades), 10H or TH, QD, AC

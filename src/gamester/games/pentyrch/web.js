@@ -1,9 +1,9 @@
 // Pentyrch: court cards race across a cross of Ace–6 piles, paying with 7–10 hand cards.
 // Pick a court card, then a lit destination, then the payment among the legal ones.
 
-import { courtToken } from "../cards.js";
-import { cardsText, cardText, el, put } from "../ui.js";
-import { cardButton, hintBox, resolvedOptions } from "./common.js";
+import { courtToken } from "/static/js/cards.js";
+import { cardsText, cardText, el, put } from "/static/js/ui.js";
+import { cardButton, hintBox, resolvedOptions } from "/static/js/games/common.js";
 
 const SEAT = ["West", "North", "East", "South"];
 const SEAT_SUIT = ["H", "C", "D", "S"];

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gamester.core.cards import SUIT_NAMES, SUITS
-from gamester.play.words import Names, card, cards, plural
+from gamester.core.words import Names, card, cards, plural
 
 HELP = """How to write a move in Penneech:
   a card: its rank then its suit, e.g. 7D or 7♦ (seven of diamonds), 10S or TS, QH, AC

@@ -1,8 +1,8 @@
 // Piquesept: the holder of the 7♠ plays alone against the rest; a forced first trick, a secret
 // draw-and-give, then tricks for card points (66 of 130 wins).
 
-import { cardsText, cardText, el, put } from "../ui.js";
-import { backs, cardButton, cardKeys, hintBox } from "./common.js";
+import { cardsText, cardText, el, put } from "/static/js/ui.js";
+import { backs, cardButton, cardKeys, hintBox } from "/static/js/games/common.js";
 
 const SUIT_ORDER = ["S", "H", "C", "D"];
 const PLAIN = "AKQJT987";

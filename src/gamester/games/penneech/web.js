@@ -1,7 +1,7 @@
 // Penneech: two hands, a new trump turned up before every trick, honours pegged to the target.
 
-import { cardsText, cardText, el, put, suitText, SUIT_NAMES, SUITS } from "../ui.js";
-import { backs, cardButton, cardKeys, hintBox, resolvedOptions } from "./common.js";
+import { cardsText, cardText, el, put, suitText, SUIT_NAMES, SUITS } from "/static/js/ui.js";
+import { backs, cardButton, cardKeys, hintBox, resolvedOptions } from "/static/js/games/common.js";
 
 const SUIT_ORDER = ["S", "H", "C", "D"]; // alternate colours in the hand
 const RANKS = "AKQJT98765432";
