@@ -97,6 +97,8 @@ class Registry:
         self.inline_writes = inline_writes
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lease_task: asyncio.Task[None] | None = None
+        self.on_end: list[Callable[[str], Any]] = []
+        self._ending: set[asyncio.Future[Any]] = set()
 
     # -- the rooms' host -------------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any, write: bool = False, **kwargs: Any) -> T:
@@ -112,6 +114,19 @@ class Registry:
 
     def publish(self, table_id: str, kind: str) -> None:
         self.notifier.publish(table_id, kind)
+
+    def ended(self, table_id: str) -> None:
+        """A rated table ended here: run the ``on_end`` hooks (the ratings) as writes, in the
+        background; each is idempotent, and a missed one is caught up later."""
+        for fn in self.on_end:
+            task = asyncio.ensure_future(self.db(fn, table_id, write=True))
+            self._ending.add(task)
+            task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Future[Any]) -> None:
+        self._ending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("gamester: rating a table failed: %s", task.exception())
 
     def job_seconds(self, kind: str) -> float:
         return self.hint_seconds if kind == "hint" else self.bot_seconds

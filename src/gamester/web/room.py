@@ -122,6 +122,10 @@ class Host(Protocol):
 
     def now(self) -> float: ...
 
+    def ended(self, table_id: str) -> None:
+        """A rated table ended here (its ratings move: docs/web.md, People)."""
+        ...
+
 
 class RoomClosed(Exception):
     """The room was evicted before this command ran: ask the registry again."""
@@ -374,6 +378,8 @@ class Room:
         self.chance_len = move.chance_len
         d.keep(self.frames, row.seq, move.frame)
         self._push()
+        if row.status == "over" and row.rated:
+            self.host.ended(self.id)
         self.host.publish(self.id, "act")
         return row.seq
 
@@ -384,12 +390,12 @@ class Room:
         with contextlib.suppress(ServiceError):  # the position moved on meanwhile: look again
             await self._do_act(player, text, seq, source=source)
 
-    async def _do_join(self, seat: Any, name: Any, token: Any) -> dict[str, Any]:
+    async def _do_join(self, seat: Any, name: Any, token: Any, owner: Any = None) -> dict[str, Any]:
         row, state = self.row, self.state
         assert row is not None and state is not None
         await self._sync()
         assert self.row is not None
-        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24))
+        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24), owner)
         if not plan.new:
             return {"seat": plan.seat, "token": plan.token, "table": self.id}
         now = self.host.now()
@@ -400,6 +406,7 @@ class Room:
             plan.name,
             d.hash_token(plan.token),
             lambda r: d.starts(r, state, now),
+            account=plan.account,
             write=True,
         )
         if fresh is None:
@@ -536,6 +543,8 @@ class Room:
             returns, p = end
             if await self.host.db(self.host.repo.finish, self.id, row.seq, returns, p, write=True):
                 row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
+                if row.rated:
+                    self.host.ended(self.id)
                 self._announce()
                 self._push(again=True)
                 self.host.publish(self.id, "table")
