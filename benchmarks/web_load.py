@@ -67,6 +67,24 @@ class Stats:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
+def cpu_seconds(match: Callable[[str], bool]) -> float:
+    """User + system CPU seconds of every process whose command line ``match``es (Linux /proc)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if not match(cmd):
+                continue
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def rate(times: list[float]) -> float:
     """Actions per second in the steady part of the run (from the 10th to the 90th percentile time)."""
     if len(times) < 20:
@@ -366,13 +384,42 @@ def main() -> None:
                     f"{moves / elapsed:.0f} bot moves/s |"
                 )
             else:
+                port = f"--port {server.port} "
+                # the cluster's postmaster, and its backends for the load's database (other clusters on
+                # the machine, and their background processes, are not counted)
+                data_dir = str(cluster.data) if cluster is not None else None
+                db_name = url.rsplit("/", 1)[1] if cluster is not None else None
+                marks: list[tuple[float, float, float]] = []
+
+                def mark(
+                    srv: str = port,
+                    pg: str | None = data_dir,
+                    name: str | None = db_name,
+                    marks: list[tuple[float, float, float]] = marks,
+                ) -> None:
+                    marks.append(
+                        (
+                            time.monotonic(),
+                            # the server and its bot workers (spawned children name no port: counted
+                            # by the multiprocessing marker instead)
+                            cpu_seconds(lambda c: srv in c or ("multiprocessing" in c and "gamester" in c)),
+                            cpu_seconds(lambda c: pg is not None and (pg in c or f" {name} " in c)),
+                        )
+                    )
+
+                def go(start_profile: Callable[[], None] = start_profile) -> None:
+                    mark()
+                    start_profile()
+
                 t0, c0 = time.monotonic(), time.process_time()
                 stats = asyncio.run(
-                    human_load(
-                        server, args.tables, args.seconds, args.think, args.game, args.seed, start_profile
-                    )
+                    human_load(server, args.tables, args.seconds, args.think, args.game, args.seed, go)
                 )
+                mark()
                 wall, cpu = time.monotonic() - t0, time.process_time() - c0
+                span = max(1e-9, marks[1][0] - marks[0][0])
+                server_cpu = 100 * (marks[1][1] - marks[0][1]) / span
+                db_cpu = 100 * (marks[1][2] - marks[0][2]) / span
                 lat = stats.latencies
                 errors = sum(stats.errors.values())
                 rows.append(
@@ -380,7 +427,8 @@ def main() -> None:
                     f"{1000 * percentile(lat, 0.5):.1f} | {1000 * percentile(lat, 0.99):.1f} | "
                     f"{1000 * max(lat, default=float('nan')):.1f} | {errors} {stats.errors or ''} | "
                     f"{stats.games} | {stats.setup:.0f} s | {100 * cpu / wall:.0f}% | "
-                    f"{1000 * percentile(stats.lags, 0.99):.0f} ms |"
+                    f"{1000 * percentile(stats.lags, 0.99):.0f} ms | {server_cpu:.0f}% | "
+                    + (f"{db_cpu:.0f}% |" if cluster is not None else "- |")
                 )
             spy = spies[0] if spies else None
             if spy is not None:
@@ -403,7 +451,8 @@ def main() -> None:
         print(f"think {args.think} s mean, {args.seconds:.0f} s per run, game {args.game}")
         print(
             "| db | tables at once | actions | actions/s | p50 ms | p99 ms | max ms | errors | games ended | "
-            "setup | client CPU | client loop lag p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+            "setup | client CPU | client loop lag p99 | server CPU | PostgreSQL CPU |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         )
     print("\n".join(rows))
 

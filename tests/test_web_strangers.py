@@ -159,6 +159,9 @@ def json_body(answer: bytes) -> Any:
     return json.loads(answer.split(b"\r\n\r\n", 1)[1])
 
 
+ATTACK_BYTES = 64 * 1024 * 1024
+
+
 def test_endless_headers_get_431_and_memory_stays_bounded(server: ServerProcess) -> None:
     """A client that sends headers without end used to grow the server by a gigabyte."""
     assert server.proc is not None
@@ -171,7 +174,9 @@ def test_endless_headers_get_431_and_memory_stays_bounded(server: ServerProcess)
             s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             sent = 0
             try:
-                while sent < 4_000_000:
+                # More than loopback's socket buffers can hold (tcp_rmem's maximum is 32 MiB here):
+                # the client can only finish if the server keeps reading.
+                while sent < ATTACK_BYTES:
                     s.sendall(b"X-Filler-" + str(sent).encode() + b": " + b"a" * 1000 + b"\r\n")
                     sent += 1000
             except (BrokenPipeError, ConnectionResetError):
@@ -184,7 +189,9 @@ def test_endless_headers_get_431_and_memory_stays_bounded(server: ServerProcess)
     growth = rss_kib(server.proc.pid) - before
     print(f"server memory growth: {growth} KiB")
     for answer, sent in results:
-        assert sent < 2_000_000, f"the server read {sent} bytes of headers"
+        # What the client got out is mostly the kernel's buffering (a loaded server reacts late), so
+        # the bound is that it was cut off at all; what the server kept is the memory bound below.
+        assert sent < ATTACK_BYTES, f"the server took all {sent} bytes of headers"
         if answer:  # the answer may be lost if the client was still sending when the socket closed
             assert answer.startswith(b"HTTP/1.1 431"), answer[:80]
             assert json_body(answer)["error"] == "headers_too_large"

@@ -28,6 +28,7 @@ class SeatRow:
     agent: str | None = None
     name: str | None = None
     token_hash: str | None = None
+    account: str | None = None  # the key of the account that owns the seat (joined while logged in)
 
 
 @dataclass
@@ -47,6 +48,9 @@ class TableRow:
     lease_owner: str | None = None
     lease_expiry: float | None = None
     lesson: str | None = None  # the tutorial this table teaches (web/lessons.py)
+    rated: bool = False
+    rating_applied: bool = False
+    rematch: str | None = None  # the next table at the same seats, once a seat asked for it
     seats: list[SeatRow] = field(default_factory=list)
 
 
@@ -108,10 +112,12 @@ class TableRepository(Protocol):
         name: str,
         token_hash: str,
         starts: Callable[[TableRow], float | bool | None],
+        account: str | None = None,
     ) -> TableRow | None:
-        """Take the free human ``seat`` (None if it is not free) and return the row after it, in one
-        transaction that holds the table: ``starts(row)`` (the row with the seat taken) says whether
-        the table starts playing now, and with which deadline (a number or None), or not (False)."""
+        """Take the free human ``seat`` (None if it is not free), for ``account`` when given, and
+        return the row after it, in one transaction that holds the table: ``starts(row)`` (the row
+        with the seat taken) says whether the table starts playing now, and with which deadline (a
+        number or None), or not (False)."""
         ...
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool: ...

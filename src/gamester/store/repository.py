@@ -29,7 +29,7 @@ from gamester.store.port import (
     TableRepository,
     TableRow,
 )
-from gamester.store.schema import actions, reviews, seats, tables
+from gamester.store.schema import actions, chat, reviews, seats, tables
 
 __all__ = [
     "LeaseInfo",
@@ -97,6 +97,26 @@ def _table_row(r: sa.Row[Any]) -> TableRow:
     return TableRow(**{k: _load(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
 
 
+def insert_table(c: sa.Connection, table: TableRow) -> None:
+    """Insert ``table`` and its seats inside the caller's transaction."""
+    c.execute(tables.insert().values(_table_values(table)))
+    c.execute(
+        seats.insert(),
+        [
+            {
+                "table_id": table.id,
+                "seat": s.seat,
+                "kind": s.kind,
+                "agent": s.agent,
+                "name": s.name,
+                "token_hash": s.token_hash,
+                "account": s.account,
+            }
+            for s in table.seats
+        ],
+    )
+
+
 class SqlTableRepository:
     """The repository on SQLAlchemy: SQLite (WAL) or PostgreSQL (psycopg 3)."""
 
@@ -135,6 +155,11 @@ class SqlTableRepository:
             self._check_file()
             with self.engine.begin() as c:
                 yield c
+
+    def write(self) -> contextlib.AbstractContextManager[sa.Connection]:
+        """One write transaction, queued behind this server's other SQLite writes (for the other
+        stores on this database, e.g. :mod:`gamester.store.people`)."""
+        return self._write()
 
     def probe(self, timeout: float) -> str | None:
         """Write a row and roll it back: None if the database takes writes, else why not (one line).
@@ -175,21 +200,7 @@ class SqlTableRepository:
     # -- tables --------------------------------------------------------------------------------
     def create(self, table: TableRow) -> None:
         with self._write() as c:
-            c.execute(tables.insert().values(_table_values(table)))
-            c.execute(
-                seats.insert(),
-                [
-                    {
-                        "table_id": table.id,
-                        "seat": s.seat,
-                        "kind": s.kind,
-                        "agent": s.agent,
-                        "name": s.name,
-                        "token_hash": s.token_hash,
-                    }
-                    for s in table.seats
-                ],
-            )
+            insert_table(c, table)
 
     def _rows(self, c: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[TableRow]:
         out: list[TableRow] = []
@@ -202,7 +213,14 @@ class SqlTableRepository:
             q = sa.select(seats).where(seats.c.table_id.in_(list(by_id))).order_by(seats.c.seat)
             for s in c.execute(q):
                 by_id[s.table_id].seats.append(
-                    SeatRow(seat=s.seat, kind=s.kind, agent=s.agent, name=s.name, token_hash=s.token_hash)
+                    SeatRow(
+                        seat=s.seat,
+                        kind=s.kind,
+                        agent=s.agent,
+                        name=s.name,
+                        token_hash=s.token_hash,
+                        account=s.account,
+                    )
                 )
         return out
 
@@ -298,8 +316,10 @@ class SqlTableRepository:
         name: str,
         token_hash: str,
         starts: Callable[[TableRow], float | bool | None],
+        account: str | None = None,
     ) -> TableRow | None:
-        """Take a free human seat; ``starts`` (the caller's rule) decides whether the table starts."""
+        """Take a free human seat (for ``account`` when given); ``starts`` (the caller's rule) decides
+        whether the table starts."""
         with self._write() as c:
             # The table's row first: two joins of one table (through two servers) take turns, so the
             # second one sees the first's seat taken when it asks whether the table starts.
@@ -315,7 +335,7 @@ class SqlTableRepository:
                     seats.c.kind == "human",
                     seats.c.token_hash.is_(None),
                 )
-                .values(name=name, token_hash=token_hash)
+                .values(name=name, token_hash=token_hash, account=account)
             ).rowcount
             if n != 1:
                 return None
@@ -335,7 +355,7 @@ class SqlTableRepository:
             n = c.execute(
                 seats.update()
                 .where(seats.c.table_id == table_id, seats.c.seat == seat, seats.c.token_hash == token_hash)
-                .values(name=None, token_hash=None)
+                .values(name=None, token_hash=None, account=None)
             ).rowcount
         return bool(n == 1)
 
@@ -377,6 +397,7 @@ class SqlTableRepository:
             if n != 1:
                 return False
             c.execute(actions.delete().where(actions.c.table_id == table_id))
+            c.execute(chat.delete().where(chat.c.table_id == table_id))  # spectators may have talked
             c.execute(seats.delete().where(seats.c.table_id == table_id))
             c.execute(tables.delete().where(tables.c.id == table_id))
         return True

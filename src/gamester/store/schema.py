@@ -1,4 +1,8 @@
-"""The database schema (SQLAlchemy Core). Alembic's migrations create exactly these tables."""
+"""The database schema (SQLAlchemy Core). Alembic's migrations create exactly these tables.
+
+0001: tables, seats, actions. 0002 (people): accounts, sessions, ratings and their history, chat; a
+table's ``rated`` and ``rating_applied`` flags and its ``rematch``; a seat's ``account``.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +28,10 @@ tables = sa.Table(
     sa.Column("lease_owner", sa.String(120), nullable=True),
     sa.Column("lease_expiry", sa.Float, nullable=True),
     sa.Column("lesson", sa.String(40), nullable=True),  # the tutorial a lesson table teaches, else NULL
+    sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
+    # Set in the same transaction that moves the ratings: a table's result is counted once.
+    sa.Column("rating_applied", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("rematch", sa.String(40), nullable=True),  # the id of the next table, once asked for
 )
 sa.Index("ix_gm_tables_status_created", tables.c.status, tables.c.created)
 
@@ -36,7 +44,9 @@ seats = sa.Table(
     sa.Column("agent", sa.String(200), nullable=True),
     sa.Column("name", sa.String(80), nullable=True),
     sa.Column("token_hash", sa.String(64), nullable=True),
+    sa.Column("account", sa.String(20), nullable=True),  # gm_accounts.key of the seat's owner
 )
+sa.Index("ix_gm_seats_account", seats.c.account)
 
 actions = sa.Table(
     "gm_actions",
@@ -57,3 +67,59 @@ reviews = sa.Table(
     sa.Column("owner", sa.String(120), nullable=True),  # the server working on it
     sa.Column("started", sa.Float, nullable=False),
 )
+accounts = sa.Table(
+    "gm_accounts",
+    metadata,
+    sa.Column("key", sa.String(20), primary_key=True),  # the name, case-folded: unique ignoring case
+    sa.Column("name", sa.String(20), nullable=False),  # as its owner wrote it
+    sa.Column("password_hash", sa.String(200), nullable=False),  # argon2id, PHC string
+    sa.Column("seat_key", sa.String(64), nullable=False),  # derives the account's seat tokens
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+sessions = sa.Table(
+    "gm_sessions",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),  # SHA-256 of the session; never the session
+    sa.Column("account", sa.String(20), sa.ForeignKey("gm_accounts.key"), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("expires", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_sessions_account", sessions.c.account)
+
+ratings = sa.Table(
+    "gm_ratings",
+    metadata,
+    sa.Column("account", sa.String(220), primary_key=True),  # an account key, or "bot:" + agent spec
+    sa.Column("game", sa.String(40), primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("deviation", sa.Float, nullable=False),
+    sa.Column("volatility", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+)
+sa.Index("ix_gm_ratings_game_rating", ratings.c.game, ratings.c.rating)
+
+rating_history = sa.Table(
+    "gm_rating_history",
+    metadata,
+    sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), primary_key=True),
+    sa.Column("account", sa.String(220), primary_key=True),
+    sa.Column("game", sa.String(40), nullable=False),
+    sa.Column("rating", sa.Float, nullable=False),  # after this table
+    sa.Column("deviation", sa.Float, nullable=False),
+    sa.Column("score", sa.Float, nullable=False),  # the table's result for the account, 0..1
+    sa.Column("at", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_rating_history_account", rating_history.c.account, rating_history.c.at)
+
+chat = sa.Table(
+    "gm_chat",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), nullable=False),
+    sa.Column("seat", sa.Integer, nullable=True),  # NULL: a spectator
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("text", sa.String(2000), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_chat_table", chat.c.table_id, chat.c.id)

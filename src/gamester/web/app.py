@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import os
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,11 @@ from gamester.core.errors import GameError
 from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
 from gamester.web import decisions as d
-from gamester.web import lessons, service, validate
-from gamester.web.decisions import ServiceError
+from gamester.web import lessons, rematch, service, validate
+from gamester.web.accounts import People
+from gamester.web.accounts import router as people_router
+from gamester.web.chat import ChatHub
+from gamester.web.decisions import SeatOwner, ServiceError
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
@@ -122,6 +126,7 @@ def create_app(
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
     sid = server_id or new_server_id()
     holder: dict[str, Any] = {}
+    people_holder: dict[str, People] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -143,7 +148,7 @@ def create_app(
             repo,
             notifier,
             server_id=sid,
-            one_writer=sqlite,
+            inline_writes=sqlite,
             workers=workers,
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
@@ -151,8 +156,15 @@ def create_app(
             unjoined_seconds=60.0 * (limits or Limits()).unjoined_minutes,
         )
         desk = ReviewDesk(registry)
-        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk)
+        people = People(repo)
+        registry.on_end.append(people.table_over)
+        people_holder["people"] = people
+        _app.state.people = people
+        hub = ChatHub(people.store, notifier.publish, time.time)
+        notifier.subscribe(hub.on_notice)
+        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub)
         await registry.start()
+        catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
             # it out of every future collection, so a full collection only scans what play creates.
@@ -161,6 +173,9 @@ def create_app(
         try:
             yield
         finally:
+            catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await catching_up
             await desk.stop()
             await registry.stop()
             repo.dispose()
@@ -170,6 +185,7 @@ def create_app(
     app.add_middleware(Guard, limits=limits, allow_origins=allow_origins)  # outermost: runs first
     app.state.db_url = url
     app.state.server_id = sid
+    app.include_router(people_router(people_holder))
 
     def rooms() -> Registry:
         r: Registry = holder["registry"]
@@ -226,21 +242,30 @@ def create_app(
         *,
         seed: int | None = None,
         lesson: str | None = None,
+        rated: bool = False,
+        owner: SeatOwner | None = None,
     ) -> dict[str, Any]:
         reg = rooms()
+        table_id = secrets.token_urlsafe(12)
         token = secrets.token_urlsafe(24) if creator is not None else None
+        if creator is not None and owner is not None and isinstance(creator, dict):
+            seat = creator.get("seat")
+            if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 16:
+                token = owner.token_for(table_id, seat)
         row, state = await asyncio.to_thread(
             d.new_table,
             game,
             options,
             seats,
             clock,
-            table_id=secrets.token_urlsafe(12),
+            table_id=table_id,
             seed=secrets.randbits(62) if seed is None else seed,
             now=reg.now(),
             creator=creator,
             token=token,
             lesson=lesson,
+            rated=rated,
+            owner=owner,
         )
         await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
@@ -250,9 +275,26 @@ def create_app(
             out = {**out, "seat": creator["seat"], "token": token}
         return out
 
+    async def owner_of(request: Request) -> SeatOwner | None:
+        """The logged-in account of the request as a seat's owner (None: a guest)."""
+        people = people_holder["people"]
+        if not people.session_text(request):
+            return None
+        found = await asyncio.to_thread(people.account_of, request)
+        if found is None:
+            return None
+        row = found
+        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request) -> dict[str, Any]:
-        return await new_table(*validate.create(validate.body(await request.body())))
+        data = validate.body(await request.body())
+        parts = validate.create(data)
+        rated = validate.rated(data)
+        owner = await owner_of(request)
+        if rated and owner is None:
+            raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
+        return await new_table(*parts, rated=rated, owner=owner)
 
     # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
     @app.get("/api/tutorials")
@@ -301,10 +343,17 @@ def create_app(
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
         validate.join_name(body.get("name"))
+        owner = await owner_of(request)
         out: dict[str, Any] = await rooms().call(
-            tid, "join", body.get("seat"), body.get("name"), body.get("token")
+            tid, "join", body.get("seat"), body.get("name"), body.get("token"), owner
         )
         return out
+
+    @app.post("/api/tables/{table_id}/rematch")
+    async def ask_rematch(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        body = validate.body(await request.body())
+        return await rematch.ask(rooms(), people_holder["people"], tid, body.get("token"))
 
     @app.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, request: Request) -> dict[str, Any]:
@@ -342,12 +391,33 @@ def create_app(
             conn.close(1008)
             await conn.finish()
             return
+        hub: ChatHub = holder["chat"]
+        talker = None
         try:
-            await _ws_loop(ws, conn, reg, seat)
+            name = await _speaker(table_id, seat, ws)
+            talker = await hub.attach(table_id, conn.send, seat, name)
+            await _ws_loop(ws, conn, reg, seat, functools.partial(hub.say, table_id, talker))
         finally:
+            if talker is not None:
+                hub.detach(table_id, talker)
             with contextlib.suppress(Exception):
                 await reg.call(table_id, "detach", conn)
             await conn.finish()
+
+    async def _speaker(table_id: str, seat: int | None, ws: WebSocket) -> str:
+        """The name a socket's chat goes under: its seat's, else the spectator's account, else
+        "Spectator"."""
+        if seat is not None:
+            table = await rooms().call(table_id, "public")
+            return str(table["seats"][seat]["name"] or f"Player {seat + 1}")
+        people = people_holder["people"]
+        if not people.session_text(ws):
+            return "Spectator"
+        try:
+            row = await asyncio.to_thread(people.account_of, ws)
+        except ServiceError:
+            row = None
+        return row.name if row is not None else "Spectator"
 
     # -- the front end -------------------------------------------------------------------------
     @app.get("/")
@@ -404,7 +474,25 @@ def _errors(app: FastAPI) -> None:
         return _error(500, "internal", f"internal error ({type(e).__name__})")
 
 
-async def _ws_loop(ws: WebSocket, conn: Connection, reg: Registry, seat: int | None) -> None:
+RATING_CATCH_UP_SECONDS = 60.0
+
+
+async def _rating_catch_up(people: People) -> None:
+    """Apply finished rated tables whose rating was not applied (their server stopped in between):
+    at start, then every minute. Applying is idempotent, so servers sharing a database may all run it."""
+    while True:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(people.catch_up)
+        await asyncio.sleep(RATING_CATCH_UP_SECONDS)
+
+
+async def _ws_loop(
+    ws: WebSocket,
+    conn: Connection,
+    reg: Registry,
+    seat: int | None,
+    say: Callable[[Any], Awaitable[None]],
+) -> None:
     tokens = RATE_BURST
     last = time.monotonic()
     while True:
@@ -448,6 +536,8 @@ async def _ws_loop(ws: WebSocket, conn: Connection, reg: Registry, seat: int | N
                     data.get("seq"),
                     token_hash=conn.token_hash,
                 )
+            elif kind == "chat":
+                await say(data.get("text"))
             else:  # hint
                 if seat is None:
                     raise ServiceError("spectator", "a spectator gets no hints")

@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import json
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,16 @@ MAX_CLOCK_SECONDS = 7 * 24 * 3600
 Frame = dict[int, tuple[str, str, str, str]]
 """Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves, and
 the extra fields of its message (a lesson's words for the lesson's pupil, else "")."""
+
+
+@dataclass(frozen=True)
+class SeatOwner:
+    """The account a seat is joined for (docs/web.md, People): its key, the name shown, and its
+    token for a seat (the same on every device)."""
+
+    key: str
+    name: str
+    token_for: Callable[[str, int], str]
 
 
 class ServiceError(Exception):
@@ -149,6 +160,7 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
                 "agent": s.agent,
                 "connected": s.kind == "bot" or connected.get(s.seat, 0) > 0,
                 "joined": s.kind == "bot" or s.token_hash is not None,
+                "account": s.name if s.account is not None else None,
             }
             for s in row.seats
         ],
@@ -157,6 +169,7 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
         "forfeit": row.forfeit,
         "created": row.created,
         "tutorial": row.lesson,
+        "rated": row.rated,
     }
 
 
@@ -179,6 +192,8 @@ def new_table(
     creator: Any = None,
     token: str | None = None,
     lesson: str | None = None,
+    rated: bool = False,
+    owner: SeatOwner | None = None,
 ) -> tuple[TableRow, State]:
     """The row and initial state of a new table (``ServiceError`` on bad input). With ``creator``
     (``{"seat": N, "name": "..."}``) that seat is taken with ``token`` in the same write, so nobody can
@@ -217,6 +232,8 @@ def new_table(
             raise ServiceError("bad_seats", f"seats[{i}]: {e}", 422) from None
         seats.append(SeatRow(seat=i, kind="bot", agent=kind))
     checked = check_clock(clock)
+    if rated and not any(s.kind == "human" for s in seats):
+        raise ServiceError("bad_rated", "rated: a rated table needs a human seat (an account)", 422)
     state = game.new_initial_state(seed=seed)
     status = "waiting" if any(s.kind == "human" for s in seats) else "playing"
     row = TableRow(
@@ -231,6 +248,7 @@ def new_table(
         created=now,
         seats=seats,
         lesson=lesson,
+        rated=rated,
     )
     if not needs_runner(row):
         row.lease_owner = NO_RUNNER
@@ -238,9 +256,9 @@ def new_table(
     if creator is not None:
         if not isinstance(creator, dict) or set(creator) - {"seat", "name"} or token is None:
             raise ServiceError("bad_join", 'join: expected {"seat": N, "name": "..."} (a human seat)', 422)
-        plan = join(row, creator.get("seat"), creator.get("name"), None, token)
+        plan = join(row, creator.get("seat"), creator.get("name"), None, token, owner)
         taken = row.seats[plan.seat]
-        taken.name, taken.token_hash = plan.name, hash_token(plan.token)
+        taken.name, taken.token_hash, taken.account = plan.name, hash_token(plan.token), plan.account
         first = starts(row, state, now)
         if not isinstance(first, bool):
             row.status, row.deadline = "playing", first
@@ -320,11 +338,17 @@ class Join:
     name: str
     token: str
     new: bool
+    account: str | None = None  # the key of the account the seat is taken for
 
 
-def join(row: TableRow, seat: Any, name: Any, token: Any, new_token: str) -> Join:
+def join(
+    row: TableRow, seat: Any, name: Any, token: Any, new_token: str, owner: SeatOwner | None = None
+) -> Join:
     """Who joins which seat (``ServiceError`` if not): ``new_token`` is the token handed out if the
-    seat is taken now; a seat's own token given back joins again without a write."""
+    seat is taken now; a seat's own token given back joins again without a write. With ``owner`` (a
+    logged-in player) the seat is the account's, under its name and with its token for the seat, so
+    the account sitting down again, from any device, gets it back. A rated table seats accounts only,
+    each once (docs/web.md, People)."""
     n = len(row.seats)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise ServiceError(
@@ -346,9 +370,18 @@ def join(row: TableRow, seat: Any, name: Any, token: Any, new_token: str) -> Joi
         ):
             raise ServiceError("bad_token", f"seat {seat}: that token is not this seat's", 403)
         return Join(seat, name, token, new=False)
+    if owner is not None:
+        mine = owner.token_for(row.id, seat)
+        if s.account == owner.key and s.token_hash is not None:  # its own seat, from another device
+            return Join(seat, owner.name, mine, new=False, account=owner.key)
+        if row.rated and any(o.account == owner.key for o in row.seats):
+            raise ServiceError("seat_taken", "rated: an account takes one seat of a rated table", 409)
+        name, new_token = owner.name, mine
+    elif row.rated:
+        raise ServiceError("account_needed", "rated: log in to sit at a rated table", 422)
     if s.token_hash is not None:
         raise ServiceError("seat_taken", f"seat {seat} is taken", 409)
-    return Join(seat, name, new_token, new=True)
+    return Join(seat, name, new_token, new=True, account=None if owner is None else owner.key)
 
 
 def starts(row: TableRow, state: State, now: float) -> float | bool | None:

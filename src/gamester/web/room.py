@@ -122,6 +122,10 @@ class Host(Protocol):
 
     def now(self) -> float: ...
 
+    def ended(self, table_id: str) -> None:
+        """A rated table ended here (its ratings move: docs/web.md, People)."""
+        ...
+
 
 class RoomClosed(Exception):
     """The room was evicted before this command ran: ask the registry again."""
@@ -234,14 +238,17 @@ class Room:
         self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(_build, row, acts)
 
     async def _sync(self) -> bool:
-        """Read the row again and apply the actions stored since; True if anything changed."""
+        """Read the row again and apply the actions stored since; True if the table changed beyond
+        its moves."""
         row, state = self.row, self.state
         assert row is not None and state is not None
         fresh = await self.host.db(self.host.repo.get, self.id)
         if fresh is None:
             raise ServiceError("no_table", f"no table {self.id!r}", 404)
-        changed = fresh.seq != row.seq or fresh.status != row.status or _seats(fresh) != _seats(row)
-        changed = changed or fresh.deadline != row.deadline
+        # What the ``table`` message shows (a move alone is told by its view): the status, the seats,
+        # or a deadline moved without a move (a lease taken over, the clock's pause).
+        changed = fresh.status != row.status or _seats(fresh) != _seats(row)
+        changed = changed or (fresh.deadline != row.deadline and fresh.seq == row.seq)
         if fresh.seq > row.seq:
             texts = await self.host.db(self.host.repo.actions, self.id, row.seq)
             n = len(row.seats)
@@ -371,6 +378,8 @@ class Room:
         self.chance_len = move.chance_len
         d.keep(self.frames, row.seq, move.frame)
         self._push()
+        if row.status == "over" and row.rated:
+            self.host.ended(self.id)
         self.host.publish(self.id, "act")
         return row.seq
 
@@ -381,12 +390,12 @@ class Room:
         with contextlib.suppress(ServiceError):  # the position moved on meanwhile: look again
             await self._do_act(player, text, seq, source=source)
 
-    async def _do_join(self, seat: Any, name: Any, token: Any) -> dict[str, Any]:
+    async def _do_join(self, seat: Any, name: Any, token: Any, owner: Any = None) -> dict[str, Any]:
         row, state = self.row, self.state
         assert row is not None and state is not None
         await self._sync()
         assert self.row is not None
-        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24))
+        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24), owner)
         if not plan.new:
             return {"seat": plan.seat, "token": plan.token, "table": self.id}
         now = self.host.now()
@@ -397,6 +406,7 @@ class Room:
             plan.name,
             d.hash_token(plan.token),
             lambda r: d.starts(r, state, now),
+            account=plan.account,
             write=True,
         )
         if fresh is None:
@@ -510,6 +520,15 @@ class Room:
         if not await self._lease(now):
             self._cancel_timer()
             return
+        # Taking the lease over reads the row again (the clock moved on by the time no server ran the
+        # table): what is due is decided again on that row, never on the one from before.
+        row, state = self.row, self.state
+        assert row is not None and state is not None
+        now = self.host.now()
+        due = d.due(row, state, now)
+        if due.kind == "none":
+            self._cancel_timer()
+            return
         if due.kind == "wait":
             assert due.at is not None
             self._cancel_timer()
@@ -524,6 +543,8 @@ class Room:
             returns, p = end
             if await self.host.db(self.host.repo.finish, self.id, row.seq, returns, p, write=True):
                 row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
+                if row.rated:
+                    self.host.ended(self.id)
                 self._announce()
                 self._push(again=True)
                 self.host.publish(self.id, "table")

@@ -103,9 +103,9 @@ def serve(
     # Fewer, larger young-generation collections: a server holds many small long-lived view dicts,
     # and the default threshold runs the collector every few hundred allocations.
     gc.set_threshold(50_000, 50, 1000)
-    # The database calls run in threads; each one takes the GIL back from the event loop several
-    # times, and the default 5 ms switch interval then adds up to a slow move under load (SQLite,
-    # 500 tables: p99 81 -> 48 ms with 0.5 ms, benchmarks/web_load.py).
+    # Database calls run in threads (PostgreSQL's, and SQLite's reads); each takes the GIL back from
+    # the event loop several times, and the default 5 ms switch interval then adds up to a slow answer
+    # under load (500 tables through threads: p99 81 -> 48 ms with 0.5 ms, benchmarks/web_load.py).
     sys.setswitchinterval(0.0005)
     server = _QuietServer(config)
     try:

@@ -16,8 +16,16 @@ from gamester.web.names import name_problem
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 STATUSES = ("waiting", "playing", "over")
-CREATE_FIELDS = ("game", "options", "seats", "clock", "join")
-MESSAGE_TYPES = ("act", "hint", "ping")
+CREATE_FIELDS = ("game", "options", "seats", "clock", "join", "rated")
+MESSAGE_TYPES = ("act", "chat", "hint", "ping")
+
+
+def rated(data: dict[str, Any]) -> bool:
+    """A ``POST /api/tables`` body's ``rated`` (docs/web.md, People)."""
+    value = data.get("rated", False)
+    if not isinstance(value, bool):
+        raise ServiceError("bad_rated", "rated: expected true or false", 422)
+    return value
 
 
 def body(raw: bytes) -> dict[str, Any]:

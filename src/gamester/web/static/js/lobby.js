@@ -4,6 +4,7 @@
 import { api, games, mySeat, rememberSeat } from "./api.js";
 import { clear, el, saveSettings, settings, toast } from "./ui.js";
 import { seatNames } from "./table.js";
+import { currentUser } from "./people.js";
 
 const BLURB = {
   penneech: "Two players, 52 cards. A new trump is turned up before every trick; honours peg you to 61.",
@@ -37,6 +38,7 @@ export class Lobby {
       clear(this.root).append(el("div.panel.error-panel", el("h2", "The server cannot be reached"), el("p", e.message)));
       return;
     }
+    this.me = await currentUser();
     const wanted = this.params.get("game");
     this.game = this.games.find((g) => g.name === wanted) || this.games[0];
     this.setup = el("section.panel.setup", { "data-testid": "setup" });
@@ -50,7 +52,8 @@ export class Lobby {
       el("section.hero",
         el("h1", "Three forgotten card games, back on the table"),
         el("p", "Play Penneech, Piquesept and Pentyrch against the computer or with friends. ",
-          el("label.inline-name", "Your name: ", nameInput))),
+          this.me ? el("span.inline-name", { "data-testid": "playing-as" }, `Playing as ${this.me.name}.`)
+            : el("label.inline-name", "Your name: ", nameInput))),
       el("div.game-tiles", { role: "tablist" }, this.games.map((g) => this.tile(g))),
       this.lessons,
       el("div.lobby-columns", this.setup, this.tables));
@@ -161,6 +164,9 @@ export class Lobby {
       el("h3", "Seats"), this.seatBox,
       el("div.field", el("label", { for: "clock" }, "Clock"), clock),
       el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout),
+      this.me ? el("div.field", el("label", { for: "rated" }, "Rated"),
+        el("label.rated-box", el("input#rated", { type: "checkbox", name: "rated", "data-testid": "rated" }),
+          " every person at the table logs in; the result moves your rating")) : null,
       el("div.row", el("button.primary.big", { type: "submit", "data-testid": "start" }, "Start the game"),
         el("a.button", { href: `#/rules/${g.name}` }, `How to play ${g.title || g.name}`)));
     box.append(form);
@@ -224,7 +230,8 @@ export class Lobby {
     const secs = this.form.clock.value;
     const clock = secs ? { seconds_per_move: Number(secs), on_timeout: this.form.on_timeout.value } : null;
     const mine = choice.indexOf("you");
-    const name = settings().name || this.root.querySelector("#player-name").value.trim();
+    const typed = this.root.querySelector("#player-name");
+    const name = this.me ? this.me.name : settings().name || (typed ? typed.value.trim() : "");
     if (mine >= 0 && !name) {
       toast("Type your name at the top first.", "error");
       this.root.querySelector("#player-name").focus();
@@ -233,11 +240,14 @@ export class Lobby {
     const btn = this.form.querySelector("button[type=submit]");
     btn.disabled = true;
     try {
-      const table = await api("/tables", { game: g.name, options, seats, clock });
+      const body = { game: g.name, options, seats, clock };
+      if (this.form.rated && this.form.rated.checked) body.rated = true;
+      // The creator's seat is taken in the same request: nobody can sit down in between.
+      if (mine >= 0) body.join = { seat: mine, name };
+      const table = await api("/tables", body);
       if (mine >= 0) {
-        saveSettings({ name });
-        const res = await api(`/tables/${encodeURIComponent(table.id)}/join`, { seat: mine, name });
-        rememberSeat(table.id, res.seat, res.token);
+        if (!this.me) saveSettings({ name });
+        rememberSeat(table.id, table.seat, table.token);
       }
       location.hash = `#/table/${encodeURIComponent(table.id)}`;
     } catch (e) {

@@ -1,6 +1,8 @@
-// The app: a hash router over the lobby, a table, a replay and the rules; the settings menu.
+// The app: a hash router over the lobby, a table, a replay, the rules, log-in, players and
+// leaderboards; the settings menu and the account corner.
 
 import { Lobby } from "./lobby.js";
+import { LeaderboardScreen, LoginScreen, PlayerScreen, renderAccountSlot } from "./people.js";
 import { ReplayScreen } from "./replay.js";
 import { RulesScreen } from "./rules.js";
 import { TableScreen } from "./table.js";
@@ -20,6 +22,9 @@ function route() {
   if (parts[0] === "table" && parts[1]) screen = new TableScreen(root, parts[1], params);
   else if (parts[0] === "replay" && parts[1]) screen = new ReplayScreen(root, parts[1], params);
   else if (parts[0] === "rules" && parts[1]) screen = new RulesScreen(root, parts[1]);
+  else if (parts[0] === "login") screen = new LoginScreen(root, params);
+  else if (parts[0] === "player" && parts[1]) screen = new PlayerScreen(root, parts[1]);
+  else if (parts[0] === "leaderboard") screen = new LeaderboardScreen(root, parts[1] || null);
   else screen = new Lobby(root, params);
 }
 
@@ -39,5 +44,6 @@ function settingsMenu() {
 
 applySettings();
 document.getElementById("settings-slot").append(settingsMenu());
+renderAccountSlot();
 window.addEventListener("hashchange", route);
 route();

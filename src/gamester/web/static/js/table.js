@@ -6,6 +6,8 @@ import { api, forgetSeat, gameInfo, mySeat, rememberSeat, TableSocket } from "./
 import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, toast } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
+import { currentUser } from "./people.js";
+import { ChatPanel } from "./chat.js";
 import { fetchReview } from "./review.js";
 
 const drawings = new Map();
@@ -83,6 +85,8 @@ export class TableScreen {
       return;
     }
     this.game = await gameModule(this.table.game);
+    this.user = await currentUser();
+    if (!mySeat(this.id) && this.user) await this.rejoinAccountSeat();
     const saved = mySeat(this.id);
     const invited = this.params.get("seat");
     if (saved) {
@@ -100,6 +104,18 @@ export class TableScreen {
     }
   }
 
+  /** A seat this account took on another device: sit down again (the same token comes back). */
+  async rejoinAccountSeat() {
+    const own = this.table.seats.find((s) => s.account === this.user.name);
+    if (!own) return;
+    try {
+      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, { seat: own.seat });
+      rememberSeat(this.id, res.seat, res.token);
+    } catch {
+      // not ours after all (the seat was left): the page goes on as for anyone
+    }
+  }
+
   openSeats() {
     const free = (s) => s.kind === "human" && (typeof s.joined === "boolean" ? !s.joined : !s.name);
     return this.table.seats.filter(free).map((s) => s.seat);
@@ -109,7 +125,8 @@ export class TableScreen {
   showJoin(seat) {
     const title = this.info ? this.info.title : this.table.game;
     const names = seatNames(this.table, this.info, null);
-    const nameInput = el("input#join-name", { type: "text", maxlength: 40, value: settings().name,
+    const nameInput = el("input#join-name", { type: "text", maxlength: 40,
+      value: this.user ? this.user.name : settings().name, disabled: !!this.user,
       placeholder: "Your name", "aria-label": "Your name", autocomplete: "nickname" });
     const open = seat === null ? this.openSeats() : [seat];
     const who = el("ul.seat-summary", this.table.seats.map((s) => el("li",
@@ -120,6 +137,9 @@ export class TableScreen {
     }, open.length > 1 ? `Take seat ${n + 1}` : "Take the seat"));
     clear(this.root).append(el("div.panel.join-panel",
       el("h2", seat === null ? `Join a table of ${title}` : `You are invited to play ${title}`),
+      this.table.rated ? el("p", this.user ? "A rated game: the result moves your rating."
+        : el("span", "A rated game: ", el("a", { href: `#/login?next=${encodeURIComponent(location.hash)}` }, "log in"),
+          " to take a seat.")) : null,
       who,
       el("label", "Your name ", nameInput),
       el("div.row", buttons,
@@ -132,9 +152,9 @@ export class TableScreen {
       toast("Please type a name first.", "error");
       return;
     }
-    saveSettings({ name });
+    if (!this.user) saveSettings({ name });
     try {
-      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, { seat, name });
+      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, this.user ? { seat } : { seat, name });
       rememberSeat(this.id, res.seat, res.token);
       this.me = res.seat;
       this.token = res.token;
@@ -198,6 +218,11 @@ export class TableScreen {
     } else if (msg.type === "table") {
       this.table = { ...this.table, ...msg.table };
       this.updateSeats();
+    } else if (msg.type === "chat") {
+      if (this.chat) this.chat.add(msg);
+    } else if (msg.type === "rematch") {
+      this.rematch = msg.table;
+      if (this.view && this.view.status === "over") this.renderOver(this.ctx());
     } else if (msg.type === "hint") {
       this.hintPending = false;
       if (this.view && msg.seq === this.view.seq) this.hint = msg;
@@ -323,6 +348,11 @@ export class TableScreen {
       if (confirm("Leave this table? Your seat becomes free for someone else.")) this.leave();
     } }, "Leave") : null;
     const optionsText = this.optionsText();
+    this.chat = new ChatPanel((text) => {
+      if (this.sock && this.sock.send({ type: "chat", text })) return true;
+      toast("Not connected: wait a moment and try again.", "error");
+      return false;
+    }, !!this.token);
     this.frame = f;
     clear(this.root).append(el("div.table-screen",
       f.notice,
@@ -334,7 +364,7 @@ export class TableScreen {
       f.review,
       el("div.table-main",
         el("div.play-area", f.lesson, f.status, f.news, f.board),
-        el("aside.side", el("h3", "Game log"), f.log))));
+        el("aside.side", el("h3", "Game log"), f.log, this.chat.node))));
     this.updateSeats();
     clearInterval(this.clockTimer);
     this.clockTimer = setInterval(() => this.tickClock(), 500);
@@ -468,6 +498,10 @@ export class TableScreen {
         review,
         el("button", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share) },
           "Copy the replay link"),
+        this.rematchButton(),
+        el("a.button", { href: `/api/tables/${encodeURIComponent(this.id)}/record`,
+          download: `gamester-${this.table.game}-${this.id}.json`, "data-testid": "record-download" },
+        "Download the record"),
         el("a.button", { href: "#/" }, this.table.tutorial ? "Back to the lobby" : "New game")));
   }
 
@@ -477,6 +511,26 @@ export class TableScreen {
     this.frame.review.hidden = false;
     this.renderBoard();
     fetchReview(this.id, this.me, this.frame.review, this.game.describe || ((a) => a), () => this.closed);
+  }
+
+  /** Seats ask for (or accept) the same table again; spectators may watch it once it exists. */
+  rematchButton() {
+    if (!this.token) {
+      return this.rematch ? el("a.button", { href: `#/table/${encodeURIComponent(this.rematch)}`,
+        "data-testid": "rematch-watch" }, "Watch the rematch") : null;
+    }
+    const label = this.rematch ? "Accept the rematch" : "Rematch";
+    return el(`button${this.rematch ? ".primary" : ""}`, { "data-testid": "rematch", onclick: async (ev) => {
+      ev.target.disabled = true;
+      try {
+        const res = await api(`/tables/${encodeURIComponent(this.id)}/rematch`, { token: this.token });
+        rememberSeat(res.table, res.seat, res.token);
+        location.hash = `#/table/${encodeURIComponent(res.table)}`;
+      } catch (e) {
+        toast(e.message, "error");
+        ev.target.disabled = false;
+      }
+    } }, label);
   }
 
   // -- acting --------------------------------------------------------------------------------

@@ -1,0 +1,93 @@
+"""The same table again: ``POST /api/tables/{id}/rematch {"token"}`` (docs/web.md, People).
+
+Once a table is over, the first seat to ask makes the next table — the same game, options, clock,
+bots in the same seats and the same ``rated`` — and sits down in its own seat there; every other seat
+asking joins the same table, in its own seat. The deal moves on as at a real table: a new shuffle, and
+in a game with a ``first_dealer`` option the seat after the last dealer deals first. Which table is
+the rematch is decided in one guarded transaction (:meth:`PeopleStore.link_rematch`), so two seats
+asking at once, on two servers, still find one table. Every socket of the old table then gets
+``{"type": "rematch", "table": ID}``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from gamester.core.record import replay
+from gamester.core.registry import load_game
+from gamester.store.port import NO_RUNNER, SeatRow, TableRow
+from gamester.web import decisions as d
+from gamester.web.accounts import People
+from gamester.web.decisions import SeatOwner, ServiceError
+from gamester.web.registry import Registry
+
+
+def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
+    """The row of the table after ``old``: its seats empty for people, its bots where they were."""
+    options = dict(old.options)
+    n = len(old.seats)
+    if "first_dealer" in options and isinstance(last_dealer, int) and not isinstance(last_dealer, bool):
+        moved = {**options, "first_dealer": (last_dealer + 1) % n}
+        try:
+            load_game(old.game, **moved)
+            options = moved
+        except Exception:  # noqa: BLE001 - a game that will not take that seat keeps its dealer rule
+            pass
+    game = load_game(old.game, **options)
+    seed = secrets.randbits(62)
+    state = game.new_initial_state(seed=seed)
+    seats = [SeatRow(seat=s.seat, kind=s.kind, agent=s.agent) for s in old.seats]
+    humans = any(s.kind == "human" for s in seats)
+    row = TableRow(
+        id=secrets.token_urlsafe(12),
+        game=game.name,
+        options=game.options_json(),
+        seed=seed,
+        chance=[game.format_chance(e) for e in state.chance.entries()],
+        clock=old.clock,
+        status="waiting" if humans else "playing",
+        seq=0,
+        created=now,
+        rated=old.rated,
+        seats=seats,
+    )
+    if not d.needs_runner(row):
+        row.lease_owner = NO_RUNNER
+    return row
+
+
+async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[str, Any]:
+    """The rematch for the seat of ``token``: ``{"table", "seat", "token"}``."""
+    old = await reg.db(reg.repo.get, table_id)
+    if old is None:
+        raise ServiceError("no_table", f"no table {table_id!r}", 404)
+    seat = d.authenticate(old, token)
+    if seat is None:
+        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
+    if old.status != "over":
+        raise ServiceError("not_over", "a rematch is offered once the game is over", 409)
+    made = False
+    rid = old.rematch
+    if rid is None:
+        final = replay(await reg.call(table_id, "record"))
+        new = next_table(old, final.public_observation().get("dealer"), reg.now())
+        rid = await reg.db(people.store.link_rematch, table_id, new, write=True)
+        made = rid == new.id
+    mine = old.seats[seat]
+    owner = None
+    if mine.account is not None:
+        row = await reg.db(people.store.account, mine.account)
+        if row is not None:
+            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+    if made:
+        reg.publish(table_id, "rematch")
+    try:
+        joined = await reg.call(rid, "join", seat, mine.name, None, owner)
+    except ServiceError as e:
+        if e.code == "seat_taken":
+            raise ServiceError(
+                "seat_taken", f"seat {seat} of the rematch is taken (asked already?)", 409
+            ) from None
+        raise
+    return {"table": rid, "seat": seat, "token": joined["token"]}
