@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser import Pages, Server, browser, pages, server  # noqa: F401 - the fixtures
+from tests.test_browser import DESKTOP, PHONE, Pages, Server, browser, pages, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.slow
 
@@ -33,20 +33,29 @@ def _act(page: Any, code: str) -> bool:
     return False
 
 
-def test_penneech_lesson_in_the_browser(pages: Pages, server: Server) -> None:  # noqa: F811
-    page = pages.new()
+@pytest.mark.parametrize(("lesson", "viewport"), [("penneech", DESKTOP), ("piquesept", PHONE)])
+def test_a_lesson_in_the_browser(
+    pages: Pages,  # noqa: F811
+    server: Server,  # noqa: F811
+    lesson: str,
+    viewport: dict[str, int],
+) -> None:
+    """Taken by clicks from the lobby to the review: the lesson's words above the board, one
+    unwanted move refused with its reason, the closing words, the review's table and chart."""
+    page = pages.new(viewport=viewport)
+    size = "phone" if viewport == PHONE else "desktop"
     page.goto(f"{server.base}/#/")
-    page.click(".lesson-tile[data-lesson=penneech]")
+    page.click(f".lesson-tile[data-lesson={lesson}]")
     page.wait_for_url("**/#/table/*")
-    lesson = page.locator("[data-testid=lesson]")
-    lesson.wait_for(state="visible")
+    box = page.locator("[data-testid=lesson]")
+    box.wait_for(state="visible")
     assert "lesson" in page.locator(".table-options").inner_text()
     refused = ""
     shot = False
     deadline = time.monotonic() + 300
     while not page.locator("[data-testid=result]").is_visible():
         if time.monotonic() > deadline:
-            page.screenshot(path=str(SHOTS / "lesson-stuck.png"))
+            page.screenshot(path=str(SHOTS / f"lesson-{lesson}-stuck.png"))
             said = page.locator("[data-testid=lesson]").inner_text()
             raise AssertionError(f"the lesson did not finish in time; the lesson said: {said}")
         expect = page.locator("[data-testid=lesson-expect]")
@@ -61,7 +70,7 @@ def test_penneech_lesson_in_the_browser(pages: Pages, server: Server) -> None:  
             continue
         wanted = (expect.get_attribute("data-expect") or "").split()
         if not shot:
-            page.screenshot(path=str(SHOTS / "lesson-desktop.png"))
+            page.screenshot(path=str(SHOTS / f"lesson-{lesson}-{size}.png"))
             shot = True
         others = [m for m in moves if m not in wanted]
         if not refused and others:
@@ -77,8 +86,9 @@ def test_penneech_lesson_in_the_browser(pages: Pages, server: Server) -> None:  
     rows = page.locator("[data-testid=review-table] tbody tr").count()
     assert rows > 0
     assert "accuracy" in page.locator("[data-testid=review-summary]").inner_text()
+    assert page.locator("[data-testid=review-chart] path").count() == 2
     page.locator("[data-testid=review]").scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "review-desktop.png"))
+    page.screenshot(path=str(SHOTS / f"review-{lesson}-{size}.png"))
 
 
 def test_the_lobby_lists_a_lesson_per_game(pages: Pages, server: Server) -> None:  # noqa: F811

@@ -6,6 +6,37 @@ import { api } from "./api.js";
 import { clear, el, sleep } from "./ui.js";
 
 const pct = (p) => `${Math.round(p * 100)}%`;
+const NS = "http://www.w3.org/2000/svg";
+
+function svgEl(tag, attrs) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+/** The chance of winning after each decision: the move played (solid), the best move (dashed), the
+ * marked moves as dots (no library, no script in the page). */
+function chanceChart(steps) {
+  const w = 600;
+  const h = 150;
+  const pad = 24;
+  const x = (i) => pad + (steps.length > 1 ? (i * (w - 2 * pad)) / (steps.length - 1) : (w - 2 * pad) / 2);
+  const y = (p) => h - pad - p * (h - 2 * pad);
+  const svg = svgEl("svg", { viewBox: `0 0 ${w} ${h}`, class: "review-chart", role: "img",
+    "data-testid": "review-chart", "aria-label": `Your chance of winning after each decision: ${steps.map((s) => pct(s.p_played)).join(", ")}` });
+  for (const p of [0, 0.5, 1]) {
+    svg.append(svgEl("line", { x1: pad, x2: w - pad, y1: y(p), y2: y(p), class: "grid" }));
+    const t = svgEl("text", { x: 2, y: y(p) + 4, class: "axis" });
+    t.textContent = pct(p);
+    svg.append(t);
+  }
+  const path = (key) => steps.map((s, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(s[key]).toFixed(1)}`).join(" ");
+  svg.append(svgEl("path", { d: path("p_best"), class: "best" }), svgEl("path", { d: path("p_played"), class: "played" }));
+  steps.forEach((s, i) => {
+    if (s.mark) svg.append(svgEl("circle", { cx: x(i), cy: y(s.p_played), r: 5, class: s.mark }));
+  });
+  return svg;
+}
 
 /** Draw a done review into box (text only: moves are in the game's notation). */
 export function drawReview(box, review, pretty) {
@@ -17,6 +48,8 @@ export function drawReview(box, review, pretty) {
       `${acc} · ${s.mistakes} mistake${s.mistakes === 1 ? "" : "s"} · ${s.blunders} blunder${s.blunders === 1 ? "" : "s"}`),
     el("p.muted", "Chances of winning are estimated from what you could see at each move, never from the hidden cards."));
   if (!review.steps.length) return;
+  box.append(chanceChart(review.steps),
+    el("p.muted.chart-key", "Solid: your chance after the move you played. Dashed: after the best move. Dots: mistakes and blunders."));
   const rows = review.steps.map((st) => el(`tr${st.mark ? `.${st.mark}` : ""}`,
     el("td", String(st.index + 1)),
     el("td", pretty(st.action)),

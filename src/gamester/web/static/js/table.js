@@ -3,7 +3,7 @@
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, TableSocket } from "./api.js";
-import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, toast } from "./ui.js";
+import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, sleep, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
@@ -461,14 +461,14 @@ export class TableScreen {
     box.hidden = !t || (!t.text && !refused);
     clear(box);
     if (box.hidden) return;
-    box.append(el("span.lesson-label", "Lesson"), el("p.lesson-text", t.text));
-    const describe = this.game.describe || ((a) => a);
+    box.append(el("span.lesson-label", "Lesson"), el("p.lesson-text", withCards(t.text)));
+    const describe = this.describeMove();
     if (t.expect.length) {
       const names = t.expect.flatMap((a, i) => (i ? [" or ", describe(a)] : [describe(a)]));
       box.append(el("p.lesson-expect", { "data-testid": "lesson-expect", "data-expect": t.expect.join(" ") },
         "Play ", names, "."));
     }
-    if (refused) box.append(el("p.lesson-refused", { "data-testid": "lesson-refused" }, refused));
+    if (refused) box.append(el("p.lesson-refused", { "data-testid": "lesson-refused" }, withCards(refused)));
   }
 
   statusText(ctx) {
@@ -510,7 +510,12 @@ export class TableScreen {
     this.reviewing = true;
     this.frame.review.hidden = false;
     this.renderBoard();
-    fetchReview(this.id, this.me, this.frame.review, this.game.describe || ((a) => a), () => this.closed);
+    fetchReview(this.id, this.me, this.frame.review, this.describeMove(), () => this.closed);
+  }
+
+  /** How a move is named to the player: the game's own words, else a card code as the card. */
+  describeMove() {
+    return this.game.describe ? (a) => this.game.describe(a) : moveText;
   }
 
   /** Seats ask for (or accept) the same table again; spectators may watch it once it exists. */

@@ -84,6 +84,18 @@ export function cardText(code) {
   return el(`span.ct.s${code[1]}`, `${rank}${SUITS[code[1]]}`);
 }
 
+const CARD_CODE = /^[2-9TJQKA][CDHS]$/;
+
+/** A move as a player reads it: a card code as the card (Q♥), anything else as it is. */
+export function moveText(action) {
+  return CARD_CODE.test(action) ? cardText(action) : action;
+}
+
+/** Text whose card codes ("the 7S", "play QS") are shown as cards, as the terminal prints them. */
+export function withCards(text) {
+  return text.split(/\b([2-9TJQKA][CDHS])\b/).map((part, i) => (i % 2 ? cardText(part) : part));
+}
+
 /** A list of card codes as spans separated by spaces. */
 export function cardsText(codes) {
   const out = [];
