@@ -436,6 +436,7 @@ def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: 
     ann = pages.new(name="Ann", animations=True)  # with dealing and trick animations on
     table_id = start_from_lobby(ann, server, "penneech", ["you", "friend"], options={"objective": "deal"})
     link = ann.locator("[data-testid=invite-1]").input_value()
+    assert ann.locator("[data-testid=local-note]").is_visible()  # a loopback link works only here
     assert link.endswith(f"#/table/{table_id}?seat=1")
     bob = pages.new(name="Bob", animations=True)
     bob.goto(link)

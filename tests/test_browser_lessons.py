@@ -101,3 +101,16 @@ def test_the_lobby_lists_a_lesson_per_game(pages: Pages, server: Server) -> None
         "piquesept",
     ]
     page.screenshot(path=str(SHOTS / "lobby-lessons.png"))
+
+
+def test_playing_alone_needs_no_name(pages: Pages, server: Server) -> None:  # noqa: F811
+    """A name matters only to the people at a table: against computer players alone the lobby starts
+    the game without asking for one."""
+    page = pages.new(name="")
+    page.goto(f"{server.base}/#/?game=piquesept")
+    page.wait_for_selector("text=New table: Piquesept")
+    assert page.locator("#player-name").input_value() == ""
+    page.click("[data-testid=start]")
+    page.wait_for_url("**/#/table/*")
+    page.locator("[data-testid=board]").wait_for(state="visible")
+    assert page.evaluate("JSON.parse(localStorage.getItem('gamester.settings')).name") == ""

@@ -231,7 +231,10 @@ export class Lobby {
     const clock = secs ? { seconds_per_move: Number(secs), on_timeout: this.form.on_timeout.value } : null;
     const mine = choice.indexOf("you");
     const typed = this.root.querySelector("#player-name");
-    const name = this.me ? this.me.name : settings().name || (typed ? typed.value.trim() : "");
+    const given = this.me ? this.me.name : settings().name || (typed ? typed.value.trim() : "");
+    // A name matters only to the people at the table: playing alone against computer players needs none.
+    const alone = !choice.includes("friend");
+    const name = given || (alone ? "Player" : "");
     if (mine >= 0 && !name) {
       toast("Type your name at the top first.", "error");
       this.root.querySelector("#player-name").focus();
@@ -246,7 +249,7 @@ export class Lobby {
       if (mine >= 0) body.join = { seat: mine, name };
       const table = await api("/tables", body);
       if (mine >= 0) {
-        if (!this.me) saveSettings({ name });
+        if (!this.me && given) saveSettings({ name: given });
         rememberSeat(table.id, table.seat, table.token);
       }
       location.hash = `#/table/${encodeURIComponent(table.id)}`;

@@ -409,6 +409,12 @@ export class TableScreen {
       }
     }
     box.append(list, el("p.muted", "The game starts by itself when every seat is taken."));
+    if (list.querySelector(".invite") && ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname)) {
+      // A link to this machine's loopback address works only here.
+      box.append(el("p.muted.local-note", { "data-testid": "local-note" },
+        "These links only work on this computer. For a friend on another machine, start the server with ",
+        el("code", "gamester serve --host 0.0.0.0"), " and open this page at your computer's network address."));
+    }
   }
 
   ctx() {
@@ -502,7 +508,8 @@ export class TableScreen {
         el("a.button", { href: `/api/tables/${encodeURIComponent(this.id)}/record`,
           download: `gamester-${this.table.game}-${this.id}.json`, "data-testid": "record-download" },
         "Download the record"),
-        el("a.button", { href: "#/" }, this.table.tutorial ? "Back to the lobby" : "New game")));
+        el("a.button", { href: this.table.tutorial ? "#/" : `#/?game=${encodeURIComponent(this.table.game)}` },
+          this.table.tutorial ? "Back to the lobby" : "New game")));
   }
 
   askReview() {
