@@ -153,3 +153,31 @@ def test_a_table_nobody_joined_or_watched_expires(tmp_path: Path) -> None:
         assert c.get(f"/api/tables/{joined}").status_code == 200, "a joined table is kept"
         ids = {t["id"] for t in c.get("/api/tables").json()["tables"]}
         assert lonely not in ids and {joined, watched} <= ids
+
+
+@pytest.mark.slow
+def test_a_bot_move_never_answered_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that never answers a bot's move must not stall the table for ever: once the job is
+    well past its budget the room asks again (seen once in CI: a human's table waited 180 s)."""
+    import asyncio
+
+    from gamester.web.registry import Registry
+
+    real = Registry.in_worker
+    lost: list[Any] = []
+
+    async def never_the_first(self: Registry, fn: Any, *args: Any) -> Any:
+        if getattr(fn, "__name__", "") == "choose" and not lost:
+            lost.append(args)
+            await asyncio.Event().wait()  # this answer never comes
+        return await real(self, fn, *args)
+
+    monkeypatch.setattr(Registry, "in_worker", never_the_first)
+    monkeypatch.setenv("GAMESTER_BOT_SECONDS", "0.1")  # overdue after 3 × 0.1 + 10 s
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'w.db'}", limits=OFF, lease_seconds=0.6)) as c:
+        tid = new_table(c, "penneech", ["random", "random"])
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            seen = next_view(ws)["seq"]
+            while seen < 1:
+                seen = next_view(ws)["seq"]
+    assert lost, "the first bot job was not the one lost"

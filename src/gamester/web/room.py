@@ -157,6 +157,7 @@ class Room:
         self._queue: asyncio.Queue[_Command] = asyncio.Queue()
         self._timer: asyncio.TimerHandle | None = None
         self._thinking: int | None = None  # the seq a bot or timeout move is being worked out for
+        self._thinking_since = 0.0  # when that job was sent (monotonic)
         self._hints: dict[tuple[int, int], set[Connection]] = {}
         self._poked = False
         self.forget: Callable[[], None] = lambda: None  # set by the registry: drop this room
@@ -552,12 +553,17 @@ class Room:
                 await self._sync()
                 self._push(again=True)
             return
-        if self._thinking == row.seq:
+        # A job not answered within its budget and then some is taken as lost (a worker that never
+        # answered): asked again, so a table never waits for ever. A late answer to the first is
+        # then refused as stale or applied once, never twice (the seq guard).
+        overdue = time.monotonic() - self._thinking_since > 3 * self.host.job_seconds("bot") + 10.0
+        if self._thinking == row.seq and not overdue:
             return
         job = d.job(row, state, "bot" if due.kind == "bot" else "timeout")
         if job is None:
             return
         self._thinking = row.seq
+        self._thinking_since = time.monotonic()
         source = "bot" if due.kind == "bot" else "timeout"
 
         async def think() -> None:
