@@ -10,6 +10,7 @@ games that is depends on the machine (the log says, and ``--games`` replays it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -25,7 +26,7 @@ from gamester.agents.learned import DENSE_LIMIT, Model
 from gamester.core.protocol import Game
 from gamester.core.registry import load_game
 from gamester.learn.selfplay import MAX_TOKENS, SelfPlayJob, build_vocab, evaluate, play_job
-from gamester.sim.backend import BackendError, check_backend, run_jobs
+from gamester.sim.backend import check_backend, ray_session, run_jobs
 from gamester.sim.stats import mean_ci
 
 
@@ -148,7 +149,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     last: dict[str, Any] = {}
     bar = _bar(cfg)
     rnd = 0
-    ray = _start_ray(cfg)  # once for the run, not once a round (run_jobs leaves a running Ray alone)
+    check_backend(cfg.backend, cfg.ray_address)
+    session = contextlib.ExitStack()  # with --backend ray, one Ray for the run (run_jobs leaves it running)
+    if cfg.backend == "ray":
+        session.enter_context(ray_session(cfg.ray_address, cfg.workers))
     try:
         while True:
             jobs = [
@@ -234,8 +238,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         log.close()
         if bar is not None:
             bar.close()
-        if ray is not None:
-            ray.shutdown()
+        session.close()
     assert model is not None
     model.meta = {**meta, "games": games, "rounds": rnd}
     if heuristic_input:
@@ -258,32 +261,6 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     model.save(out / "model.npz")
     plot_curve(log_path, out / "curve.png", game.name)
     return last
-
-
-def _start_ray(cfg: TrainConfig) -> Any:
-    """With ``--backend ray`` and no Ray running: start (or join) one for the whole run, and return
-    it for shutting down at the end; else None."""
-    check_backend(cfg.backend, cfg.ray_address)
-    if cfg.backend != "ray":
-        return None
-    import ray
-
-    if ray.is_initialized():
-        return None
-    try:
-        if cfg.ray_address:
-            ray.init(address=cfg.ray_address, log_to_driver=False)
-        else:
-            ray.init(
-                num_cpus=max(1, cfg.workers),
-                include_dashboard=False,
-                log_to_driver=False,
-                _node_ip_address="127.0.0.1",
-            )
-    except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError …
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise BackendError(f"cannot start or join Ray: {first}") from None
-    return ray
 
 
 MARGINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)  # in units of the largest return

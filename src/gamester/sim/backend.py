@@ -14,6 +14,7 @@ down after it (a Ray that the caller has already started is used as it is and le
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -113,31 +114,41 @@ def _call(fn: Callable[[Any], Any], job: Any) -> Any:
     return fn(job)
 
 
+@contextlib.contextmanager
+def ray_session(address: str | None, workers: int) -> Iterator[Any]:
+    """Ray for the block: the one already running (left running), else a cluster joined at
+    ``address`` or a private one on the loopback interface with ``workers`` CPUs, shut down after
+    the block. One place for every command that runs on Ray (a BackendError says what failed)."""
+    ray = _import_ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    if address:
+        _check_reachable(address)
+    try:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(
+                num_cpus=max(1, workers),
+                include_dashboard=False,
+                log_to_driver=False,
+                _node_ip_address="127.0.0.1",
+            )
+    except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError …
+        where = f"the Ray cluster at {address}" if address else "a local Ray"
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise BackendError(f"cannot start or join {where}: {first}") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
 def _run_ray(
     fn: Callable[[J], R], jobs: Sequence[J], address: str | None, workers: int, bar: Any
 ) -> Iterator[R]:
-    ray = _import_ray()
-    started_here = False
-    if not ray.is_initialized():
-        if address:
-            _check_reachable(address)
-        try:
-            if address:
-                ray.init(address=address, log_to_driver=False)
-            else:
-                # A private cluster on the loopback interface, for this run only.
-                ray.init(
-                    num_cpus=max(1, workers),
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    _node_ip_address="127.0.0.1",
-                )
-        except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError …
-            where = f"the Ray cluster at {address}" if address else "a local Ray"
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise BackendError(f"cannot start or join {where}: {first}") from None
-        started_here = True
-    try:
+    with ray_session(address, workers) as ray:
         task = ray.remote(_call)
         fn_ref = ray.put(fn)
         refs = [task.remote(fn_ref, j) for j in jobs]
@@ -154,6 +165,3 @@ def _run_ray(
             while nxt in done:
                 yield done.pop(nxt)
                 nxt += 1
-    finally:
-        if started_here:
-            ray.shutdown()

@@ -249,32 +249,10 @@ def _one_ray(e: Exploration) -> Iterator[None]:
     if e.backend != "ray":
         yield
         return
-    from gamester.sim.backend import BackendError, _check_reachable, _import_ray
+    from gamester.sim.backend import ray_session
 
-    ray = _import_ray()
-    if ray.is_initialized():
+    with ray_session(e.ray_address, e.workers):
         yield
-        return
-    if e.ray_address:
-        _check_reachable(e.ray_address)
-    try:
-        if e.ray_address:
-            ray.init(address=e.ray_address, log_to_driver=False)
-        else:
-            ray.init(
-                num_cpus=max(1, e.workers),
-                include_dashboard=False,
-                log_to_driver=False,
-                _node_ip_address="127.0.0.1",
-            )
-    except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError …
-        where = f"the Ray cluster at {e.ray_address}" if e.ray_address else "a local Ray"
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise BackendError(f"cannot start or join {where}: {first}") from None
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def _rank(rs: Sequence[Reading], order: Mapping[str, int]) -> list[Reading]:
