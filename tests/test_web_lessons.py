@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from gamester.core.record import replay
 from gamester.play.tutorials import closing, coach, tutorial
 from gamester.sim.review import review_record
-from tests.web_helpers import client_on, drain_until_over, new_table, next_view
+from tests.web_helpers import client_on, database_at, drain_until_over, new_table, next_view
 
 GAMES = ["penneech", "piquesept", "pentyrch"]
 
@@ -169,27 +168,15 @@ def test_review_refusals(tmp_path: Path) -> None:
 
 def test_a_database_of_the_first_schema_upgrades_in_place(tmp_path: Path) -> None:
     """A database made before lessons and reviews keeps its tables, which are not lessons."""
-    from importlib import resources
-
-    from alembic import command
-    from alembic.config import Config
-
     from gamester.store import open_repository
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
-    engine = sa.create_engine(url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(resources.files("gamester.store").joinpath("migrations")))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0001")
-        conn.execute(
-            sa.text(
-                "INSERT INTO gm_tables (id, game, options, seed, chance, status, seq, created) "
-                "VALUES ('old', 'penneech', '{}', 1, '[]', 'over', 0, 0)"
-            )
-        )
-    engine.dispose()
+    database_at(
+        url,
+        "0001",
+        "INSERT INTO gm_tables (id, game, options, seed, chance, status, seq, created) "
+        "VALUES ('old', 'penneech', '{}', 1, '[]', 'over', 0, 0)",
+    )
     repo = open_repository(url)
     try:
         row = repo.get("old")

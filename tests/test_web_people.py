@@ -30,7 +30,7 @@ from gamester.web.glicko import update  # noqa: E402
 from gamester.web.limits import OFF  # noqa: E402
 from gamester.web.ratings import INITIAL, comparisons, rate  # noqa: E402
 from tests.pg_support import pg_cluster, postgres_url  # noqa: E402, F401  (pytest fixtures)
-from tests.web_helpers import client_on, join, new_table, next_view  # noqa: E402
+from tests.web_helpers import client_on, database_at, join, new_table, next_view  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -508,26 +508,14 @@ def test_a_database_of_the_previous_release_upgrades_and_plays_on(tmp_path: Path
 @pytest.mark.slow  # starts a PostgreSQL cluster
 def test_postgresql_upgrades_from_the_first_schema(pg_cluster: Any) -> None:  # noqa: F811
     """On PostgreSQL: a database at revision 0001 holding a table is upgraded at start and keeps it."""
-    from importlib import resources
-
-    from alembic import command
-    from alembic.config import Config
-
     url = pg_cluster.create_database()
-    engine = sa.create_engine(url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(resources.files("gamester.store").joinpath("migrations")))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0001")
-        conn.execute(sa.text(
-            "INSERT INTO gm_tables (id, game, options, seed, chance, clock, status, seq, created) "
-            "VALUES ('old', 'penneech', '{}', 7, '[]', NULL, 'waiting', 0, 1.0)"
-        ))  # fmt: skip
-        conn.execute(
-            sa.text("INSERT INTO gm_seats (table_id, seat, kind, name) VALUES ('old', 0, 'human', NULL)")
-        )
-    engine.dispose()
+    database_at(
+        url,
+        "0001",
+        "INSERT INTO gm_tables (id, game, options, seed, chance, clock, status, seq, created) "
+        "VALUES ('old', 'penneech', '{}', 7, '[]', NULL, 'waiting', 0, 1.0)",
+        "INSERT INTO gm_seats (table_id, seat, kind, name) VALUES ('old', 0, 'human', NULL)",
+    )
     repo = open_repository(url)
     try:
         got = repo.get("old")

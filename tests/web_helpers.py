@@ -106,3 +106,25 @@ def check_views_against_record(
             assert m["events"] == [before.action_event_seen_by(a, viewer), *st.last_events_seen_by(viewer)]
         checked += 1
     return checked
+
+
+def database_at(url: str, revision: str, *statements: str) -> None:
+    """A database of ``url`` migrated only to ``revision`` (an older schema), with ``statements`` (SQL)
+    run on it: what a server of that time left, for the upgrade tests."""
+    from importlib import resources
+
+    import sqlalchemy as sa
+    from alembic import command
+    from alembic.config import Config
+
+    engine = sa.create_engine(url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(resources.files("gamester.store").joinpath("migrations")))
+    try:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+            for sql in statements:
+                conn.execute(sa.text(sql))
+    finally:
+        engine.dispose()
