@@ -303,19 +303,13 @@ def create_app(
 
     @app.post("/api/tutorials/{lesson_id}", status_code=201)
     async def start_lesson(lesson_id: str, request: Request) -> dict[str, Any]:
-        raw = await request.body()
-        body = validate.body(raw) if raw.strip() else {}
-        unknown = sorted(set(body) - {"name"})
-        if unknown:
-            raise ServiceError("bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: name", 422)
-        validate.join_name(body.get("name"))
+        name = validate.lesson(await request.body())
         try:
             t = lessons.find(lesson_id[:80])
         except lessons.LessonError as e:
             raise ServiceError("no_tutorial", str(e), 404) from None
-        n = t.new_state().game.num_players
-        creator = {"seat": t.seat, "name": body.get("name") or "You"}
-        out = await new_table(t.game, t.options, lessons.seats(t, n), None, creator, seed=t.seed, lesson=t.id)
+        creator = {"seat": t.seat, "name": name or "You"}
+        out = await new_table(t.game, t.options, lessons.seats(t), None, creator, seed=t.seed, lesson=t.id)
         return {"table": out["id"], "seat": out["seat"], "token": out["token"]}
 
     @app.post("/api/tables/{table_id}/review", status_code=202)
@@ -328,8 +322,7 @@ def create_app(
     @app.get("/api/tables/{table_id}/review")
     async def get_review(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
-        text = request.query_params.get("seat", "")
-        seat: Any = int(text) if text.isdigit() and len(text) < 4 else text
+        seat = validate.replay_seat(request.query_params.get("seat"))
         desk: ReviewDesk = holder["desk"]
         return await desk.status(tid, seat)
 

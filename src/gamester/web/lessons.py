@@ -14,6 +14,7 @@ from typing import Any
 
 from gamester.core.errors import GameError
 from gamester.core.protocol import State
+from gamester.core.registry import load_game
 from gamester.play.tutorials import Tutorial, closing, coach, moments, refuse, tutorial, tutorials
 
 
@@ -34,9 +35,10 @@ def find(lesson_id: str) -> Tutorial:
     return known[lesson_id]
 
 
-def seats(t: Tutorial, num_players: int) -> list[str]:
+def seats(t: Tutorial) -> list[str]:
     """The seat list of a lesson table: the pupil a human, the others the lesson's bots."""
-    return ["human" if p == t.seat else t.bots for p in range(num_players)]
+    n = load_game(t.game, **t.options).num_players
+    return ["human" if p == t.seat else t.bots for p in range(n)]
 
 
 def note(lesson_id: str, state: State) -> dict[str, Any]:

@@ -114,7 +114,19 @@ def join_name(name: Any) -> None:
         raise ServiceError("bad_name", problem, 422)
 
 
+def lesson(raw: bytes) -> str | None:
+    """``POST /api/tutorials/{id}``: the body is optional, ``{"name": "..."}`` at most; the name."""
+    data = body(raw) if raw.strip() else {}
+    unknown = sorted(set(data) - {"name"})
+    if unknown:
+        raise ServiceError("bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: name", 422)
+    name = data.get("name")
+    join_name(name)
+    return name if isinstance(name, str) else None
+
+
 def replay_seat(text: str | None) -> Any:
+    """A ``?seat=N`` parameter (replay, review): the number, or the text as it came (refused later)."""
     if text is None:
         return None
     return int(text) if text.isdigit() and len(text) < 4 else text
