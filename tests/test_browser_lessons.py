@@ -101,6 +101,8 @@ def test_the_lobby_lists_a_lesson_per_game(pages: Pages, server: Server) -> None
         "piquesept",
     ]
     page.screenshot(path=str(SHOTS / "lobby-lessons.png"))
+    # A guest has no Rated field: nothing of it (not even the word null) is drawn.
+    assert "null" not in page.locator("[data-testid=setup]").inner_text()
 
 
 def test_playing_alone_needs_no_name(pages: Pages, server: Server) -> None:  # noqa: F811

@@ -2,7 +2,7 @@
 // Below: tables waiting for players (to join) and games being played (to watch).
 
 import { api, games, mySeat, rememberSeat } from "./api.js";
-import { clear, el, saveSettings, settings, toast } from "./ui.js";
+import { clear, el, put, saveSettings, settings, toast } from "./ui.js";
 import { seatNames } from "./table.js";
 import { currentUser } from "./people.js";
 
@@ -156,7 +156,7 @@ export class Lobby {
       el("option", { value: "bot" }, "a computer player moves for them"), el("option", { value: "forfeit" }, "they lose the game"));
     const showTimeout = () => { form.querySelector(".field.timeout").hidden = !clock.value; };
     clock.addEventListener("change", () => showTimeout());
-    form.append(
+    put(form, // put, not append: the Rated field is null for a guest, and append would print "null"
       el("h2", `New table: ${g.title || g.name}`),
       el("p.blurb", BLURB[g.name] || ""),
       el("div.field", el("label", { for: "ruleset" }, "Rule set"), rsSelect), rsInfo,
