@@ -375,6 +375,12 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     assert "61" in result or "wins" in result or "win" in result
     log = page.inner_text("[data-testid=log]")
     assert "won the trick" in log and "turned up" in log and "player 0" not in log.lower()
+    # A deal's last turn-up (just before the card bonus) sets no trump, and its line says none.
+    lines = page.locator("[data-testid=log] li").all_inner_texts()
+    bonuses = [k for k, line in enumerate(lines) if "for cards" in line]
+    assert bonuses, "a game to 61 plays more than one deal"
+    for k in bonuses:
+        assert "turned up" in lines[k - 1] and "trumps" not in lines[k - 1], lines[k - 1]
     # The replay from this seat, stepped with the buttons and the keyboard.
     page.click("[data-testid=replay-link]")
     page.wait_for_selector("[data-testid=step-counter]")
@@ -385,10 +391,15 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     page.keyboard.press("End")
     total = page.inner_text("[data-testid=step-counter]").split(" of ")[1]
     assert page.inner_text("[data-testid=step-counter]") == f"Move {total} of {total}"
-    # The spectator's replay shows no hand at any step.
+    # The spectator's replay shows no hand at any step; changing the viewpoint keeps the move shown.
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("[data-testid=step-counter]").startswith("Move 2 of")
     page.select_option("[data-testid=replay-view]", "")
     page.wait_for_function("() => location.hash.indexOf('seat=') < 0")
-    page.wait_for_selector("[data-testid=step-counter]")
+    page.wait_for_selector("text=Seen as a spectator")
+    assert page.inner_text("[data-testid=step-counter]").startswith("Move 2 of")
     page.keyboard.press("Home")
     for _ in range(6):
         assert not hand_cards(page)

@@ -49,8 +49,13 @@ export class ReplayScreen {
     const mine = mySeat(this.id);
     const viewSel = el("select.view-select", { "aria-label": "Whose view", "data-testid": "replay-view",
       onchange: (ev) => {
+        // Another seat's view of the same moment: the step goes with the seat, so the replay stays put.
         const v = ev.target.value;
-        location.hash = `#/replay/${encodeURIComponent(this.id)}${v === "" ? "" : `?seat=${v}`}`;
+        const q = new URLSearchParams();
+        if (v !== "") q.set("seat", v);
+        if (this.i) q.set("step", String(this.i));
+        const qs = q.toString();
+        location.hash = `#/replay/${encodeURIComponent(this.id)}${qs ? `?${qs}` : ""}`;
       } },
     el("option", { value: "" }, "Spectator's view (no hands)"),
     this.table.seats.map((s) => el("option", { value: s.seat },
