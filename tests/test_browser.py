@@ -540,3 +540,23 @@ def test_rules_and_settings(pages: Pages, server: Server) -> None:
     assert page.evaluate("() => document.documentElement.classList.contains('no-anim')")
     page.reload()
     assert page.evaluate("() => document.documentElement.classList.contains('four-colour')")
+
+
+@pytest.mark.slow
+def test_a_finished_trick_stays_until_clicked(pages: Pages, server: Server) -> None:
+    """With animations on and the slow pace, a trick a bot won stays on the table while the bot's next
+    view waits; a click on the board moves on at once (issue 23, trick pacing)."""
+    page = pages.new(animations=True)
+    page.goto(f"{server.base}/#/")
+    page.click("[data-testid=settings]")
+    page.select_option("[data-testid=pace]", "slow")
+    start_from_lobby(page, server, "penneech", ["you", "random"])
+    deadline = time.monotonic() + 150
+    while not page.locator("[data-testid=board][data-held]").count():
+        assert time.monotonic() < deadline and not is_over(page), "no bot move was ever held"
+        if click_first(page, "[data-action=keep]") or click_first(page, ".hand .card-btn.playable"):
+            continue
+        page.wait_for_timeout(80)
+    page.click("[data-testid=board] .pn-middle")
+    page.wait_for_selector("[data-testid=board]:not([data-held])")
+    assert page.evaluate("JSON.parse(localStorage.getItem('gamester.settings')).pace") == "slow"
