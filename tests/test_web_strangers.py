@@ -23,6 +23,7 @@ import httpx
 import pytest
 from websockets.exceptions import InvalidStatus
 
+from tests.web_helpers import invited, remember
 from tests.web_support import Api, ServerProcess, WsClient, open_table, sqlite_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -370,11 +371,15 @@ def test_security_headers_and_names(server: ServerProcess) -> None:
         )
         api = c.get("/api/games")
         assert api.headers["x-content-type-options"] == "nosniff"
-        table = c.post("/api/tables", json={"game": "penneech", "seats": ["human", "human"]}).json()["id"]
+        made = remember(c.post("/api/tables", json={"game": "penneech", "seats": ["human", "human"]}))
+        table = made.json()["id"]
         for name in ("\u202eevil", "a\u200bb", "You", "YOU", "x\x00"):
             r = c.post(f"/api/tables/{table}/join", json={"seat": 0, "name": name})
             assert r.status_code == 422 and r.json()["error"] == "bad_name", (name, r.text)
-        assert c.post(f"/api/tables/{table}/join", json={"seat": 0, "name": "Ann"}).status_code == 200
+        assert (
+            c.post(f"/api/tables/{table}/join", json=invited(table, {"seat": 0, "name": "Ann"})).status_code
+            == 200
+        )
 
 
 def test_open_sockets_per_address_are_capped(server: ServerProcess) -> None:

@@ -34,12 +34,29 @@ def new_table(
 ) -> str:
     r = c.post("/api/tables", json={"game": game, "options": options or {}, "seats": seats, "clock": clock})
     assert r.status_code == 201, r.text
-    tid: str = r.json()["id"]
+    tid: str = remember(r).json()["id"]
     return tid
 
 
+INVITES: dict[str, dict[str, str]] = {}
+"""The invite codes of every table ``new_table`` made, by table id (as its creator was told)."""
+
+
+def remember(r: Any) -> Any:
+    """A ``POST /api/tables`` response, its invites kept in ``INVITES`` for :func:`invited`."""
+    if r.status_code == 201:
+        INVITES[r.json()["id"]] = r.json()["invites"]
+    return r
+
+
+def invited(tid: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A join request's body with the invite of its seat (as the creator sent it to a friend)."""
+    return {**body, "invite": INVITES.get(tid, {}).get(str(body.get("seat")))}
+
+
 def join(c: TestClient, tid: str, seat: int, name: str = "Ann") -> str:
-    r = c.post(f"/api/tables/{tid}/join", json={"seat": seat, "name": name})
+    """Take ``seat`` with its invite, as the friend the creator sent it to would."""
+    r = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": seat, "name": name}))
     assert r.status_code == 200, r.text
     token: str = r.json()["token"]
     return token

@@ -184,6 +184,7 @@ class Api:
 
     def __init__(self, base: str) -> None:
         self.client = httpx.Client(base_url=base, timeout=30.0)
+        self.invites: dict[str, dict[str, str]] = {}  # each table's invite codes, by table id
 
     def close(self) -> None:
         self.client.close()
@@ -201,10 +202,14 @@ class Api:
         )
         assert r.status_code == 201, f"create table: {r.status_code} {r.text}"
         table: Json = r.json()
+        self.invites[table["id"]] = table["invites"]
         return table
 
     def join(self, table_id: str, seat: int, name: str) -> str:
-        r = self.client.post(f"/api/tables/{table_id}/join", json={"seat": seat, "name": name})
+        """Take ``seat`` with its invite (from the table's creation), as an invited friend would."""
+        invite = self.invites.get(table_id, {}).get(str(seat))
+        body = {"seat": seat, "name": name, "invite": invite}
+        r = self.client.post(f"/api/tables/{table_id}/join", json=body)
         assert r.status_code == 200, f"join seat {seat}: {r.status_code} {r.text}"
         body = r.json()
         assert body["seat"] == seat and isinstance(body["token"], str) and body["token"]

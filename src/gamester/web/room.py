@@ -391,12 +391,14 @@ class Room:
         with contextlib.suppress(ServiceError):  # the position moved on meanwhile: look again
             await self._do_act(player, text, seq, source=source)
 
-    async def _do_join(self, seat: Any, name: Any, token: Any, owner: Any = None) -> dict[str, Any]:
+    async def _do_join(
+        self, seat: Any, name: Any, token: Any, owner: Any = None, invite: Any = None
+    ) -> dict[str, Any]:
         row, state = self.row, self.state
         assert row is not None and state is not None
         await self._sync()
         assert self.row is not None
-        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24), owner)
+        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24), owner, invite)
         if not plan.new:
             return {"seat": plan.seat, "token": plan.token, "table": self.id}
         now = self.host.now()
@@ -445,6 +447,20 @@ class Room:
         if fresh:
             await self._sync()
         return self.public()
+
+    async def _do_watch(self, invite: Any, token: Any, account: str | None) -> None:
+        """Refused (``private_table``) unless these may see a private table (:func:`d.may_watch`)."""
+        assert self.row is not None
+        if not d.may_watch(self.row, invite, token, account):
+            await self._sync()  # a seat taken a moment ago through another server counts too
+            assert self.row is not None
+            d.check_watch(self.row, invite, token, account)
+
+    async def _do_invites(self, token: Any) -> dict[str, Any]:
+        assert self.row is not None
+        await self._sync()
+        assert self.row is not None
+        return d.invites_for(self.row, token)
 
     async def _do_record(self) -> dict[str, Any]:
         await self._sync()
