@@ -6,7 +6,6 @@ Hostile input to every new endpoint: names, passwords, forged sessions, another 
 
 from __future__ import annotations
 
-import random
 import shutil
 import sqlite3
 import threading
@@ -37,6 +36,7 @@ from tests.web_helpers import (  # noqa: E402
     join,
     new_table,
     next_view,
+    play_to_end,
     remember,
 )
 
@@ -81,37 +81,6 @@ def rating_after(c: TestClient, name: str, game: str, games: int, timeout: float
         if got.get("games", 0) >= games or time.monotonic() > deadline:
             return got
         time.sleep(0.05)
-
-
-def play_to_end(c: TestClient, tid: str, tokens: list[str], seed: int = 1) -> dict[str, Any]:
-    """Play random legal moves for every human seat (by token) until the table is over."""
-    rng = random.Random(seed)
-    socks = [c.websocket_connect(f"/ws/tables/{tid}?token={t}") for t in tokens]
-    entered = [s.__enter__() for s in socks]
-    try:
-        views = [next_view(w) for w in entered]
-        for _ in range(5000):
-            seq = max(v["seq"] for v in views)
-            for i, w in enumerate(entered):
-                while views[i]["seq"] < seq:
-                    views[i] = next_view(w)
-            if all(v["status"] == "over" for v in views):
-                break
-            movers = [i for i, v in enumerate(views) if v["legal"] and v["status"] == "playing"]
-            if not movers:  # a bot is to move: wait for the next position
-                views[0] = next_view(entered[0])
-                continue
-            i = movers[0]
-            entered[i].send_json({"type": "act", "action": rng.choice(views[i]["legal"]), "seq": seq})
-            views[i] = next_view(entered[i])
-        else:
-            raise AssertionError("the game did not end")
-    finally:
-        for s in socks:
-            s.__exit__(None, None, None)
-    table: dict[str, Any] = c.get(f"/api/tables/{tid}").json()
-    assert table["status"] == "over"
-    return table
 
 
 # -- Glicko-2 and how a table is read ---------------------------------------------------------------
