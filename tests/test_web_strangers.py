@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.web_helpers import invited, remember
@@ -408,3 +409,68 @@ def test_open_sockets_per_address_are_capped(server: ServerProcess) -> None:
     n, refused = attack_while_victim_plays(server, lambda: asyncio.run(attack()), "socket flood")
     # The victim's two sockets count too.
     assert n == LIMITS["sockets_per_address"] - 2 and refused == 403
+
+
+# -- bots: one address's many bot tables take turns with everyone else's ------------------------------
+VICTIM_ADDRESS = "127.0.0.2"  # another client: any 127.x address reaches the loopback server
+STRONG = "ismcts:seconds=2"  # the slowest bot the menu allows: two seconds a move
+
+
+async def bot_victim(server: ServerProcess, moves: int, seconds: float) -> list[float]:
+    """A player at another address against a random bot, for at least ``moves`` moves and ``seconds``
+    (a fifth of a second to think each move): the time from each move to the next view where it is
+    the player's turn again (the bot's answer included)."""
+    transport = httpx.AsyncHTTPTransport(local_address=VICTIM_ADDRESS)
+    async with httpx.AsyncClient(base_url=server.base, transport=transport, timeout=30) as http:
+        body = {"game": "penneech", "seats": ["human", "random"], "join": {"seat": 0, "name": "Vic"}}
+        made = (await http.post("/api/tables", json=body)).json()
+    url = f"{server.ws_base}/ws/tables/{made['id']}?token={made['token']}"
+    ws = await connect(url, local_addr=(VICTIM_ADDRESS, 0), open_timeout=20, ping_interval=None)
+    seat = WsClient(ws, "victim", "http" + server.ws_base.removeprefix("ws"), made["id"])
+    latencies: list[float] = []
+    try:
+        v = await seat.view(0, timeout=60)
+        end = time.monotonic() + seconds
+        while (len(latencies) < moves or time.monotonic() < end) and v["status"] == "playing":
+            await asyncio.sleep(0.2)
+            while not v["legal"]:
+                v = await seat.view(v["seq"] + 1, timeout=60)
+            t0 = time.perf_counter()
+            await seat.send({"type": "act", "action": v["legal"][0], "seq": v["seq"]})
+            v = await seat.view(v["seq"] + 1, timeout=60)
+            while v["status"] == "playing" and not v["legal"]:  # the bot is to move
+                v = await seat.view(v["seq"] + 1, timeout=60)
+            latencies.append(time.perf_counter() - t0)
+    finally:
+        await seat.close()
+    return latencies
+
+
+@pytest.mark.slow  # bots think for seconds
+def test_many_bot_tables_from_one_address_do_not_hold_up_another_players_bot(tmp_path: Path) -> None:
+    """Before: one first-come queue at the bot workers, so an address with a few bot-only tables of
+    the slowest bots made another player's bot answer after tens of seconds. Now each address takes
+    turns (web/fair.py) and holds at most one of the two workers."""
+    limits = tmp_path / "limits.json"
+    limits.write_text(json.dumps(LIMITS))
+    env = {"GAMESTER_BOT_WORKERS": "2"}
+    with ServerProcess(sqlite_url(tmp_path), log_dir=tmp_path, limits=str(limits), env=env) as server:
+        attacker = Api(server.base)
+        try:
+            tables = [attacker.create_table("penneech", [STRONG, STRONG])["id"] for _ in range(6)]
+            deadline = time.monotonic() + 120
+            while sum(before := [attacker.table(t)["seq"] for t in tables]) < 1:  # the workers are up
+                assert time.monotonic() < deadline, "the attack's bots never moved"
+                time.sleep(0.2)
+            latencies = asyncio.run(bot_victim(server, moves=8, seconds=6))
+            after = [attacker.table(t)["seq"] for t in tables]
+        finally:
+            attacker.close()
+    xs = sorted(latencies)
+    p99 = xs[min(len(xs) - 1, int(0.99 * len(xs)))]
+    print(
+        f"\nbot tables: victim moves {len(xs)}, p50 {xs[len(xs) // 2] * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms"
+    )
+    assert len(xs) >= 5, latencies
+    assert sum(after) > sum(before), f"the attack's bots were idle meanwhile ({before} → {after})"
+    assert p99 < P99_BOUND, f"the victim's bot answered after {p99:.2f} s"

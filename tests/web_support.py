@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -182,9 +182,12 @@ def sqlite_url(directory: Path, name: str = "gamester.db") -> str:
 class Api:
     """The JSON API through httpx; every method returns the response (callers check the status)."""
 
+    invites: ClassVar[dict[str, dict[str, str]]] = {}
+    """Each table's invite codes by table id, as its creator was told: shared by every client, as
+    the creator would send them to friends."""
+
     def __init__(self, base: str) -> None:
         self.client = httpx.Client(base_url=base, timeout=30.0)
-        self.invites: dict[str, dict[str, str]] = {}  # each table's invite codes, by table id
 
     def close(self) -> None:
         self.client.close()

@@ -123,7 +123,7 @@ def create_app(
 ) -> FastAPI:
     """The web app on ``db_url`` (default: the per-user SQLite file)."""
     url = db_url or default_sqlite_url()
-    workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 1))
+    workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 2))
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
     sid = server_id or new_server_id()
     holder: dict[str, Any] = {}
@@ -155,6 +155,7 @@ def create_app(
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
             unjoined_seconds=60.0 * (limits or Limits()).unjoined_minutes,
+            bots_per_address=(limits or Limits()).bots_per_address if (limits or Limits()).per_address else 0,
         )
         desk = ReviewDesk(registry)
         people = People(repo)
@@ -246,6 +247,7 @@ def create_app(
         rated: bool = False,
         owner: SeatOwner | None = None,
         access: tuple[bool, bool] = (False, False),
+        address: str = "?",
     ) -> dict[str, Any]:
         reg = rooms()
         table_id = secrets.token_urlsafe(12)
@@ -272,6 +274,7 @@ def create_app(
         )
         codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
         await reg.db(reg.repo.create, row, write=True)
+        reg.created(row.id, address)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
         out: dict[str, Any] = {**await room.call("public", fresh=False), **codes}
@@ -315,7 +318,7 @@ def create_app(
         owner = await owner_of(request)
         if rated and owner is None:
             raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
-        return await new_table(*parts, rated=rated, owner=owner, access=access)
+        return await new_table(*parts, rated=rated, owner=owner, access=access, address=client_of(request))
 
     # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
     @app.get("/api/tutorials")
@@ -330,7 +333,10 @@ def create_app(
         except lessons.LessonError as e:
             raise ServiceError("no_tutorial", str(e), 404) from None
         creator = {"seat": t.seat, "name": name or "You"}
-        out = await new_table(t.game, t.options, lessons.seats(t), None, creator, seed=t.seed, lesson=t.id)
+        where = client_of(request)
+        out = await new_table(
+            t.game, t.options, lessons.seats(t), None, creator, seed=t.seed, lesson=t.id, address=where
+        )
         return {"table": out["id"], "seat": out["seat"], "token": out["token"]}
 
     @app.post("/api/tables/{table_id}/review", status_code=202)
@@ -459,6 +465,11 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
+
+
+def client_of(conn: Request) -> str:
+    """The client's address, as the per-address quotas count it."""
+    return conn.client.host if conn.client is not None else "?"
 
 
 def _errors(app: FastAPI) -> None:

@@ -55,6 +55,8 @@ class Connection:
     def __init__(self, ws: WebSocket, table_id: str) -> None:
         self.ws = ws
         self.table_id = table_id
+        client = ws.client
+        self.address = client.host if client is not None else "?"  # the client's, for turns at workers
         self.viewer = SPECTATOR
         self.token_hash: str | None = None
         self.closed = False
@@ -116,7 +118,11 @@ class Host(Protocol):
 
     def publish(self, table_id: str, kind: str) -> None: ...
 
-    def in_worker(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]: ...
+    def in_worker(
+        self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True
+    ) -> Awaitable[Any]: ...
+
+    def bot_key(self, table_id: str) -> str: ...
 
     def job_seconds(self, kind: str) -> float: ...
 
@@ -502,7 +508,13 @@ class Room:
 
             try:
                 out = await self.host.in_worker(
-                    bots.evaluate, job.record, job.player, job.spec, self.host.job_seconds("hint"), job.seed
+                    bots.evaluate,
+                    job.record,
+                    job.player,
+                    job.spec,
+                    self.host.job_seconds("hint"),
+                    job.seed,
+                    key=conn.address,  # a hint takes turns as the address that asked
                 )
                 answer: dict[str, Any] = {
                     "type": "hint",
@@ -581,13 +593,21 @@ class Room:
         self._thinking = row.seq
         self._thinking_since = time.monotonic()
         source = "bot" if due.kind == "bot" else "timeout"
+        people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
 
         async def think() -> None:
             from gamester.web import bots
 
             try:
                 text = await self.host.in_worker(
-                    bots.choose, job.record, job.player, job.spec, self.host.job_seconds("bot"), job.seed
+                    bots.choose,
+                    job.record,
+                    job.player,
+                    job.spec,
+                    self.host.job_seconds("bot"),
+                    job.seed,
+                    key=self.host.bot_key(self.id),
+                    urgent=people,
                 )
             except Exception as e:  # noqa: BLE001 - the lease loop looks again
                 log.warning("gamester: table %s: bot move failed: %s", self.id, type(e).__name__)
