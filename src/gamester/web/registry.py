@@ -148,9 +148,18 @@ class Registry:
     def bot_key(self, table_id: str) -> str:
         return self.creators.get(table_id, "table:" + table_id)
 
-    async def in_worker(self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True) -> Any:
-        """``fn(*args)`` in a bot worker, once it is ``key``'s turn there (web/fair.py)."""
-        return await self.gate.run(key, lambda: self._in_pool(fn, *args), urgent=urgent)
+    async def in_worker(
+        self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"
+    ) -> Any:
+        """``fn(*args)`` in a bot worker, once it is ``key``'s turn there (web/fair.py). A job that has
+        not answered well past its budget (``kind``'s) is given up (TimeoutError): its turn at the
+        workers goes to the next, so a worker that never answers cannot keep a slot for ever."""
+        limit = 3 * self.job_seconds(kind) + 10.0
+
+        async def job() -> Any:
+            return await asyncio.wait_for(self._in_pool(fn, *args), limit)
+
+        return await self.gate.run(key, job, urgent=urgent)
 
     async def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()

@@ -119,7 +119,7 @@ class Host(Protocol):
     def publish(self, table_id: str, kind: str) -> None: ...
 
     def in_worker(
-        self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True
+        self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"
     ) -> Awaitable[Any]: ...
 
     def bot_key(self, table_id: str) -> str: ...
@@ -515,6 +515,7 @@ class Room:
                     self.host.job_seconds("hint"),
                     job.seed,
                     key=conn.address,  # a hint takes turns as the address that asked
+                    kind="hint",
                 )
                 answer: dict[str, Any] = {
                     "type": "hint",
