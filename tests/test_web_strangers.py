@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import socket
 import threading
 import time
@@ -474,3 +475,87 @@ def test_many_bot_tables_from_one_address_do_not_hold_up_another_players_bot(tmp
     assert len(xs) >= 5, latencies
     assert sum(after) > sum(before), f"the attack's bots were idle meanwhile ({before} → {after})"
     assert p99 < P99_BOUND, f"the victim's bot answered after {p99:.2f} s"
+
+
+# -- the default limits and a normal evening -----------------------------------------------------------
+async def _evening_table(server: ServerProcess, table: str, tokens: dict[int, str], seed: int) -> list[str]:
+    """One table of the evening played to its end at random: every seat in two tabs (one of which
+    closes and comes back mid-game), two spectators, one hint per seat. What was refused, if any."""
+    rng = random.Random(seed)
+    problems: list[str] = []
+    seats = {s: await WsClient.open(server.ws_base, table, t, f"seat {s}") for s, t in tokens.items()}
+    tabs = {s: await WsClient.open(server.ws_base, table, t, f"tab {s}") for s, t in tokens.items()}
+    watchers = [await WsClient.open(server.ws_base, table, None, "spectator") for _ in range(2)]
+    hinted: set[int] = set()
+    try:
+        views = {s: await c.current_view() for s, c in seats.items()}
+        moves = 0
+        while True:
+            seq = max(v["seq"] for v in views.values())
+            for s, c in seats.items():
+                while views[s]["type"] == "view" and views[s]["seq"] < seq:
+                    views[s] = await c.view(seq, timeout=60)
+            errors = [v for v in views.values() if v["type"] != "view"]
+            if errors:
+                problems.append(f"{table}: {errors[0]}")
+                break
+            if any(v["status"] == "over" for v in views.values()):
+                break
+            mover = next((s for s, v in views.items() if v["legal"]), None)
+            if mover is None:  # a bot is to move
+                s0 = next(iter(seats))
+                views[s0] = await seats[s0].view(seq + 1, timeout=60)
+                continue
+            if mover not in hinted:
+                hinted.add(mover)
+                await seats[mover].send({"type": "hint", "seq": seq})
+                got = await seats[mover].expect(("hint", "error"), timeout=60)
+                if got["type"] == "error":
+                    problems.append(f"{table}: hint refused: {got}")
+            await seats[mover].send({"type": "act", "action": rng.choice(views[mover]["legal"]), "seq": seq})
+            views[mover] = await seats[mover].view(seq + 1, timeout=60)
+            moves += 1
+            if moves == 3:  # a tab is closed and opened again (a reload)
+                await tabs[mover].close()
+                tabs[mover] = await WsClient.open(server.ws_base, table, tokens[mover], f"tab {mover}")
+        for c in [*tabs.values(), *watchers]:
+            problems += [f"{table} {c.label}: {m}" for m in await c.quiet(0.2) if m["type"] == "error"]
+    finally:
+        for c in [*seats.values(), *tabs.values(), *watchers]:
+            await c.close()
+    return problems
+
+
+@pytest.mark.slow  # three rounds of games
+def test_the_default_limits_refuse_nothing_of_a_normal_evening(tmp_path: Path) -> None:
+    """Four friends in one house (one address, the strictest case): three rounds, each of a Penneech
+    game between two pairs, a Piquesept game of all four and one friend against the computer; every
+    seat open in two tabs, a reload, spectators, a hint per seat. With `--limits default` nothing is
+    refused."""
+    with ServerProcess(sqlite_url(tmp_path), log_dir=tmp_path, limits="default") as server:
+        api = Api(server.base)
+        try:
+            for r in range(3):
+                deal = {"objective": "deal"}
+                games = [
+                    open_table(api, "penneech", ["human", "human"], deal),
+                    open_table(api, "penneech", ["human", "human"], deal),
+                    open_table(api, "piquesept", ["human"] * 4),
+                    open_table(api, "penneech", ["human", "heuristic"], deal),
+                ]
+
+                async def round_(games: list[tuple[str, dict[int, str]]] = games, r: int = r) -> list[str]:
+                    found = await asyncio.gather(
+                        *(
+                            _evening_table(server, t, tokens, 10 * r + i)
+                            for i, (t, tokens) in enumerate(games)
+                        )
+                    )
+                    return [p for ps in found for p in ps]
+
+                problems = asyncio.run(round_())
+                assert not problems, f"round {r}: " + "; ".join(problems[:5])
+                for t, _ in games:
+                    assert api.table(t)["status"] == "over", f"round {r}: {t} did not finish"
+        finally:
+            api.close()
