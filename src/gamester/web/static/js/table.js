@@ -529,7 +529,7 @@ export class TableScreen {
     const describe = this.describeMove();
     if (t.expect.length) {
       const names = t.expect.flatMap((a, i) => (i ? [" or ", describe(a)] : [describe(a)]));
-      box.append(el("p.lesson-expect", { "data-testid": "lesson-expect", "data-expect": t.expect.join(" ") },
+      box.append(el("p.lesson-expect", { "data-testid": "lesson-expect", "data-expect": JSON.stringify(t.expect) },
         "Play ", names, "."));
     }
     if (refused) box.append(el("p.lesson-refused", { "data-testid": "lesson-refused" }, withCards(refused)));
