@@ -107,9 +107,11 @@ async def create_pair(http: httpx.AsyncClient, game: str) -> tuple[str, list[str
     )
     r.raise_for_status()
     table_id = r.json()["id"]
+    invites = r.json().get("invites", {})  # a tree from before invites gives none and needs none
     tokens = []
     for seat in (0, 1):
-        j = await http.post(f"/api/tables/{table_id}/join", json={"seat": seat, "name": f"load{seat}"})
+        body = {"seat": seat, "name": f"load{seat}", "invite": invites.get(str(seat))}
+        j = await http.post(f"/api/tables/{table_id}/join", json=body)
         j.raise_for_status()
         tokens.append(j.json()["token"])
     return table_id, tokens

@@ -207,8 +207,10 @@ def start_from_lobby(
     ruleset: str | None = None,
     options: dict[str, str] | None = None,
     clock: int | None = None,
+    access: str | None = None,
 ) -> str:
-    """Create a table through the lobby's form; ``seats`` holds "you", "friend" or an agent spec."""
+    """Create a table through the lobby's form; ``seats`` holds "you", "friend" or an agent spec;
+    ``access`` "invite" (the form's default), "open" or "private"."""
     page.goto(f"{server.base}/#/")
     page.click(f".game-tile[data-game={game}]")
     page.wait_for_selector(f"text=New table: {game.capitalize()}")
@@ -223,6 +225,8 @@ def start_from_lobby(
     if clock:
         page.select_option("#clock", str(clock))
         page.select_option("#on-timeout", "bot")
+    if access:
+        page.select_option("[data-testid=access]", access)
     page.click("[data-testid=start]")
     page.wait_for_url("**/#/table/*")
     return str(page.url.split("#/table/")[1].split("?")[0])
@@ -448,7 +452,15 @@ def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: 
     table_id = start_from_lobby(ann, server, "penneech", ["you", "friend"], options={"objective": "deal"})
     link = ann.locator("[data-testid=invite-1]").input_value()
     assert ann.locator("[data-testid=local-note]").is_visible()  # a loopback link works only here
-    assert link.endswith(f"#/table/{table_id}?seat=1")
+    assert f"#/table/{table_id}?seat=1&invite=" in link, link
+    # Someone who finds the table in the lobby may watch, but the friend's seat is not offered.
+    eve = pages.new(name="Eve")
+    eve.goto(f"{server.base}/#/")
+    row = eve.locator("[data-testid=waiting-tables] li", has=eve.locator(f"a[href='#/table/{table_id}']"))
+    assert row.locator("a").inner_text() == "Watch"
+    eve.goto(f"{server.base}/#/table/{table_id}?seat=1")  # the link without its code
+    eve.wait_for_selector("[data-testid=board]")
+    assert eve.locator("[data-testid^=take-seat]").count() == 0
     bob = pages.new(name="Bob", animations=True)
     bob.goto(link)
     bob.wait_for_selector("[data-testid=take-seat-1]")
@@ -494,6 +506,39 @@ def test_penneech_invite_link_two_players_and_a_spectator(pages: Pages, server: 
     dave.wait_for_selector("[data-testid=result]")
     log = dave.inner_text("[data-testid=log]")
     assert "Deal 1, dealt by" in log and "moves made before you arrived" in log, log
+
+
+@pytest.mark.slow
+def test_private_table_by_its_links(pages: Pages, server: Server) -> None:
+    """A private table is not in the lobby; the friend sits down by the seat's link, a watcher
+    watches by the watch link, and the bare address of the table opens nothing."""
+    ann = pages.new(name="Ann")
+    table_id = start_from_lobby(ann, server, "penneech", ["you", "friend"], access="private")
+    link = ann.locator("[data-testid=invite-1]").input_value()
+    watch = ann.locator("[data-testid=watch-link]").input_value()
+    assert "invite=" in link and "invite=" in watch and "seat=" not in watch
+    ann.goto(f"{server.base}/#/")
+    ann.wait_for_selector("text=Tables waiting for players")  # drawn with the list of them
+    assert ann.locator(f"a[href='#/table/{table_id}']").count() == 0, "a private table is listed"
+    stranger = pages.new(name="Stranger")
+    stranger.goto(f"{server.base}/#/table/{table_id}")
+    stranger.wait_for_selector(".error-panel")
+    assert "private" in stranger.inner_text(".error-panel")
+    # Chromium logs the refused request (403) it was meant to get; that one error, and only it.
+    refused = [e for e in pages.errors if "status of 403" in e]
+    assert len(refused) == 1, pages.errors
+    pages.errors.remove(refused[0])
+    bob = pages.new(name="Bob")
+    bob.goto(link)
+    bob.fill("#join-name", "Bob")
+    bob.click("[data-testid=take-seat-1]")
+    bob.wait_for_selector("[data-testid=board]")
+    carol = pages.new(name="Carol")
+    carol.goto(watch)
+    carol.wait_for_selector("[data-testid=board] [data-testid=seat-0]")
+    assert "Bob" in carol.inner_text("[data-testid=board]") and not hand_cards(carol)
+    carol.reload()  # the code is in the address: a reload still watches
+    carol.wait_for_selector("[data-testid=board] [data-testid=seat-0]")
 
 
 @pytest.mark.slow

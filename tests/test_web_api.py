@@ -15,7 +15,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from tests.web_helpers import client_on, join, new_table, next_view  # noqa: E402
+from tests.web_helpers import client_on, invited, join, new_table, next_view, remember  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -58,13 +58,13 @@ def test_create_join_status_and_rejoin(c: TestClient) -> None:
         },
     )
     assert r.status_code == 201
-    t = r.json()
+    t = remember(r).json()
     assert t["status"] == "waiting" and len(t["id"]) >= 16
     assert [s["kind"] for s in t["seats"]] == ["human", "human"]
     tid = t["id"]
     assert c.get(f"/api/tables/{tid}").json()["status"] == "waiting"
     tok0 = join(c, tid, 0, "Ann")
-    assert c.post(f"/api/tables/{tid}/join", json={"seat": 0, "name": "Bob"}).status_code == 409
+    assert c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0, "name": "Bob"})).status_code == 409
     assert c.get(f"/api/tables/{tid}").json()["status"] == "waiting"
     tok1 = join(c, tid, 1, "Bob")
     info = c.get(f"/api/tables/{tid}").json()
@@ -87,7 +87,7 @@ def test_create_join_status_and_rejoin(c: TestClient) -> None:
 
 def test_bot_seat_cannot_be_joined(c: TestClient) -> None:
     tid = new_table(c, "penneech", ["human", "random"])
-    r = c.post(f"/api/tables/{tid}/join", json={"seat": 1, "name": "X"})
+    r = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 1, "name": "X"}))
     assert r.status_code == 409 and r.json()["error"] == "seat_taken"
 
 

@@ -70,7 +70,9 @@ async def leave_race(server: ServerProcess, rounds: int, burst: int) -> list[str
                 assert left.status_code == 200, left.text
                 opens += [asyncio.create_task(_hold(server.ws_base, table_id, token)) for _ in range(2)]
                 # the seat is taken by someone else at once: nothing of theirs may reach the old token
-                joined = await http.post(f"/api/tables/{table_id}/join", json={"seat": 0, "name": "next"})
+                # (with the seat's invite: a seat left is kept for whoever has its code, as before)
+                body = {"seat": 0, "name": "next", "invite": api.invites[table_id]["0"]}
+                joined = await http.post(f"/api/tables/{table_id}/join", json=body)
                 if joined.status_code != 200:
                     problems.append(f"round {r}: the seat could not be taken again: {joined.text}")
                 for k, (how, code) in enumerate(await asyncio.gather(*opens)):

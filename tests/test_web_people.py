@@ -6,7 +6,6 @@ Hostile input to every new endpoint: names, passwords, forged sessions, another 
 
 from __future__ import annotations
 
-import random
 import shutil
 import sqlite3
 import threading
@@ -30,7 +29,16 @@ from gamester.web.glicko import update  # noqa: E402
 from gamester.web.limits import OFF  # noqa: E402
 from gamester.web.ratings import INITIAL, comparisons, rate  # noqa: E402
 from tests.pg_support import pg_cluster, postgres_url  # noqa: E402, F401  (pytest fixtures)
-from tests.web_helpers import client_on, database_at, join, new_table, next_view  # noqa: E402
+from tests.web_helpers import (  # noqa: E402
+    client_on,
+    database_at,
+    invited,
+    join,
+    new_table,
+    next_view,
+    play_to_end,
+    remember,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -73,37 +81,6 @@ def rating_after(c: TestClient, name: str, game: str, games: int, timeout: float
         if got.get("games", 0) >= games or time.monotonic() > deadline:
             return got
         time.sleep(0.05)
-
-
-def play_to_end(c: TestClient, tid: str, tokens: list[str], seed: int = 1) -> dict[str, Any]:
-    """Play random legal moves for every human seat (by token) until the table is over."""
-    rng = random.Random(seed)
-    socks = [c.websocket_connect(f"/ws/tables/{tid}?token={t}") for t in tokens]
-    entered = [s.__enter__() for s in socks]
-    try:
-        views = [next_view(w) for w in entered]
-        for _ in range(5000):
-            seq = max(v["seq"] for v in views)
-            for i, w in enumerate(entered):
-                while views[i]["seq"] < seq:
-                    views[i] = next_view(w)
-            if all(v["status"] == "over" for v in views):
-                break
-            movers = [i for i, v in enumerate(views) if v["legal"] and v["status"] == "playing"]
-            if not movers:  # a bot is to move: wait for the next position
-                views[0] = next_view(entered[0])
-                continue
-            i = movers[0]
-            entered[i].send_json({"type": "act", "action": rng.choice(views[i]["legal"]), "seq": seq})
-            views[i] = next_view(entered[i])
-        else:
-            raise AssertionError("the game did not end")
-    finally:
-        for s in socks:
-            s.__exit__(None, None, None)
-    table: dict[str, Any] = c.get(f"/api/tables/{tid}").json()
-    assert table["status"] == "over"
-    return table
 
 
 # -- Glicko-2 and how a table is read ---------------------------------------------------------------
@@ -255,7 +232,7 @@ def test_a_seat_joined_logged_in_is_the_accounts_on_every_device(c: TestClient) 
     ann = sign_up(c, "Ann")
     bob = sign_up(c, "Bob")
     tid = new_table(c, "penneech", ["human", "human"])
-    r = c.post(f"/api/tables/{tid}/join", json={"seat": 0, "name": "Whoever"}, headers=ann)
+    r = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0, "name": "Whoever"}), headers=ann)
     assert r.status_code == 200
     token = r.json()["token"]
     seat = c.get(f"/api/tables/{tid}").json()["seats"][0]
@@ -263,15 +240,21 @@ def test_a_seat_joined_logged_in_is_the_accounts_on_every_device(c: TestClient) 
     # Another device: a new session, no token; the same seat and token come back.
     other = c.post("/api/session", json={"name": "ann", "password": PASSWORD}).json()["session"]
     c.cookies.clear()
-    again = c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers={"Authorization": f"Bearer {other}"})
+    again = c.post(
+        f"/api/tables/{tid}/join",
+        json=invited(tid, {"seat": 0}),
+        headers={"Authorization": f"Bearer {other}"},
+    )
     assert again.status_code == 200 and again.json()["token"] == token
     me = c.get("/api/me", headers=ann).json()
     assert {"table": tid, "seat": 0, "game": "penneech", "status": "waiting"} in me["seats"]
     # Another account, a guest, a forged session: none gets Ann's seat.
-    assert c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=bob).status_code == 409
-    assert c.post(f"/api/tables/{tid}/join", json={"seat": 0, "name": "Ann"}).status_code == 409
+    assert c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=bob).status_code == 409
+    assert c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0, "name": "Ann"})).status_code == 409
     forged = {"Authorization": "Bearer " + token}
-    assert c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=forged).status_code == 401
+    assert (
+        c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=forged).status_code == 401
+    )
     # A guest at the other seat: no account.
     join(c, tid, 1, "Guest")
     assert c.get(f"/api/tables/{tid}").json()["seats"][1]["account"] is None
@@ -282,27 +265,27 @@ def test_a_seat_joined_logged_in_is_the_accounts_on_every_device(c: TestClient) 
 def test_rated_tables_seat_accounts_only(c: TestClient) -> None:
     ann = sign_up(c, "Ann")
     body = {"game": "penneech", "seats": ["human", "human"], "rated": True}
-    r = c.post("/api/tables", json=body)
+    r = remember(c.post("/api/tables", json=body))
     assert r.status_code == 401 and r.json()["error"] == "not_logged_in"
     for bad in ("yes", 1, None):
-        r = c.post("/api/tables", json={**body, "rated": bad}, headers=ann)
+        r = remember(c.post("/api/tables", json={**body, "rated": bad}, headers=ann))
         assert r.status_code == 422 and r.json()["error"] == "bad_rated"
-    r = c.post("/api/tables", json={**body, "seats": ["random", "random"]}, headers=ann)
+    r = remember(c.post("/api/tables", json={**body, "seats": ["random", "random"]}, headers=ann))
     assert r.status_code == 422 and r.json()["error"] == "bad_rated"
-    r = c.post("/api/tables", json=body, headers=ann)
+    r = remember(c.post("/api/tables", json=body, headers=ann))
     assert r.status_code == 201 and r.json()["rated"] is True
     tid = r.json()["id"]
-    r = c.post(f"/api/tables/{tid}/join", json={"seat": 1, "name": "Guest"})
+    r = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 1, "name": "Guest"}))
     assert r.status_code == 422 and r.json()["error"] == "account_needed"
-    assert c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=ann).status_code == 200
-    r = c.post(f"/api/tables/{tid}/join", json={"seat": 1}, headers=ann)
+    assert c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=ann).status_code == 200
+    r = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 1}), headers=ann)
     assert r.status_code == 409, "one account cannot take two seats of a rated table"
     # The creator's seat taken in the create request is the account's too, with its own token.
-    r = c.post("/api/tables", json={**body, "join": {"seat": 1, "name": "typed"}}, headers=ann)
+    r = remember(c.post("/api/tables", json={**body, "join": {"seat": 1, "name": "typed"}}, headers=ann))
     assert r.status_code == 201, r.text
     made = r.json()
     assert made["seats"][1]["account"] == "Ann" and made["seats"][1]["name"] == "Ann"
-    again = c.post(f"/api/tables/{made['id']}/join", json={"seat": 1}, headers=ann)
+    again = c.post(f"/api/tables/{made['id']}/join", json=invited(made["id"], {"seat": 1}), headers=ann)
     assert again.status_code == 200 and again.json()["token"] == made["token"]
 
 
@@ -310,12 +293,14 @@ def test_rated_tables_seat_accounts_only(c: TestClient) -> None:
 @pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_a_rated_game_moves_both_ratings_once(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
-    r = c.post(
-        "/api/tables", json={"game": "penneech", "seats": ["human", "human"], "rated": True}, headers=ann
+    r = remember(
+        c.post(
+            "/api/tables", json={"game": "penneech", "seats": ["human", "human"], "rated": True}, headers=ann
+        )
     )
     tid = r.json()["id"]
     tokens = [
-        c.post(f"/api/tables/{tid}/join", json={"seat": i}, headers=h).json()["token"]
+        c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": i}), headers=h).json()["token"]
         for i, h in enumerate((ann, bob))
     ]
     table = play_to_end(c, tid, tokens)
@@ -348,11 +333,13 @@ def test_a_rated_game_moves_both_ratings_once(c: TestClient) -> None:
 @pytest.mark.slow  # plays a game to its end, or waits for a clock
 def test_bots_are_rated_but_not_on_the_leaderboard(c: TestClient) -> None:
     ann = sign_up(c, "Ann")
-    r = c.post(
-        "/api/tables", json={"game": "penneech", "seats": ["human", "random"], "rated": True}, headers=ann
+    r = remember(
+        c.post(
+            "/api/tables", json={"game": "penneech", "seats": ["human", "random"], "rated": True}, headers=ann
+        )
     )
     tid = r.json()["id"]
-    token = c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=ann).json()["token"]
+    token = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=ann).json()["token"]
     play_to_end(c, tid, [token])
     assert rating_after(c, "Ann", "penneech", 1)["games"] == 1
     assert [p["name"] for p in c.get("/api/leaderboard/penneech").json()["players"]] == ["Ann"]
@@ -365,9 +352,9 @@ def test_a_forfeit_on_the_clock_is_rated_too(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
     body = {"game": "penneech", "seats": ["human", "human"], "rated": True,
             "clock": {"seconds_per_move": 1, "on_timeout": "forfeit"}}  # fmt: skip
-    tid = c.post("/api/tables", json=body, headers=ann).json()["id"]
-    token = c.post(f"/api/tables/{tid}/join", json={"seat": 0}, headers=ann).json()["token"]
-    c.post(f"/api/tables/{tid}/join", json={"seat": 1}, headers=bob)
+    tid = remember(c.post("/api/tables", json=body, headers=ann)).json()["id"]
+    token = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=ann).json()["token"]
+    c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 1}), headers=bob)
     with c.websocket_connect(f"/ws/tables/{tid}?token={token}") as ws:  # nobody moves: the clock ends it
         for _ in range(100):
             m = next_view(ws)
@@ -398,7 +385,7 @@ def test_unrated_tables_move_no_rating(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
     tid = new_table(c, "penneech", ["human", "human"])
     tokens = [
-        c.post(f"/api/tables/{tid}/join", json={"seat": i}, headers=h).json()["token"]
+        c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": i}), headers=h).json()["token"]
         for i, h in enumerate((ann, bob))
     ]
     play_to_end(c, tid, tokens, seed=5)
@@ -489,6 +476,8 @@ def test_a_database_of_the_previous_release_upgrades_and_plays_on(tmp_path: Path
     with client_on(path) as c:
         finished = c.get(f"/api/tables/{OLD_FINISHED}").json()
         assert finished["status"] == "over" and finished["rated"] is False
+        # Its seats were free to anyone before invites: it stays listed and open, without invites.
+        assert finished["open"] is True and finished["private"] is False
         assert c.get(f"/api/tables/{OLD_FINISHED}/record").status_code == 200
         playing = c.get(f"/api/tables/{OLD_PLAYING}").json()
         assert playing["status"] == "playing" and playing["seq"] == 6
@@ -497,7 +486,7 @@ def test_a_database_of_the_previous_release_upgrades_and_plays_on(tmp_path: Path
         assert table["seq"] > 6
         sign_up(c, "Newcomer")
     with sqlite3.connect(path) as con:
-        assert con.execute("SELECT version_num FROM alembic_version").fetchall() == [("0003",)]
+        assert con.execute("SELECT version_num FROM alembic_version").fetchall() == [("0004",)]
         after = {r[0]: r for r in con.execute("SELECT id, status, seq FROM gm_tables")}
         old = {r[0]: r for r in before}
         assert after[OLD_FINISHED] == old[OLD_FINISHED], "the finished table is as it was"
@@ -520,8 +509,10 @@ def test_postgresql_upgrades_from_the_first_schema(pg_cluster: Any) -> None:  # 
     try:
         got = repo.get("old")
         assert got is not None and got.rated is False and got.seats[0].account is None
+        # A table of before invites keeps its free seat free to anyone (open, no invite on it).
+        assert got.open is True and got.private is False and got.seats[0].invite_hash is None
         with repo.engine.connect() as conn:
-            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0004"
     finally:
         repo.dispose()
 
@@ -669,10 +660,10 @@ def test_rematch_same_seats_bots_and_options_the_deal_moves_on(c: TestClient) ->
 def test_rematch_keeps_bots_and_accounts_and_two_asking_at_once_find_one_table(c: TestClient) -> None:
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
     body = {"game": "piquesept", "seats": ["human", "random", "human", "random"], "rated": True}
-    r = c.post("/api/tables", json=body, headers=ann)
+    r = remember(c.post("/api/tables", json=body, headers=ann))
     tid = r.json()["id"]
     tokens = [
-        c.post(f"/api/tables/{tid}/join", json={"seat": s}, headers=h).json()["token"]
+        c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": s}), headers=h).json()["token"]
         for s, h in ((0, ann), (2, bob))
     ]
     play_to_end(c, tid, tokens, seed=9)
@@ -693,7 +684,7 @@ def test_rematch_keeps_bots_and_accounts_and_two_asking_at_once_find_one_table(c
     assert [s["account"] for s in nxt["seats"]] == ["Ann", None, "Bob", None]
     # An account's rematch seat is its own from any device, as every account seat is.
     mine = next(a for a in answers if a["seat"] == 0)
-    again = c.post(f"/api/tables/{nxt['id']}/join", json={"seat": 0}, headers=ann)
+    again = c.post(f"/api/tables/{nxt['id']}/join", json=invited(nxt["id"], {"seat": 0}), headers=ann)
     assert again.json()["token"] == mine["token"]
 
 

@@ -166,11 +166,11 @@ def test_a_bot_move_never_answered_is_asked_again(tmp_path: Path, monkeypatch: p
     real = Registry.in_worker
     lost: list[Any] = []
 
-    async def never_the_first(self: Registry, fn: Any, *args: Any) -> Any:
+    async def never_the_first(self: Registry, fn: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(fn, "__name__", "") == "choose" and not lost:
             lost.append(args)
             await asyncio.Event().wait()  # this answer never comes
-        return await real(self, fn, *args)
+        return await real(self, fn, *args, **kwargs)
 
     monkeypatch.setattr(Registry, "in_worker", never_the_first)
     monkeypatch.setenv("GAMESTER_BOT_SECONDS", "0.1")  # overdue after 3 × 0.1 + 10 s
@@ -179,5 +179,36 @@ def test_a_bot_move_never_answered_is_asked_again(tmp_path: Path, monkeypatch: p
         with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             seen = next_view(ws)["seq"]
             while seen < 1:
+                seen = next_view(ws)["seq"]
+    assert lost, "the first bot job was not the one lost"
+
+
+@pytest.mark.slow  # waits out a lost job's 10 s grace
+def test_a_worker_that_never_answers_gives_its_turn_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one worker, a job lost inside the pool must not keep the only turn at the workers: it is
+    given up past its budget (web/registry.py) and the table's next bot move still gets a worker."""
+    import asyncio
+
+    from gamester.web.registry import Registry
+
+    real = Registry._in_pool
+    lost: list[Any] = []
+
+    async def lose_the_first(self: Registry, fn: Any, *args: Any) -> Any:
+        if getattr(fn, "__name__", "") == "choose" and not lost:
+            lost.append(args)
+            await asyncio.Event().wait()
+        return await real(self, fn, *args)
+
+    monkeypatch.setattr(Registry, "_in_pool", lose_the_first)
+    monkeypatch.setenv("GAMESTER_BOT_SECONDS", "0.1")
+    app = create_app(f"sqlite:///{tmp_path / 'w.db'}", limits=OFF, lease_seconds=0.6, bot_workers=1)
+    with TestClient(app) as c:
+        tid = new_table(c, "penneech", ["random", "random"])
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            seen = next_view(ws)["seq"]
+            while seen < 2:
                 seen = next_view(ws)["seq"]
     assert lost, "the first bot job was not the one lost"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import socket
 import threading
 import time
@@ -21,8 +22,10 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from tests.web_helpers import invited, remember
 from tests.web_support import Api, ServerProcess, WsClient, open_table, sqlite_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -370,11 +373,15 @@ def test_security_headers_and_names(server: ServerProcess) -> None:
         )
         api = c.get("/api/games")
         assert api.headers["x-content-type-options"] == "nosniff"
-        table = c.post("/api/tables", json={"game": "penneech", "seats": ["human", "human"]}).json()["id"]
+        made = remember(c.post("/api/tables", json={"game": "penneech", "seats": ["human", "human"]}))
+        table = made.json()["id"]
         for name in ("\u202eevil", "a\u200bb", "You", "YOU", "x\x00"):
             r = c.post(f"/api/tables/{table}/join", json={"seat": 0, "name": name})
             assert r.status_code == 422 and r.json()["error"] == "bad_name", (name, r.text)
-        assert c.post(f"/api/tables/{table}/join", json={"seat": 0, "name": "Ann"}).status_code == 200
+        assert (
+            c.post(f"/api/tables/{table}/join", json=invited(table, {"seat": 0, "name": "Ann"})).status_code
+            == 200
+        )
 
 
 def test_open_sockets_per_address_are_capped(server: ServerProcess) -> None:
@@ -403,3 +410,152 @@ def test_open_sockets_per_address_are_capped(server: ServerProcess) -> None:
     n, refused = attack_while_victim_plays(server, lambda: asyncio.run(attack()), "socket flood")
     # The victim's two sockets count too.
     assert n == LIMITS["sockets_per_address"] - 2 and refused == 403
+
+
+# -- bots: one address's many bot tables take turns with everyone else's ------------------------------
+VICTIM_ADDRESS = "127.0.0.2"  # another client: any 127.x address reaches the loopback server
+STRONG = "ismcts:seconds=2"  # the slowest bot the menu allows: two seconds a move
+
+
+async def bot_victim(server: ServerProcess, moves: int, seconds: float) -> list[float]:
+    """A player at another address against a random bot, for at least ``moves`` moves and ``seconds``
+    (a fifth of a second to think each move): the time from each move to the next view where it is
+    the player's turn again (the bot's answer included)."""
+    transport = httpx.AsyncHTTPTransport(local_address=VICTIM_ADDRESS)
+    async with httpx.AsyncClient(base_url=server.base, transport=transport, timeout=30) as http:
+        body = {"game": "penneech", "seats": ["human", "random"], "join": {"seat": 0, "name": "Vic"}}
+        made = (await http.post("/api/tables", json=body)).json()
+    url = f"{server.ws_base}/ws/tables/{made['id']}?token={made['token']}"
+    ws = await connect(url, local_addr=(VICTIM_ADDRESS, 0), open_timeout=20, ping_interval=None)
+    seat = WsClient(ws, "victim", "http" + server.ws_base.removeprefix("ws"), made["id"])
+    latencies: list[float] = []
+    try:
+        v = await seat.view(0, timeout=60)
+        end = time.monotonic() + seconds
+        while (len(latencies) < moves or time.monotonic() < end) and v["status"] == "playing":
+            await asyncio.sleep(0.2)
+            while not v["legal"]:
+                v = await seat.view(v["seq"] + 1, timeout=60)
+            t0 = time.perf_counter()
+            await seat.send({"type": "act", "action": v["legal"][0], "seq": v["seq"]})
+            v = await seat.view(v["seq"] + 1, timeout=60)
+            while v["status"] == "playing" and not v["legal"]:  # the bot is to move
+                v = await seat.view(v["seq"] + 1, timeout=60)
+            latencies.append(time.perf_counter() - t0)
+    finally:
+        await seat.close()
+    return latencies
+
+
+@pytest.mark.slow  # bots think for seconds
+def test_many_bot_tables_from_one_address_do_not_hold_up_another_players_bot(tmp_path: Path) -> None:
+    """Before: one first-come queue at the bot workers, so an address with a few bot-only tables of
+    the slowest bots made another player's bot answer after tens of seconds. Now each address takes
+    turns (web/fair.py) and holds at most one of the two workers."""
+    limits = tmp_path / "limits.json"
+    limits.write_text(json.dumps(LIMITS))
+    env = {"GAMESTER_BOT_WORKERS": "2"}
+    with ServerProcess(sqlite_url(tmp_path), log_dir=tmp_path, limits=str(limits), env=env) as server:
+        attacker = Api(server.base)
+        try:
+            tables = [attacker.create_table("penneech", [STRONG, STRONG])["id"] for _ in range(6)]
+            deadline = time.monotonic() + 120
+            while sum(before := [attacker.table(t)["seq"] for t in tables]) < 1:  # the workers are up
+                assert time.monotonic() < deadline, "the attack's bots never moved"
+                time.sleep(0.2)
+            latencies = asyncio.run(bot_victim(server, moves=8, seconds=6))
+            after = [attacker.table(t)["seq"] for t in tables]
+        finally:
+            attacker.close()
+    xs = sorted(latencies)
+    p99 = xs[min(len(xs) - 1, int(0.99 * len(xs)))]
+    print(
+        f"\nbot tables: victim moves {len(xs)}, p50 {xs[len(xs) // 2] * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms"
+    )
+    assert len(xs) >= 5, latencies
+    assert sum(after) > sum(before), f"the attack's bots were idle meanwhile ({before} → {after})"
+    assert p99 < P99_BOUND, f"the victim's bot answered after {p99:.2f} s"
+
+
+# -- the default limits and a normal evening -----------------------------------------------------------
+async def _evening_table(server: ServerProcess, table: str, tokens: dict[int, str], seed: int) -> list[str]:
+    """One table of the evening played to its end at random: every seat in two tabs (one of which
+    closes and comes back mid-game), two spectators, one hint per seat. What was refused, if any."""
+    rng = random.Random(seed)
+    problems: list[str] = []
+    seats = {s: await WsClient.open(server.ws_base, table, t, f"seat {s}") for s, t in tokens.items()}
+    tabs = {s: await WsClient.open(server.ws_base, table, t, f"tab {s}") for s, t in tokens.items()}
+    watchers = [await WsClient.open(server.ws_base, table, None, "spectator") for _ in range(2)]
+    hinted: set[int] = set()
+    try:
+        views = {s: await c.current_view() for s, c in seats.items()}
+        moves = 0
+        while True:
+            seq = max(v["seq"] for v in views.values())
+            for s, c in seats.items():
+                while views[s]["type"] == "view" and views[s]["seq"] < seq:
+                    views[s] = await c.view(seq, timeout=60)
+            errors = [v for v in views.values() if v["type"] != "view"]
+            if errors:
+                problems.append(f"{table}: {errors[0]}")
+                break
+            if any(v["status"] == "over" for v in views.values()):
+                break
+            mover = next((s for s, v in views.items() if v["legal"]), None)
+            if mover is None:  # a bot is to move
+                s0 = next(iter(seats))
+                views[s0] = await seats[s0].view(seq + 1, timeout=60)
+                continue
+            if mover not in hinted:
+                hinted.add(mover)
+                await seats[mover].send({"type": "hint", "seq": seq})
+                got = await seats[mover].expect(("hint", "error"), timeout=60)
+                if got["type"] == "error":
+                    problems.append(f"{table}: hint refused: {got}")
+            await seats[mover].send({"type": "act", "action": rng.choice(views[mover]["legal"]), "seq": seq})
+            views[mover] = await seats[mover].view(seq + 1, timeout=60)
+            moves += 1
+            if moves == 3:  # a tab is closed and opened again (a reload)
+                await tabs[mover].close()
+                tabs[mover] = await WsClient.open(server.ws_base, table, tokens[mover], f"tab {mover}")
+        for c in [*tabs.values(), *watchers]:
+            problems += [f"{table} {c.label}: {m}" for m in await c.quiet(0.2) if m["type"] == "error"]
+    finally:
+        for c in [*seats.values(), *tabs.values(), *watchers]:
+            await c.close()
+    return problems
+
+
+@pytest.mark.slow  # three rounds of games
+def test_the_default_limits_refuse_nothing_of_a_normal_evening(tmp_path: Path) -> None:
+    """Four friends in one house (one address, the strictest case): three rounds, each of a Penneech
+    game between two pairs, a Piquesept game of all four and one friend against the computer; every
+    seat open in two tabs, a reload, spectators, a hint per seat. With `--limits default` nothing is
+    refused."""
+    with ServerProcess(sqlite_url(tmp_path), log_dir=tmp_path, limits="default") as server:
+        api = Api(server.base)
+        try:
+            for r in range(3):
+                deal = {"objective": "deal"}
+                games = [
+                    open_table(api, "penneech", ["human", "human"], deal),
+                    open_table(api, "penneech", ["human", "human"], deal),
+                    open_table(api, "piquesept", ["human"] * 4),
+                    open_table(api, "penneech", ["human", "heuristic"], deal),
+                ]
+
+                async def round_(games: list[tuple[str, dict[int, str]]] = games, r: int = r) -> list[str]:
+                    found = await asyncio.gather(
+                        *(
+                            _evening_table(server, t, tokens, 10 * r + i)
+                            for i, (t, tokens) in enumerate(games)
+                        )
+                    )
+                    return [p for ps in found for p in ps]
+
+                problems = asyncio.run(round_())
+                assert not problems, f"round {r}: " + "; ".join(problems[:5])
+                for t, _ in games:
+                    assert api.table(t)["status"] == "over", f"round {r}: {t} did not finish"
+        finally:
+            api.close()

@@ -34,12 +34,29 @@ def new_table(
 ) -> str:
     r = c.post("/api/tables", json={"game": game, "options": options or {}, "seats": seats, "clock": clock})
     assert r.status_code == 201, r.text
-    tid: str = r.json()["id"]
+    tid: str = remember(r).json()["id"]
     return tid
 
 
+INVITES: dict[str, dict[str, str]] = {}
+"""The invite codes of every table ``new_table`` made, by table id (as its creator was told)."""
+
+
+def remember(r: Any) -> Any:
+    """A ``POST /api/tables`` response, its invites kept in ``INVITES`` for :func:`invited`."""
+    if r.status_code == 201:
+        INVITES[r.json()["id"]] = r.json()["invites"]
+    return r
+
+
+def invited(tid: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A join request's body with the invite of its seat (as the creator sent it to a friend)."""
+    return {**body, "invite": INVITES.get(tid, {}).get(str(body.get("seat")))}
+
+
 def join(c: TestClient, tid: str, seat: int, name: str = "Ann") -> str:
-    r = c.post(f"/api/tables/{tid}/join", json={"seat": seat, "name": name})
+    """Take ``seat`` with its invite, as the friend the creator sent it to would."""
+    r = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": seat, "name": name}))
     assert r.status_code == 200, r.text
     token: str = r.json()["token"]
     return token
@@ -128,3 +145,34 @@ def database_at(url: str, revision: str, *statements: str) -> None:
                 conn.execute(sa.text(sql))
     finally:
         engine.dispose()
+
+
+def play_to_end(c: TestClient, tid: str, tokens: list[str], seed: int = 1) -> dict[str, Any]:
+    """Play random legal moves for every human seat (by token) until the table is over."""
+    rng = random.Random(seed)
+    socks = [c.websocket_connect(f"/ws/tables/{tid}?token={t}") for t in tokens]
+    entered = [s.__enter__() for s in socks]
+    try:
+        views = [next_view(w) for w in entered]
+        for _ in range(5000):
+            seq = max(v["seq"] for v in views)
+            for i, w in enumerate(entered):
+                while views[i]["seq"] < seq:
+                    views[i] = next_view(w)
+            if all(v["status"] == "over" for v in views):
+                break
+            movers = [i for i, v in enumerate(views) if v["legal"] and v["status"] == "playing"]
+            if not movers:  # a bot is to move: wait for the next position
+                views[0] = next_view(entered[0])
+                continue
+            i = movers[0]
+            entered[i].send_json({"type": "act", "action": rng.choice(views[i]["legal"]), "seq": seq})
+            views[i] = next_view(entered[i])
+        else:
+            raise AssertionError("the game did not end")
+    finally:
+        for s in socks:
+            s.__exit__(None, None, None)
+    table: dict[str, Any] = c.get(f"/api/tables/{tid}", params={"token": tokens[0]}).json()
+    assert table["status"] == "over"
+    return table

@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -182,6 +182,10 @@ def sqlite_url(directory: Path, name: str = "gamester.db") -> str:
 class Api:
     """The JSON API through httpx; every method returns the response (callers check the status)."""
 
+    invites: ClassVar[dict[str, dict[str, str]]] = {}
+    """Each table's invite codes by table id, as its creator was told: shared by every client, as
+    the creator would send them to friends."""
+
     def __init__(self, base: str) -> None:
         self.client = httpx.Client(base_url=base, timeout=30.0)
 
@@ -201,10 +205,14 @@ class Api:
         )
         assert r.status_code == 201, f"create table: {r.status_code} {r.text}"
         table: Json = r.json()
+        self.invites[table["id"]] = table["invites"]
         return table
 
     def join(self, table_id: str, seat: int, name: str) -> str:
-        r = self.client.post(f"/api/tables/{table_id}/join", json={"seat": seat, "name": name})
+        """Take ``seat`` with its invite (from the table's creation), as an invited friend would."""
+        invite = self.invites.get(table_id, {}).get(str(seat))
+        body = {"seat": seat, "name": name, "invite": invite}
+        r = self.client.post(f"/api/tables/{table_id}/join", json=body)
         assert r.status_code == 200, f"join seat {seat}: {r.status_code} {r.text}"
         body = r.json()
         assert body["seat"] == seat and isinstance(body["token"], str) and body["token"]

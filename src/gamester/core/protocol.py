@@ -22,7 +22,7 @@ from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
 from gamester.core.errors import GameError, quote
 from gamester.core.kit import Kit
 from gamester.core.options import OpenValue, RuleSet, build_options, options_to_json
-from gamester.core.rng import Chance, make_rng, new_seed
+from gamester.core.rng import BitStream, Chance, make_rng, new_seed
 
 # The core's floors (tests/test_layering.py checks that no import loops among them): errors and
 # cards, then options, rng and kit (kit names Game and State only for the type checker), then this
@@ -100,7 +100,7 @@ class Game(ABC, Generic[OptionsT]):
         """The start of a game. ``chance`` (a record's list) wins over ``seed`` when both are given."""
         if seed is None:
             seed = new_seed()
-        return self._new_state(seed, Chance(make_rng(seed), None if chance is None else list(chance)))
+        return self._new_state(seed, Chance(BitStream(seed), None if chance is None else list(chance)))
 
     def new_state_with_chance(self, seed: int, chance: Chance) -> State:
         """The start of a game drawing its chance through ``chance`` (a :class:`Chance` or a subclass).

@@ -20,17 +20,14 @@ import secrets
 from collections.abc import Callable, Sequence
 from hashlib import blake2b
 from math import ceil, log
-from typing import Any, Final
+from typing import Any, Final, final
 
 from gamester.core._mypyc import mypyc_attr
 from gamester.core.cards import card_code
 from gamester.core.errors import RecordError, quote
 
-Shuffler = Callable[[random.Random, Sequence[int]], tuple[list[int], int]]
-_SHUFFLERS: dict[tuple[int, int], Shuffler] = {}
 
-
-def _make_shuffler(n: int, used: int) -> Shuffler:
+class Shuffler:
     """Fisher–Yates (top first) fixing positions ``0 … used-1`` of ``n`` items.
 
     Position i swaps with a uniform j in ``i … n-1``: the offsets are the mixed-radix digits of one
@@ -41,38 +38,61 @@ def _make_shuffler(n: int, used: int) -> Shuffler:
     segments whose radix product stays below 2**30, so the digits come from one-digit ints
     (CPython's fast path). A plain loop over a precomputed plan (it used to be generated code run by
     ``exec``, about 15% faster in pure Python but never compiled by mypyc).
-    """
-    last = min(used, n - 1)
-    prod = 1
-    for k in range(last):
-        prod *= n - k
-    bits = prod.bit_length() + 64
-    limit = (1 << bits) // prod * prod
-    segments: list[tuple[list[int], int]] = []
-    seg: list[int] = []
-    seg_prod = 1
-    for k in range(last):
-        if seg and seg_prod * (n - k) >= 1 << 30:
-            segments.append((seg, seg_prod))
-            seg, seg_prod = [], 1
-        seg.append(k)
-        seg_prod *= n - k
-    if seg:
-        segments.append((seg, seg_prod))
-    # Per segment: its radix product (0 for the last segment, which takes what is left of the number),
-    # its digits but the last as (position, radix), and the last digit's position (what is left).
-    plan: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = tuple(
-        (0 if si == len(segments) - 1 else sp, tuple((k, n - k) for k in ks[:-1]), ks[-1])
-        for si, (ks, sp) in enumerate(segments)
-    )
 
-    def shuffle(rng: random.Random, items: Sequence[int]) -> tuple[list[int], int]:
-        o = list(items)
+    ``shuffler(rng, items)`` draws from any ``random.Random``; :meth:`from_stream` from a
+    :class:`BitStream` directly (what :class:`Chance` does with the state's own generator: a native
+    call in the compiled build). Both take the same bits, so both give the same pack.
+    """
+
+    __slots__ = ("bits", "limit", "prod", "plan")
+
+    def __init__(self, n: int, used: int) -> None:
+        last = min(used, n - 1)
+        prod = 1
+        for k in range(last):
+            prod *= n - k
+        self.prod = prod
+        self.bits = bits = prod.bit_length() + 64
+        self.limit = (1 << bits) // prod * prod
+        segments: list[tuple[list[int], int]] = []
+        seg: list[int] = []
+        seg_prod = 1
+        for k in range(last):
+            if seg and seg_prod * (n - k) >= 1 << 30:
+                segments.append((seg, seg_prod))
+                seg, seg_prod = [], 1
+            seg.append(k)
+            seg_prod *= n - k
+        if seg:
+            segments.append((seg, seg_prod))
+        # Per segment: its radix product (0 for the last segment, which takes what is left of the
+        # number), its digits but the last as (position, radix), and the last digit's position.
+        self.plan: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = tuple(
+            (0 if si == len(segments) - 1 else sp, tuple((k, n - k) for k in ks[:-1]), ks[-1])
+            for si, (ks, sp) in enumerate(segments)
+        )
+
+    def __call__(self, rng: random.Random, items: Sequence[int]) -> tuple[list[int], int]:
+        bits = self.bits
+        limit = self.limit
         x = rng.getrandbits(bits)
         while x >= limit:
             x = rng.getrandbits(bits)
-        t, x = divmod(x, prod)
-        for sp, digits, lk in plan:
+        return self._order(items, x)
+
+    def from_stream(self, stream: BitStream, items: Sequence[int]) -> tuple[list[int], int]:
+        bits = self.bits
+        limit = self.limit
+        x = stream.getrandbits(bits)
+        while x >= limit:
+            x = stream.getrandbits(bits)
+        return self._order(items, x)
+
+    def _order(self, items: Sequence[int], x: int) -> tuple[list[int], int]:
+        """The pack that the uniform number ``x`` (below the limit) stands for, and the quotient."""
+        o = list(items)
+        t, x = divmod(x, self.prod)
+        for sp, digits, lk in self.plan:
             if sp:
                 y = x % sp
                 x //= sp
@@ -86,14 +106,20 @@ def _make_shuffler(n: int, used: int) -> Shuffler:
             o[lk], o[j] = o[j], o[lk]
         return o, t
 
-    return shuffle
+
+_SHUFFLERS: dict[tuple[int, int], Shuffler] = {}
+
+
+def _make_shuffler(n: int, used: int) -> Shuffler:
+    """The :class:`Shuffler` of ``used`` positions of ``n`` items (uncached)."""
+    return Shuffler(n, used)
 
 
 def _shuffler(n: int, used: int) -> Shuffler:
     key = (n, used)
     fn = _SHUFFLERS.get(key)
     if fn is None:
-        fn = _SHUFFLERS[key] = _make_shuffler(n, used)
+        fn = _SHUFFLERS[key] = Shuffler(n, used)
     return fn
 
 
@@ -129,14 +155,110 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
+_HASH_STATE: Final = "gamester-blake2b-1"
+
+
+@final
+class BitStream:
+    """The stream of :class:`HashRandom`: block ``i`` is the BLAKE2b-512 digest of ``i`` (8 bytes,
+    little-endian) followed by the seed (its shortest two's-complement little-endian bytes), read as a
+    little-endian integer; :meth:`getrandbits` hands out the stream's bits in order, low first.
+
+    A native class in the compiled build, so that :class:`Chance` draws a state's packs from it with
+    native calls; :class:`HashRandom` wraps one for everyone who wants a ``random.Random``. The two
+    are one stream: a bit drawn through either is gone from both.
+    """
+
+    __slots__ = ("seed", "key", "block", "buf", "bits")
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.key = b""  # the seed's bytes, made at the first block: set exactly when block > 0
+        self.block = 0
+        self.buf = 0
+        self.bits = 0
+
+    def getrandbits(self, k: int) -> int:
+        bits = self.bits
+        if k > bits:
+            return self._refill(k)
+        buf = self.buf
+        self.buf = buf >> k
+        self.bits = bits - k
+        return buf & ((1 << k) - 1)
+
+    def _refill(self, k: int) -> int:
+        """``getrandbits(k)`` when the buffer holds fewer than ``k`` bits: hash the next blocks."""
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        key = self.key
+        if not key:
+            key = self.key = _seed_bytes(self.seed)
+        b = self.block
+        if not self.bits and k <= 512:  # the usual case: a fresh block serves the whole draw
+            x = int.from_bytes(blake2b(b.to_bytes(8, "little") + key).digest(), "little")
+            self.block = b + 1
+            self.buf = x >> k
+            self.bits = 512 - k
+            return x & ((1 << k) - 1)
+        buf = self.buf
+        bits = self.bits
+        while bits < k:
+            buf |= int.from_bytes(blake2b(b.to_bytes(8, "little") + key).digest(), "little") << bits
+            bits += 512
+            b += 1
+        self.block = b
+        self.buf = buf >> k
+        self.bits = bits - k
+        return buf & ((1 << k) - 1)
+
+    def copy(self) -> BitStream:
+        """An independent stream at the same position."""
+        c = BitStream(self.seed)
+        c.key = self.key
+        c.block = self.block
+        c.buf = self.buf
+        c.bits = self.bits
+        return c
+
+    def state(self) -> tuple[Any, ...]:
+        """What :meth:`HashRandom.getstate` saves (the buffer only when it holds bits)."""
+        return (_HASH_STATE, self.seed, self.block, self.buf if self.bits else 0, self.bits)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Said explicitly: compiled, a native class's __new__ runs __init__ (default pickling fails).
+        return (_rebuild_stream, (self.state(),))
+
+
+def _stream_of_state(state: object) -> BitStream:
+    if not (isinstance(state, tuple) and len(state) == 5 and state[0] == _HASH_STATE):
+        raise ValueError("not a HashRandom state")
+    _, seed, block, buf, bits = state
+    s = BitStream(seed)
+    s.block = block
+    s.buf = buf
+    s.bits = bits
+    if block:
+        s.key = _seed_bytes(seed)
+    return s
+
+
+def _seed_bytes(seed: int) -> bytes:
+    """The seed as the stream's blocks hash it: its shortest two's-complement little-endian bytes."""
+    return seed.to_bytes((seed.bit_length() + 8) // 8, "little", signed=True)
+
+
+def _rebuild_stream(state: tuple[Any, ...]) -> BitStream:
+    return _stream_of_state(state)
+
+
 # A plain Python class whose methods mypyc compiles: as a native class it would lay its fields over
 # random.Random's C state (random.Random.seed on one crashed) and type random.py's own attributes
 # (gauss() failed setting gauss_next).
 @mypyc_attr(native_class=False)
 class HashRandom(random.Random):
-    """A counter-based ``random.Random``: block ``i`` of the stream is the BLAKE2b-512 digest of ``i``
-    (8 bytes, little-endian) followed by the seed (its shortest two's-complement little-endian bytes),
-    read as a little-endian integer; ``getrandbits`` hands out the stream's bits in order, low first.
+    """A counter-based ``random.Random``: its bits are those of a :class:`BitStream` (BLAKE2b digests
+    of a counter and the seed), handed out in order.
 
     Seeding a Mersenne Twister costs about 3.5 µs (it fills 624 words), more than a tenth of a whole
     random Penneech deal; this generator starts in a fraction of that, copies in a few field writes,
@@ -152,52 +274,20 @@ class HashRandom(random.Random):
             a = new_seed()
         elif not isinstance(a, int):
             raise TypeError(f"HashRandom takes an int seed, not {type(a).__name__}")
-        self._seed = a
-        self._block = self._bits = self._buf = 0
+        self._stream = BitStream(a)
         self.gauss_next = None
 
     def getrandbits(self, k: int) -> int:
-        bits = self._bits
-        if k > bits:
-            return self._refill(k)
-        buf = self._buf
-        self._buf = buf >> k
-        self._bits = bits - k
-        return buf & ((1 << k) - 1)
-
-    def _refill(self, k: int) -> int:
-        """``getrandbits(k)`` when the buffer holds fewer than ``k`` bits: hash the next blocks."""
-        if k < 0:
-            raise ValueError("number of bits must be non-negative")
-        seed = self._seed
-        key = seed.to_bytes((seed.bit_length() + 8) // 8, "little", signed=True)
-        b = self._block
-        if not self._bits and k <= 512:  # the usual case: a fresh block serves the whole draw
-            x = int.from_bytes(blake2b(b.to_bytes(8, "little") + key).digest(), "little")
-            self._block = b + 1
-            self._buf = x >> k
-            self._bits = 512 - k
-            return x & ((1 << k) - 1)
-        buf, bits = self._buf, self._bits
-        while bits < k:
-            buf |= int.from_bytes(blake2b(b.to_bytes(8, "little") + key).digest(), "little") << bits
-            bits += 512
-            b += 1
-        self._block = b
-        self._buf = buf >> k
-        self._bits = bits - k
-        return buf & ((1 << k) - 1)
+        return self._stream.getrandbits(k)
 
     def random(self) -> float:
-        return self.getrandbits(53) * 1.1102230246251565e-16  # 2 ** -53
+        return self._stream.getrandbits(53) * 1.1102230246251565e-16  # 2 ** -53
 
     def getstate(self) -> tuple[Any, ...]:
-        return (_HASH_STATE, self._seed, self._block, self._buf if self._bits else 0, self._bits)
+        return self._stream.state()
 
     def setstate(self, state: tuple[Any, ...]) -> None:
-        if not (isinstance(state, tuple) and len(state) == 5 and state[0] == _HASH_STATE):
-            raise ValueError("not a HashRandom state")
-        _, self._seed, self._block, self._buf, self._bits = state
+        self._stream = _stream_of_state(state)
         self.gauss_next = None
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -206,7 +296,11 @@ class HashRandom(random.Random):
         return (_rebuild_hash_random, (self.getstate(),))
 
 
-_HASH_STATE = "gamester-blake2b-1"
+def _wrap(stream: BitStream) -> HashRandom:
+    """A :class:`HashRandom` drawing from ``stream`` itself (not a copy)."""
+    r = HashRandom(0)
+    r._stream = stream
+    return r
 
 
 def _rebuild_hash_random(state: tuple[Any, ...]) -> HashRandom:
@@ -234,10 +328,17 @@ class Chance:
     game, since only the game knows which cards a pack must hold.
     """
 
-    __slots__ = ("_rng", "_owned", "given", "log")
+    __slots__ = ("_rng", "_stream", "_owned", "given", "log")
 
-    def __init__(self, rng: random.Random, given: Sequence[Any] | None = None) -> None:
-        self._rng = rng
+    def __init__(self, rng: random.Random | BitStream, given: Sequence[Any] | None = None) -> None:
+        # A state's own generator is a BitStream (Game.new_initial_state): its HashRandom is made
+        # only if someone asks for ``rng``; packs and draws come from the stream itself.
+        if isinstance(rng, BitStream):
+            self._rng: random.Random | None = None
+            self._stream: BitStream | None = rng
+        else:
+            self._rng = rng
+            self._stream = rng._stream if type(rng) is HashRandom else None
         self._owned = True
         self.given = given
         self.log: list[Any] = []
@@ -246,17 +347,31 @@ class Chance:
     def rng(self) -> random.Random:
         """This state's generator (copied first if a clone still shares it: copy on write)."""
         if not self._owned:
-            old = self._rng
-            # HashRandom(0), not __new__: compiled, __new__ runs __init__ (a fresh system seed).
-            r = HashRandom(0) if type(old) is HashRandom else type(old).__new__(type(old))
-            r.setstate(old.getstate())
-            self._rng = r
-            self._owned = True
-        return self._rng
+            self._own()
+        r = self._rng
+        if r is None:
+            assert self._stream is not None
+            r = self._rng = _wrap(self._stream)
+        return r
 
     @rng.setter
     def rng(self, value: random.Random) -> None:
         self._rng = value
+        self._stream = value._stream if type(value) is HashRandom else None
+        self._owned = True
+
+    def _own(self) -> None:
+        """Copy on write: the generator this side still shares with a copy, copied."""
+        stream = self._stream
+        if stream is not None:
+            self._stream = stream.copy()
+            self._rng = None  # its HashRandom, if anyone asks, wraps the new stream
+        else:
+            old = self._rng
+            assert old is not None
+            r = type(old).__new__(type(old))
+            r.setstate(old.getstate())
+            self._rng = r
         self._owned = True
 
     def copy(self) -> Chance:
@@ -265,6 +380,7 @@ class Chance:
         ``rng = ...`` would cost more to copy than a whole Penneech playout)."""
         c = Chance.__new__(Chance)
         c._rng = self._rng
+        c._stream = self._stream
         c._owned = self._owned = False
         c.given = self.given
         c.log = list(self.log)
@@ -287,12 +403,18 @@ class Chance:
         :meth:`full_pack` first): the rest is shuffled only if a record or a deeper read needs it.
         """
         if self.given is None:
-            rng = self._rng if self._owned else self.rng
+            if not self._owned:
+                self._own()
             # shuffled(rng, cards, used), its lookup inlined: this runs once per deal.
             n = len(cards)
             top = n if used is None or used >= n - 1 else used
             fn = _SHUFFLERS.get((n, top)) or _shuffler(n, top)
-            p, rest_seed = fn(rng, cards)
+            stream = self._stream
+            if stream is not None:
+                p, rest_seed = fn.from_stream(stream, cards)
+            else:
+                assert self._rng is not None
+                p, rest_seed = fn(self._rng, cards)
             if top < n:
                 self.log.append((p, top, rest_seed))
                 return p
@@ -340,12 +462,20 @@ class Chance:
         if self.given is None:
             # A uniform index by rejection on just enough bits (what randrange does, by hand: this
             # runs once per Piquesept deal, and it keeps the draw independent of the stdlib's code).
-            rng = self._rng if self._owned else self.rng
+            if not self._owned:
+                self._own()
             n = len(candidates)
             k = (n - 1).bit_length()
-            i = rng.getrandbits(k)
-            while i >= n:
-                i = rng.getrandbits(k)
+            stream = self._stream
+            if stream is not None:
+                i = stream.getrandbits(k)
+                while i >= n:
+                    i = stream.getrandbits(k)
+            else:
+                assert self._rng is not None
+                i = self._rng.getrandbits(k)
+                while i >= n:
+                    i = self._rng.getrandbits(k)
             c = candidates[i]
         else:
             i = len(self.log)

@@ -134,12 +134,13 @@ class PeopleStore:
             return [(r.name, Rating(r.rating, r.deviation, r.volatility, r.games)) for r in c.execute(q)]
 
     def tables_of(self, key: str, limit: int) -> list[dict[str, Any]]:
-        """The account's tables, most recent first: id, game, status, seat, returns, created."""
+        """The account's tables but private ones, most recent first: id, game, status, seat, returns,
+        created."""
         q = (
             sa.select(tables.c.id, tables.c.game, tables.c.status, tables.c.returns, tables.c.created,
                       tables.c.rated, seats.c.seat)
             .join(seats, seats.c.table_id == tables.c.id)
-            .where(seats.c.account == key)
+            .where(seats.c.account == key, tables.c.private.is_(False))  # a private table is unlisted
             .order_by(tables.c.created.desc(), tables.c.id)
             .limit(limit)
         )  # fmt: skip

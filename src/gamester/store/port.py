@@ -29,6 +29,7 @@ class SeatRow:
     name: str | None = None
     token_hash: str | None = None
     account: str | None = None  # the key of the account that owns the seat (joined while logged in)
+    invite_hash: str | None = None  # the seat's invite code, hashed: a new occupant must give it
 
 
 @dataclass
@@ -51,6 +52,9 @@ class TableRow:
     rated: bool = False
     rating_applied: bool = False
     rematch: str | None = None  # the next table at the same seats, once a seat asked for it
+    open: bool = False  # anyone may take a free seat, from the lobby (no invites)
+    private: bool = False  # never listed; watched only with an invite (watch code or a seat's)
+    watch_hash: str | None = None  # the private table's watch code, hashed
     seats: list[SeatRow] = field(default_factory=list)
 
 

@@ -97,24 +97,18 @@ def _table_row(r: sa.Row[Any]) -> TableRow:
     return TableRow(**{k: _load(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
 
 
+# Every gm_seats column but the table's id maps to the SeatRow field of its name.
+_SEAT_FIELDS = tuple(col.name for col in seats.c if col.name != "table_id")
+
+
+def _seat_values(s: SeatRow) -> dict[str, Any]:
+    return {name: getattr(s, name) for name in _SEAT_FIELDS}
+
+
 def insert_table(c: sa.Connection, table: TableRow) -> None:
     """Insert ``table`` and its seats inside the caller's transaction."""
     c.execute(tables.insert().values(_table_values(table)))
-    c.execute(
-        seats.insert(),
-        [
-            {
-                "table_id": table.id,
-                "seat": s.seat,
-                "kind": s.kind,
-                "agent": s.agent,
-                "name": s.name,
-                "token_hash": s.token_hash,
-                "account": s.account,
-            }
-            for s in table.seats
-        ],
-    )
+    c.execute(seats.insert(), [{"table_id": table.id, **_seat_values(s)} for s in table.seats])
 
 
 class SqlTableRepository:
@@ -212,16 +206,7 @@ class SqlTableRepository:
         if by_id:
             q = sa.select(seats).where(seats.c.table_id.in_(list(by_id))).order_by(seats.c.seat)
             for s in c.execute(q):
-                by_id[s.table_id].seats.append(
-                    SeatRow(
-                        seat=s.seat,
-                        kind=s.kind,
-                        agent=s.agent,
-                        name=s.name,
-                        token_hash=s.token_hash,
-                        account=s.account,
-                    )
-                )
+                by_id[s.table_id].seats.append(SeatRow(**{k: getattr(s, k) for k in _SEAT_FIELDS}))
         return out
 
     def get(self, table_id: str) -> TableRow | None:
@@ -244,7 +229,8 @@ class SqlTableRepository:
 
     def list_tables(self, status: str | None, limit: int) -> list[TableRow]:
         q = sa.select(tables).order_by(tables.c.created.desc(), tables.c.id).limit(limit)
-        q = q.where(tables.c.lesson.is_(None))  # a pupil's lesson is nobody else's table
+        # A pupil's lesson is nobody else's table; a private table is found only by its invite.
+        q = q.where(tables.c.lesson.is_(None), tables.c.private.is_(False))
         if status is not None:
             q = q.where(tables.c.status == status)
         with self.engine.connect() as c:

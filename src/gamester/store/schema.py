@@ -1,7 +1,9 @@
 """The database schema (SQLAlchemy Core). Alembic's migrations create exactly these tables.
 
-0001: tables, seats, actions. 0002 (people): accounts, sessions, ratings and their history, chat; a
-table's ``rated`` and ``rating_applied`` flags and its ``rematch``; a seat's ``account``.
+0001: tables, seats, actions. 0002 (lessons): a table's ``lesson``, reviews. 0003 (people): accounts,
+sessions, ratings and their history, chat; a table's ``rated`` and ``rating_applied`` flags and its
+``rematch``; a seat's ``account``. 0004 (invites): a table's ``open``, ``private`` and ``watch_hash``; a
+seat's ``invite_hash``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ tables = sa.Table(
     # Set in the same transaction that moves the ratings: a table's result is counted once.
     sa.Column("rating_applied", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("rematch", sa.String(40), nullable=True),  # the id of the next table, once asked for
+    # open: anyone may take a free seat (no invites); private: never listed, watched with an invite.
+    sa.Column("open", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Column("private", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("watch_hash", sa.String(64), nullable=True),  # SHA-256 of a private table's watch code
 )
 sa.Index("ix_gm_tables_status_created", tables.c.status, tables.c.created)
 
@@ -45,6 +51,7 @@ seats = sa.Table(
     sa.Column("name", sa.String(80), nullable=True),
     sa.Column("token_hash", sa.String(64), nullable=True),
     sa.Column("account", sa.String(20), nullable=True),  # gm_accounts.key of the seat's owner
+    sa.Column("invite_hash", sa.String(64), nullable=True),  # SHA-256 of the seat's invite code, if any
 )
 sa.Index("ix_gm_seats_account", seats.c.account)
 

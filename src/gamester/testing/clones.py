@@ -24,6 +24,7 @@ from gamester.testing._common import GameLike, as_game, expect
 BASE_SHARED: dict[str, str] = {
     "State.game": "the game: immutable configuration, one object for all its states",
     "Chance._rng": "copy on write: Chance.copy() marks both sides not owning it; drawing copies first",
+    "Chance._stream": "the generator's stream, copy on write like Chance._rng",
     "Chance.given": "the record's chance list, read only",
     "Chance.log[]": "the outer list is copied; its entries (packs handed out) are never changed",
 }

@@ -30,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.core.errors import GameError
+from gamester.store.people import AccountRow
 from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
 from gamester.web import decisions as d
@@ -122,7 +123,7 @@ def create_app(
 ) -> FastAPI:
     """The web app on ``db_url`` (default: the per-user SQLite file)."""
     url = db_url or default_sqlite_url()
-    workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 1))
+    workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 2))
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
     sid = server_id or new_server_id()
     holder: dict[str, Any] = {}
@@ -154,6 +155,7 @@ def create_app(
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
             unjoined_seconds=60.0 * (limits or Limits()).unjoined_minutes,
+            bots_per_address=(limits or Limits()).bots_per_address if (limits or Limits()).per_address else 0,
         )
         desk = ReviewDesk(registry)
         people = People(repo)
@@ -244,6 +246,8 @@ def create_app(
         lesson: str | None = None,
         rated: bool = False,
         owner: SeatOwner | None = None,
+        access: tuple[bool, bool] = (False, False),
+        address: str = "?",
     ) -> dict[str, Any]:
         reg = rooms()
         table_id = secrets.token_urlsafe(12)
@@ -266,35 +270,55 @@ def create_app(
             lesson=lesson,
             rated=rated,
             owner=owner,
+            access=access,
         )
+        codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
         await reg.db(reg.repo.create, row, write=True)
+        reg.created(row.id, address)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
-        out: dict[str, Any] = await room.call("public", fresh=False)
+        out: dict[str, Any] = {**await room.call("public", fresh=False), **codes}
         if creator is not None:
             out = {**out, "seat": creator["seat"], "token": token}
         return out
 
+    async def account(conn: Request | WebSocket) -> AccountRow | None:
+        """The account logged in on ``conn`` (None: a guest; a forged Bearer session: 401)."""
+        people = people_holder["people"]
+        if not people.session_text(conn):
+            return None
+        found: AccountRow | None = await asyncio.to_thread(people.account_of, conn)
+        return found
+
     async def owner_of(request: Request) -> SeatOwner | None:
         """The logged-in account of the request as a seat's owner (None: a guest)."""
         people = people_holder["people"]
-        if not people.session_text(request):
+        row = await account(request)
+        if row is None:
             return None
-        found = await asyncio.to_thread(people.account_of, request)
-        if found is None:
-            return None
-        row = found
         return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+
+    async def watching(tid: str, conn: Request | WebSocket) -> dict[str, Any]:
+        """The public table, once ``conn`` may see it: a private table wants ``?invite=`` (its watch
+        code or a seat's), ``?token=`` (a seat's), or the account of a seat logged in."""
+        table: dict[str, Any] = await rooms().call(tid, "public", fresh=False)
+        if table["private"]:
+            q = conn.query_params
+            row = await account(conn)
+            key = None if row is None else row.key
+            await rooms().call(tid, "watch", q.get("invite"), q.get("token"), key)
+        return table
 
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request) -> dict[str, Any]:
         data = validate.body(await request.body())
         parts = validate.create(data)
         rated = validate.rated(data)
+        access = validate.access(data)
         owner = await owner_of(request)
         if rated and owner is None:
             raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
-        return await new_table(*parts, rated=rated, owner=owner)
+        return await new_table(*parts, rated=rated, owner=owner, access=access, address=client_of(request))
 
     # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
     @app.get("/api/tutorials")
@@ -309,13 +333,17 @@ def create_app(
         except lessons.LessonError as e:
             raise ServiceError("no_tutorial", str(e), 404) from None
         creator = {"seat": t.seat, "name": name or "You"}
-        out = await new_table(t.game, t.options, lessons.seats(t), None, creator, seed=t.seed, lesson=t.id)
+        where = client_of(request)
+        out = await new_table(
+            t.game, t.options, lessons.seats(t), None, creator, seed=t.seed, lesson=t.id, address=where
+        )
         return {"table": out["id"], "seat": out["seat"], "token": out["token"]}
 
     @app.post("/api/tables/{table_id}/review", status_code=202)
     async def request_review(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
+        await watching(tid, request)
         desk: ReviewDesk = holder["desk"]
         return await desk.request(tid, body.get("seat"))
 
@@ -323,12 +351,22 @@ def create_app(
     async def get_review(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         seat = validate.replay_seat(request.query_params.get("seat"))
+        await watching(tid, request)
         desk: ReviewDesk = holder["desk"]
         return await desk.status(tid, seat)
 
     @app.get("/api/tables/{table_id}")
-    async def get_table(table_id: str) -> dict[str, Any]:
-        out: dict[str, Any] = await rooms().call(validate.table_id(table_id), "public")
+    async def get_table(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        await watching(tid, request)
+        out: dict[str, Any] = await rooms().call(tid, "public")
+        return out
+
+    @app.post("/api/tables/{table_id}/invites")
+    async def get_invites(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        body = validate.body(await request.body())
+        out: dict[str, Any] = await rooms().call(tid, "invites", body.get("token"))
         return out
 
     @app.post("/api/tables/{table_id}/join")
@@ -338,7 +376,7 @@ def create_app(
         validate.join_name(body.get("name"))
         owner = await owner_of(request)
         out: dict[str, Any] = await rooms().call(
-            tid, "join", body.get("seat"), body.get("name"), body.get("token"), owner
+            tid, "join", body.get("seat"), body.get("name"), body.get("token"), owner, body.get("invite")
         )
         return out
 
@@ -356,14 +394,17 @@ def create_app(
         return out
 
     @app.get("/api/tables/{table_id}/record")
-    async def record(table_id: str) -> dict[str, Any]:
-        out: dict[str, Any] = await rooms().call(validate.table_id(table_id), "record")
+    async def record(table_id: str, request: Request) -> dict[str, Any]:
+        tid = validate.table_id(table_id)
+        await watching(tid, request)
+        out: dict[str, Any] = await rooms().call(tid, "record")
         return out
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         seat = validate.replay_seat(request.query_params.get("seat"))
+        await watching(tid, request)
         out: dict[str, Any] = await rooms().call(tid, "replay", seat)
         return out
 
@@ -378,6 +419,8 @@ def create_app(
         reg = rooms()
         conn = Connection(ws, table_id)
         try:
+            if token is None:  # a spectator: of a private table only with an invite
+                await watching(table_id, ws)
             # A wrong token is refused, never taken for a spectator.
             seat = await reg.call(table_id, "attach", conn, token)
         except Exception:  # noqa: BLE001 - no table, a wrong token, the database down: closed
@@ -403,11 +446,8 @@ def create_app(
         if seat is not None:
             table = await rooms().call(table_id, "public")
             return str(table["seats"][seat]["name"] or f"Player {seat + 1}")
-        people = people_holder["people"]
-        if not people.session_text(ws):
-            return "Spectator"
         try:
-            row = await asyncio.to_thread(people.account_of, ws)
+            row = await account(ws)
         except ServiceError:
             row = None
         return row.name if row is not None else "Spectator"
@@ -425,6 +465,11 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
+
+
+def client_of(conn: Request) -> str:
+    """The client's address, as the per-address quotas count it."""
+    return conn.client.host if conn.client is not None else "?"
 
 
 def _errors(app: FastAPI) -> None:

@@ -14,6 +14,7 @@ handed out before the game is over.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -170,6 +171,8 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
         "created": row.created,
         "tutorial": row.lesson,
         "rated": row.rated,
+        "open": row.open,
+        "private": row.private,
     }
 
 
@@ -194,10 +197,12 @@ def new_table(
     lesson: str | None = None,
     rated: bool = False,
     owner: SeatOwner | None = None,
+    access: tuple[bool, bool] = (False, False),
 ) -> tuple[TableRow, State]:
     """The row and initial state of a new table (``ServiceError`` on bad input). With ``creator``
     (``{"seat": N, "name": "..."}``) that seat is taken with ``token`` in the same write, so nobody can
-    sit down between creating and joining."""
+    sit down between creating and joining. ``access``: whether the table is open and whether it is
+    private (``validate.access``); the caller gives out the invites (:func:`issue_invites`)."""
     from gamester.core.registry import load_game
 
     try:
@@ -249,6 +254,8 @@ def new_table(
         seats=seats,
         lesson=lesson,
         rated=rated,
+        open=access[0],
+        private=access[1],
     )
     if not needs_runner(row):
         row.lease_owner = NO_RUNNER
@@ -342,13 +349,19 @@ class Join:
 
 
 def join(
-    row: TableRow, seat: Any, name: Any, token: Any, new_token: str, owner: SeatOwner | None = None
+    row: TableRow,
+    seat: Any,
+    name: Any,
+    token: Any,
+    new_token: str,
+    owner: SeatOwner | None = None,
+    invite: Any = None,
 ) -> Join:
     """Who joins which seat (``ServiceError`` if not): ``new_token`` is the token handed out if the
     seat is taken now; a seat's own token given back joins again without a write. With ``owner`` (a
     logged-in player) the seat is the account's, under its name and with its token for the seat, so
     the account sitting down again, from any device, gets it back. A rated table seats accounts only,
-    each once (docs/web.md, People)."""
+    each once (docs/web.md, People). A seat with an invite is taken only with its code (``invite``)."""
     n = len(row.seats)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise ServiceError(
@@ -381,6 +394,10 @@ def join(
         raise ServiceError("account_needed", "rated: log in to sit at a rated table", 422)
     if s.token_hash is not None:
         raise ServiceError("seat_taken", f"seat {seat} is taken", 409)
+    if s.invite_hash is not None and not _matches(invite, s.invite_hash):
+        if invite is None:
+            raise ServiceError("invite_needed", f"seat {seat} is kept for a friend: use its invite link", 403)
+        raise ServiceError("bad_invite", f"seat {seat}: that invite is not this seat's", 403)
     return Join(seat, name, new_token, new=True, account=None if owner is None else owner.key)
 
 
@@ -399,6 +416,76 @@ def leave(row: TableRow, token: Any) -> tuple[int, str]:
     if seat is None or held is None:
         raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
     return seat, held
+
+
+# -- invites --------------------------------------------------------------------------------------
+# A table that is not open keeps each free human seat for whoever has its invite code; a private
+# table is also unlisted and watched only with a code (the watch code, or any seat's invite). Only
+# hashes are stored. The codes are derived from a secret (the creator's token when the creator sits
+# down in the create request), so the creator can ask for them again (:func:`invites_for`).
+def _code(secret: str, table_id: str, label: str) -> str:
+    mac = hmac.new(secret.encode("utf-8", "surrogatepass"), f"{table_id}:{label}".encode(), "sha256")
+    return base64.urlsafe_b64encode(mac.digest()[:18]).decode("ascii")
+
+
+def _matches(code: Any, held: str | None) -> bool:
+    ok_type = isinstance(code, str) and 0 < len(code) <= 200
+    return ok_type and held is not None and hmac.compare_digest(hash_token(code), held)
+
+
+def issue_invites(row: TableRow, secret: str) -> dict[str, Any]:
+    """Give every free human seat of a table that is not open an invite (and a private table its
+    watch code), derived from ``secret``: ``{"invites": {"1": CODE}, "watch": CODE}`` as the creator
+    is told (``watch`` only when private)."""
+    out: dict[str, Any] = {"invites": {}}
+    for s in row.seats:
+        if s.kind == "human" and s.token_hash is None and not row.open:
+            code = _code(secret, row.id, f"seat{s.seat}")
+            s.invite_hash = hash_token(code)
+            out["invites"][str(s.seat)] = code
+    if row.private:
+        code = _code(secret, row.id, "watch")
+        row.watch_hash = hash_token(code)
+        out["watch"] = code
+    return out
+
+
+def invites_for(row: TableRow, token: Any) -> dict[str, Any]:
+    """The codes ``issue_invites`` gave out with the creator's ``token``, again (``ServiceError``
+    unless the token is a seat's; another seat's token finds none)."""
+    if authenticate(row, token) is None:
+        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
+    out: dict[str, Any] = {"invites": {}}
+    for s in row.seats:
+        code = _code(token, row.id, f"seat{s.seat}")
+        if _matches(code, s.invite_hash):
+            out["invites"][str(s.seat)] = code
+    code = _code(token, row.id, "watch")
+    if _matches(code, row.watch_hash):
+        out["watch"] = code
+    return out
+
+
+def rematch_invite(old: SeatRow, table_id: str) -> str | None:
+    """The invite of ``old``'s seat at the rematch ``table_id``: derived from the old seat's token
+    hash (which only the server holds), so the seat asking for the rematch sits down with it and
+    nobody from the lobby can take it first. None for a seat nobody held."""
+    return None if old.token_hash is None else _code(old.token_hash, table_id, f"rematch{old.seat}")
+
+
+def may_watch(row: TableRow, invite: Any = None, token: Any = None, account: str | None = None) -> bool:
+    """Whether a viewer may see the table: anyone, unless it is private; then a seat's token, an
+    account holding a seat, the watch code or any seat's invite."""
+    if not row.private or authenticate(row, token) is not None:
+        return True
+    if account is not None and any(s.account == account for s in row.seats):
+        return True
+    return _matches(invite, row.watch_hash) or any(_matches(invite, s.invite_hash) for s in row.seats)
+
+
+def check_watch(row: TableRow, invite: Any = None, token: Any = None, account: str | None = None) -> None:
+    if not may_watch(row, invite, token, account):
+        raise ServiceError("private_table", "this table is private: open it with its invite link", 403)
 
 
 # -- moves ----------------------------------------------------------------------------------------

@@ -28,6 +28,9 @@ class Limits:
     """The request line and headers of one request (then 431)."""
     request_seconds: float = 10.0
     """Time a request may take to arrive, headers and body (then 408 and the connection closes)."""
+    bots_per_address: int = 1
+    """Bot workers the tables (and hints) of one address may hold at once; every address takes
+    turns at them (web/fair.py)."""
     unjoined_minutes: float = 60.0
     """A waiting table nobody has joined or watched for this long expires (is deleted)."""
     per_address: bool = True
@@ -46,6 +49,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "header_bytes": (1024, 1024 * 1024),
     "request_seconds": (0.5, 600),
     "unjoined_minutes": (1, 30 * 24 * 60),
+    "bots_per_address": (1, 1000),
 }
 
 

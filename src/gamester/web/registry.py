@@ -22,6 +22,7 @@ import os
 import socket
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -31,6 +32,7 @@ from gamester.core.protocol import State
 from gamester.store.port import TableRepository, TableRow
 from gamester.web import bots
 from gamester.web import decisions as d
+from gamester.web.fair import FairGate
 from gamester.web.notifier import Notifier
 from gamester.web.room import Room, RoomClosed
 
@@ -38,6 +40,7 @@ log = logging.getLogger("gamester.web")
 
 IDLE_SECONDS = 60.0
 MAX_IDLE_ROOMS = 5000
+MAX_CREATORS = 100_000  # tables whose creator's address is remembered (the oldest are forgotten)
 T = TypeVar("T")
 
 
@@ -79,6 +82,7 @@ class Registry:
         bot_seconds: float = 10.0,
         hint_seconds: float = 5.0,
         unjoined_seconds: float = 3600.0,
+        bots_per_address: int = 0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
@@ -93,6 +97,9 @@ class Registry:
         self._next_expiry = 0.0
         self.rooms: dict[str, Room] = {}
         self.pool: Executor | None = None
+        # Turns at the workers by client address (0: no cap per address, still in turns).
+        self.gate = FairGate(workers, bots_per_address or workers)
+        self.creators: OrderedDict[str, str] = OrderedDict()  # table id -> the address that made it
         self._db_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="gamester-db")
         self.inline_writes = inline_writes
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -131,7 +138,30 @@ class Registry:
     def job_seconds(self, kind: str) -> float:
         return self.hint_seconds if kind == "hint" else self.bot_seconds
 
-    async def in_worker(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def created(self, table_id: str, address: str) -> None:
+        """Remember who made a table, for its bots' turns at the workers (this process only; a table
+        made elsewhere, or before a restart, takes turns as a client of its own)."""
+        self.creators[table_id] = address
+        while len(self.creators) > MAX_CREATORS:
+            self.creators.popitem(last=False)
+
+    def bot_key(self, table_id: str) -> str:
+        return self.creators.get(table_id, "table:" + table_id)
+
+    async def in_worker(
+        self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"
+    ) -> Any:
+        """``fn(*args)`` in a bot worker, once it is ``key``'s turn there (web/fair.py). A job that has
+        not answered well past its budget (``kind``'s) is given up (TimeoutError): its turn at the
+        workers goes to the next, so a worker that never answers cannot keep a slot for ever."""
+        limit = 3 * self.job_seconds(kind) + 10.0
+
+        async def job() -> Any:
+            return await asyncio.wait_for(self._in_pool(fn, *args), limit)
+
+        return await self.gate.run(key, job, urgent=urgent)
+
+    async def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()
         for attempt in range(2):
             if self.pool is None:

@@ -1,8 +1,9 @@
 """The same table again: ``POST /api/tables/{id}/rematch {"token"}`` (docs/web.md, People).
 
 Once a table is over, the first seat to ask makes the next table — the same game, options, clock,
-bots in the same seats and the same ``rated`` — and sits down in its own seat there; every other seat
-asking joins the same table, in its own seat. The deal moves on as at a real table: a new shuffle, and
+bots in the same seats, the same ``rated``, ``open`` and ``private`` — and sits down in its own seat
+there; every other seat asking joins the same table, in its own seat (kept for it by an invite only
+the server can derive, unless the table is open). The deal moves on as at a real table: a new shuffle, and
 in a game with a ``first_dealer`` option the seat after the last dealer deals first. Which table is
 the rematch is decided in one guarded transaction (:meth:`PeopleStore.link_rematch`), so two seats
 asking at once, on two servers, still find one table. Every socket of the old table then gets
@@ -37,10 +38,15 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
     game = load_game(old.game, **options)
     seed = secrets.randbits(62)
     state = game.new_initial_state(seed=seed)
+    table_id = secrets.token_urlsafe(12)
     seats = [SeatRow(seat=s.seat, kind=s.kind, agent=s.agent) for s in old.seats]
+    if not old.open:  # each seat kept for whoever held it, who sits down with its rematch invite
+        for new, was in zip(seats, old.seats, strict=True):
+            code = d.rematch_invite(was, table_id) if new.kind == "human" else None
+            new.invite_hash = None if code is None else d.hash_token(code)
     humans = any(s.kind == "human" for s in seats)
     row = TableRow(
-        id=secrets.token_urlsafe(12),
+        id=table_id,
         game=game.name,
         options=game.options_json(),
         seed=seed,
@@ -50,6 +56,9 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
         seq=0,
         created=now,
         rated=old.rated,
+        open=old.open,
+        private=old.private,
+        watch_hash=old.watch_hash,  # who could watch the last game can watch this one
         seats=seats,
     )
     if not d.needs_runner(row):
@@ -81,9 +90,10 @@ async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[
         if row is not None:
             owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
     if made:
+        reg.created(rid, reg.bot_key(table_id))  # its bots take turns as the last table's did
         reg.publish(table_id, "rematch")
     try:
-        joined = await reg.call(rid, "join", seat, mine.name, None, owner)
+        joined = await reg.call(rid, "join", seat, mine.name, None, owner, d.rematch_invite(mine, rid))
     except ServiceError as e:
         if e.code == "seat_taken":
             raise ServiceError(

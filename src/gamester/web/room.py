@@ -55,6 +55,8 @@ class Connection:
     def __init__(self, ws: WebSocket, table_id: str) -> None:
         self.ws = ws
         self.table_id = table_id
+        client = ws.client
+        self.address = client.host if client is not None else "?"  # the client's, for turns at workers
         self.viewer = SPECTATOR
         self.token_hash: str | None = None
         self.closed = False
@@ -116,7 +118,11 @@ class Host(Protocol):
 
     def publish(self, table_id: str, kind: str) -> None: ...
 
-    def in_worker(self, fn: Callable[..., Any], *args: Any) -> Awaitable[Any]: ...
+    def in_worker(
+        self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"
+    ) -> Awaitable[Any]: ...
+
+    def bot_key(self, table_id: str) -> str: ...
 
     def job_seconds(self, kind: str) -> float: ...
 
@@ -391,12 +397,14 @@ class Room:
         with contextlib.suppress(ServiceError):  # the position moved on meanwhile: look again
             await self._do_act(player, text, seq, source=source)
 
-    async def _do_join(self, seat: Any, name: Any, token: Any, owner: Any = None) -> dict[str, Any]:
+    async def _do_join(
+        self, seat: Any, name: Any, token: Any, owner: Any = None, invite: Any = None
+    ) -> dict[str, Any]:
         row, state = self.row, self.state
         assert row is not None and state is not None
         await self._sync()
         assert self.row is not None
-        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24), owner)
+        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24), owner, invite)
         if not plan.new:
             return {"seat": plan.seat, "token": plan.token, "table": self.id}
         now = self.host.now()
@@ -446,6 +454,20 @@ class Room:
             await self._sync()
         return self.public()
 
+    async def _do_watch(self, invite: Any, token: Any, account: str | None) -> None:
+        """Refused (``private_table``) unless these may see a private table (:func:`d.may_watch`)."""
+        assert self.row is not None
+        if not d.may_watch(self.row, invite, token, account):
+            await self._sync()  # a seat taken a moment ago through another server counts too
+            assert self.row is not None
+            d.check_watch(self.row, invite, token, account)
+
+    async def _do_invites(self, token: Any) -> dict[str, Any]:
+        assert self.row is not None
+        await self._sync()
+        assert self.row is not None
+        return d.invites_for(self.row, token)
+
     async def _do_record(self) -> dict[str, Any]:
         await self._sync()
         assert self.row is not None and self.state is not None
@@ -486,7 +508,14 @@ class Room:
 
             try:
                 out = await self.host.in_worker(
-                    bots.evaluate, job.record, job.player, job.spec, self.host.job_seconds("hint"), job.seed
+                    bots.evaluate,
+                    job.record,
+                    job.player,
+                    job.spec,
+                    self.host.job_seconds("hint"),
+                    job.seed,
+                    key=conn.address,  # a hint takes turns as the address that asked
+                    kind="hint",
                 )
                 answer: dict[str, Any] = {
                     "type": "hint",
@@ -565,13 +594,21 @@ class Room:
         self._thinking = row.seq
         self._thinking_since = time.monotonic()
         source = "bot" if due.kind == "bot" else "timeout"
+        people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
 
         async def think() -> None:
             from gamester.web import bots
 
             try:
                 text = await self.host.in_worker(
-                    bots.choose, job.record, job.player, job.spec, self.host.job_seconds("bot"), job.seed
+                    bots.choose,
+                    job.record,
+                    job.player,
+                    job.spec,
+                    self.host.job_seconds("bot"),
+                    job.seed,
+                    key=self.host.bot_key(self.id),
+                    urgent=people,
                 )
             except Exception as e:  # noqa: BLE001 - the lease loop looks again
                 log.warning("gamester: table %s: bot move failed: %s", self.id, type(e).__name__)

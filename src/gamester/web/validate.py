@@ -16,7 +16,7 @@ from gamester.web.names import name_problem
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 STATUSES = ("waiting", "playing", "over")
-CREATE_FIELDS = ("game", "options", "seats", "clock", "join", "rated")
+CREATE_FIELDS = ("game", "options", "seats", "clock", "join", "rated", "open", "private")
 MESSAGE_TYPES = ("act", "chat", "hint", "ping")
 
 
@@ -26,6 +26,23 @@ def rated(data: dict[str, Any]) -> bool:
     if not isinstance(value, bool):
         raise ServiceError("bad_rated", "rated: expected true or false", 422)
     return value
+
+
+def access(data: dict[str, Any]) -> tuple[bool, bool]:
+    """A ``POST /api/tables`` body's ``open`` and ``private`` (both false when left out; docs/web.md,
+    Invites)."""
+    found = []
+    for key in ("open", "private"):
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise ServiceError("bad_access", f"{key}: expected true or false", 422)
+        found.append(value)
+    if found[0] and found[1]:
+        raise ServiceError(
+            "bad_access", "open and private: a private table is not listed, so nobody can sit down "
+            "from the lobby; choose one", 422
+        )  # fmt: skip
+    return found[0], found[1]
 
 
 def body(raw: bytes) -> dict[str, Any]:

@@ -56,6 +56,10 @@ Move = tuple[int, int, int, int, int, int]
 # One exchange's combination moves, in rank order: (k, frm, to, hand, pile value, count).
 Combos = list[tuple[int, int, int, int, int, int]]
 PASS_MOVE: Final[Move] = (-1, -1, -1, 0, -1, 0)
+# A state's ``_counts`` holds, per player p from p * COUNTS_STRIDE, the hand the entries are for, then
+# the number of combination payments of that hand on a pile worth v (1 … 10) at p * COUNTS_STRIDE + v,
+# -1 while not yet asked of the game (:func:`generate`).
+COUNTS_STRIDE: Final = 11
 _SINGLES: Final[dict[int, tuple[int, ...]]] = {}
 
 
@@ -182,13 +186,21 @@ def generate(state: PentyrchState) -> None:
 
     Written for both builds: direct calls (no bound methods kept in variables, which the compiled
     build calls as generic Python objects) and the combination count of each pile value asked of the
-    game once per call (``counts``: a seat often reaches several piles of one value).
+    game once per hand (``state._counts``, see :data:`COUNTS_STRIDE`: a hand changes only at its own
+    exchanges, and a seat often reaches several piles of one value).
     """
     seat = state._seat
     acts: list[int] = []
     combos: Combos = []
     ncombos = 0
-    hand = state._hands[state._owner[seat]]
+    owner = state._owner[seat]
+    hand = state._hands[owner]
+    counts = state._counts
+    at = owner * COUNTS_STRIDE
+    if counts[at] != hand:  # counted for another hand (or never): forget those counts
+        counts[at] = hand
+        for i in range(at + 1, at + COUNTS_STRIDE):
+            counts[i] = -1
     cpos = state._cpos
     stacks = state._stacks
     piles = state._piles
@@ -198,7 +210,6 @@ def generate(state: PentyrchState) -> None:
     cover_any = state._cover_any
     home_ok = HOME_OK[seat]
     steps = STEPS[seat]
-    counts = [-1] * 11  # counts[v]: combination payments on a pile worth v (-1 not yet asked)
     k0 = seat * 3
     for k in range(k0, k0 + 3):
         p = cpos[k]
@@ -234,7 +245,7 @@ def generate(state: PentyrchState) -> None:
                     acts.append(base + d * PAYS)
                 elif hand:
                     ncombos += exchange_moves(
-                        acts, combos, counts, game, base + d * PAYS, k, p, t, hand, piles[t], show, always
+                        acts, combos, counts, at, game, base + d * PAYS, k, p, t, hand, piles[t], show, always
                     )
             if p == GOAL[seat]:
                 # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
@@ -242,9 +253,12 @@ def generate(state: PentyrchState) -> None:
             continue
         if hand:
             # Entering by exchange onto the empty home cell t.
-            ncombos += exchange_moves(acts, combos, counts, game, a, k, -1, t, hand, piles[t], show, always)
+            ncombos += exchange_moves(
+                acts, combos, counts, at, game, a, k, -1, t, hand, piles[t], show, always
+            )
     if combos:
-        acts.extend(range(COMBO_BASE, COMBO_BASE + ncombos))
+        for a in range(COMBO_BASE, COMBO_BASE + ncombos):  # a loop: compiled, range() is a generic call
+            acts.append(a)
     elif not acts:
         # docs/rules/pentyrch.md, Moving: no legal move, so pass.
         acts = [PASS]
@@ -256,6 +270,7 @@ def exchange_moves(
     acts: list[int],
     combos: Combos,
     counts: list[int],
+    at: int,
     game: PentyrchGame,
     a: int,
     k: int,
@@ -269,7 +284,8 @@ def exchange_moves(
     """docs/rules/pentyrch.md, Moving, Exchange and Showing: the moves of court card ``k`` from ``frm``
     onto the empty cell ``t`` (its pile ``pile``) paid from ``hand``, ``a`` the action of the move
     paid with nothing: the single cards into ``acts``, the shown ones too, and the combinations' count
-    into ``combos`` (returned, to be added to the combination region)."""
+    into ``combos`` (returned, to be added to the combination region); ``counts[at + v]`` is the
+    count of ``hand`` on a pile worth ``v`` once known (:data:`COUNTS_STRIDE`)."""
     v = VALUE[pile[-1]]
     # The one fast copy of the exchange rule: single_payers, show_payers and may_combine spelt out,
     # since three calls per exchange cost the pure build's random games about 10% (123k against 137k
@@ -288,9 +304,9 @@ def exchange_moves(
                 acts.append(a + 40 + c)
     if singles and not always:
         return 0
-    n = counts[v]
+    n = counts[at + v]
     if n < 0:
-        n = counts[v] = game.combo_count(hand, v)
+        n = counts[at + v] = game.combo_count(hand, v)
     if n:
         combos.append((k, frm, t, hand, v, n))
     return n

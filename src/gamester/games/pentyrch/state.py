@@ -9,7 +9,6 @@ sixteen 7-10 cards); a match of several games draws its two packs at the start o
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -30,7 +29,16 @@ from gamester.games.pentyrch.cards import (
     codes,
     court_code,
 )
-from gamester.games.pentyrch.moves import PASS, SAFE, Combos, Move, decode, exchange_floor, generate
+from gamester.games.pentyrch.moves import (
+    COUNTS_STRIDE,
+    PASS,
+    SAFE,
+    Combos,
+    Move,
+    decode,
+    exchange_floor,
+    generate,
+)
 from gamester.games.pentyrch.views import Event
 from gamester.games.pentyrch.worlds import PassCons, WorldView
 
@@ -80,6 +88,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         "_events",
         "_legal",
         "_combos",
+        "_counts",
         "_total_scores",
         "_total_returns",
         "_caps",
@@ -177,6 +186,9 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         self._passcons: PassCons = []
         self._legal: list[int] | None = None
         self._combos: Combos | None = None
+        # Combination counts of each player's hand by pile value (moves.generate keeps them; a
+        # hand changes only at its own exchanges, so most turns find them already counted).
+        self._counts = [0] * (COUNTS_STRIDE * n)
         self._events.append((_NEW_GAME, g))
 
     # -- protocol ------------------------------------------------------------------------------
@@ -225,8 +237,17 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         if type(action) is not int:
             raise IllegalActionError(reasons.why_illegal(self, action))
         assert legal is not None
-        i = bisect_left(legal, action)
-        if i == len(legal) or legal[i] != action:
+        # bisect_left(legal, action) as a loop: compiled, a library call is a generic Python call,
+        # the cost of the whole search here on every move played.
+        lo = 0
+        hi = len(legal)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if legal[mid] < action:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == len(legal) or legal[lo] != action:
             raise IllegalActionError(reasons.why_illegal(self, action))
         m = decode(self, action)
         self._events = []
@@ -400,6 +421,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         s._events = self._events[:]
         s._legal = self._legal
         s._combos = self._combos
+        s._counts = self._counts[:]
         s._total_scores = self._total_scores[:]
         s._total_returns = self._total_returns[:]
         s._caps = self._caps[:]

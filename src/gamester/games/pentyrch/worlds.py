@@ -104,6 +104,7 @@ def determinize(state: PentyrchState, player: int, rng: random.Random) -> Pentyr
     log[2 * state._g + 1] = hand_pack(n, state._owner, s._dealt, aside)
     s._legal = None
     s._combos = None
+    s._counts = [0] * len(s._counts)  # counted for the real hands (it names them): forgotten
     return s
 
 

@@ -1,9 +1,10 @@
 // The server's JSON API and the table WebSocket (with automatic reconnect).
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, code = null) {
     super(message);
     this.status = status;
+    this.code = code; // the server's "error" ("private_table", "not_over", ...)
   }
 }
 
@@ -29,7 +30,7 @@ export async function api(path, body, method) {
     let msg = data && (data.message || data.detail || data.error);
     if (Array.isArray(msg)) msg = msg.map((d) => d.msg || JSON.stringify(d)).join("; ");
     if (msg && typeof msg === "object") msg = msg.message || JSON.stringify(msg);
-    throw new ApiError(res.status, msg || `The server said ${res.status}.`);
+    throw new ApiError(res.status, msg || `The server said ${res.status}.`, data && data.error);
   }
   return data;
 }
@@ -80,14 +81,28 @@ export function forgetSeat(tableId) {
 }
 
 /**
+ * The path of a table's resource under /api (rest: "", "/record", "/replay", ...) with what lets this
+ * browser see the table if it is private: the seat's token it holds, else the invite of the link it
+ * came by (a seat's invite or the watch code). query: more of the query string ("seat=1").
+ */
+export function tablePath(tableId, rest = "", query = "", invite = null) {
+  const saved = mySeat(tableId);
+  const cred = saved && saved.token ? `token=${encodeURIComponent(saved.token)}`
+    : invite ? `invite=${encodeURIComponent(invite)}` : "";
+  const q = [query, cred].filter(Boolean).join("&");
+  return `/tables/${encodeURIComponent(tableId)}${rest}${q ? `?${q}` : ""}`;
+}
+
+/**
  * A table's WebSocket. onMessage(msg) for every JSON message; onState("open"|"lost"|"refused").
  * A lost connection is retried with growing delays until close() is called; a refused token
  * (close code 1008) is not retried.
  */
 export class TableSocket {
-  constructor(tableId, token, onMessage, onState) {
+  constructor(tableId, token, onMessage, onState, invite = null) {
     this.tableId = tableId;
     this.token = token;
+    this.invite = invite; // a spectator of a private table watches with an invite
     this.onMessage = onMessage;
     this.onState = onState;
     this.closed = false;
@@ -100,7 +115,8 @@ export class TableSocket {
   connect() {
     if (this.closed) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
+    const q = this.token ? `?token=${encodeURIComponent(this.token)}`
+      : this.invite ? `?invite=${encodeURIComponent(this.invite)}` : "";
     const ws = new WebSocket(`${proto}//${location.host}/ws/tables/${encodeURIComponent(this.tableId)}${q}`);
     this.ws = ws;
     ws.onopen = () => {

@@ -154,6 +154,10 @@ export class Lobby {
     const clock = el("select#clock", { name: "clock" }, CLOCKS.map(([v, t]) => el("option", { value: v === null ? "" : v }, t)));
     const onTimeout = el("select#on-timeout", { name: "on_timeout" },
       el("option", { value: "bot" }, "a computer player moves for them"), el("option", { value: "forfeit" }, "they lose the game"));
+    const access = el("select#access", { name: "access", "data-testid": "access" },
+      el("option", { value: "invite" }, "friends I send a link to"),
+      el("option", { value: "open" }, "anyone from the lobby"),
+      el("option", { value: "private" }, "friends with a link; unlisted, watched by link only"));
     const showTimeout = () => { form.querySelector(".field.timeout").hidden = !clock.value; };
     clock.addEventListener("change", () => showTimeout());
     put(form, // put, not append: the Rated field is null for a guest, and append would print "null"
@@ -164,6 +168,7 @@ export class Lobby {
       el("h3", "Seats"), this.seatBox,
       el("div.field", el("label", { for: "clock" }, "Clock"), clock),
       el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout),
+      el("div.field", el("label", { for: "access" }, "Who may sit down"), access),
       this.me ? el("div.field", el("label", { for: "rated" }, "Rated"),
         el("label.rated-box", el("input#rated", { type: "checkbox", name: "rated", "data-testid": "rated" }),
           " every person at the table logs in; the result moves your rating")) : null,
@@ -245,6 +250,8 @@ export class Lobby {
     try {
       const body = { game: g.name, options, seats, clock };
       if (this.form.rated && this.form.rated.checked) body.rated = true;
+      if (this.form.access.value === "open") body.open = true;
+      if (this.form.access.value === "private") body.private = true;
       // The creator's seat is taken in the same request: nobody can sit down in between.
       if (mine >= 0) body.join = { seat: mine, name };
       const table = await api("/tables", body);
@@ -278,7 +285,10 @@ export class Lobby {
     box.append(el("h2", "Tables waiting for players"),
       open.length ? el("ul.table-list", { "data-testid": "waiting-tables" }, open.map((t) => line(t,
         mySeat(t.id) ? el("a.button.small", { href: `#/table/${encodeURIComponent(t.id)}` }, "Back to my seat")
-          : el("a.button.small.primary", { href: `#/table/${encodeURIComponent(t.id)}` }, "Join"))))
+          : t.open ? el("a.button.small.primary", { href: `#/table/${encodeURIComponent(t.id)}` }, "Join")
+            // Its free seats are kept for the friends invited: anyone may still watch.
+            : el("a.button.small", { href: `#/table/${encodeURIComponent(t.id)}`, title: "Seats kept for invited friends" },
+              "Watch"))))
         : el("p.muted", "None right now — start one and invite a friend."),
       el("h2", "Games being played"),
       playing.tables.length ? el("ul.table-list", { "data-testid": "playing-tables" }, playing.tables.map((t) => line(t,

@@ -1,8 +1,8 @@
 // A finished game stepped through move by move, from a spectator's view or from one seat.
 
-import { api, gameInfo, mySeat } from "./api.js";
+import { api, gameInfo, mySeat, tablePath } from "./api.js";
 import { clear, copyText, el, toast } from "./ui.js";
-import { gameModule, seatNames } from "./table.js";
+import { gameModule, replayLink, seatNames } from "./table.js";
 
 export class ReplayScreen {
   constructor(root, tableId, params) {
@@ -10,6 +10,7 @@ export class ReplayScreen {
     this.id = tableId;
     const s = params.get("seat");
     this.seat = s === null || s === "" ? null : Number(s);
+    this.invite = params.get("invite"); // a private table's code
     this.i = Number(params.get("step") || 0);
     this.timer = null;
     this.keyHandler = (ev) => this.onKey(ev);
@@ -25,12 +26,12 @@ export class ReplayScreen {
   async start() {
     clear(this.root).append(el("p.loading", "Loading the replay…"));
     try {
-      this.table = await api(`/tables/${encodeURIComponent(this.id)}`);
+      this.table = await api(tablePath(this.id, "", "", this.invite));
       this.info = await gameInfo(this.table.game);
-      const q = this.seat === null ? "" : `?seat=${this.seat}`;
-      this.data = await api(`/tables/${encodeURIComponent(this.id)}/replay${q}`);
+      const q = this.seat === null ? "" : `seat=${this.seat}`;
+      this.data = await api(tablePath(this.id, "/replay", q, this.invite));
     } catch (e) {
-      const msg = e.status === 403 ? "This game is not over yet: its replay opens when it ends." : e.message;
+      const msg = e.code === "not_over" ? "This game is not over yet: its replay opens when it ends." : e.message;
       clear(this.root).append(el("div.panel.error-panel", el("h2", "No replay"), el("p", msg),
         el("a.button", { href: `#/table/${encodeURIComponent(this.id)}` }, "Go to the table"),
         el("a.button", { href: "#/" }, "Lobby")));
@@ -51,11 +52,8 @@ export class ReplayScreen {
       onchange: (ev) => {
         // Another seat's view of the same moment: the step goes with the seat, so the replay stays put.
         const v = ev.target.value;
-        const q = new URLSearchParams();
-        if (v !== "") q.set("seat", v);
-        if (this.i) q.set("step", String(this.i));
-        const qs = q.toString();
-        location.hash = `#/replay/${encodeURIComponent(this.id)}${qs ? `?${qs}` : ""}`;
+        const link = replayLink(this.id, v === "" ? null : Number(v), this.invite);
+        location.hash = this.i ? `${link}${link.includes("?") ? "&" : "?"}step=${this.i}` : link;
       } },
     el("option", { value: "" }, "Spectator's view (no hands)"),
     this.table.seats.map((s) => el("option", { value: s.seat },
@@ -68,7 +66,7 @@ export class ReplayScreen {
     this.board = el(`div.board.board-${this.table.game}`, { "data-testid": "board" });
     this.log = el("ul.log");
     this.news = el("div.news");
-    const share = `${location.origin}/#/replay/${encodeURIComponent(this.id)}`;
+    const share = `${location.origin}/${replayLink(this.id, null, this.invite)}`;
     const whose = this.seat === null ? "Seen as a spectator: no hand is shown."
       : mine && mine.seat === this.seat ? "Seen from your seat."
         : `Seen from ${names[this.seat]}'s seat: "you" in the moves means ${names[this.seat]}.`;

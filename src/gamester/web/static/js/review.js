@@ -2,7 +2,7 @@
 // move played against the best agent's, each with the chance of winning it estimated from that seat's
 // own view. Asked for once, then polled until the server has it.
 
-import { api } from "./api.js";
+import { api, tablePath } from "./api.js";
 import { clear, el, sleep } from "./ui.js";
 
 const pct = (p) => `${Math.round(p * 100)}%`;
@@ -65,11 +65,10 @@ export function drawReview(box, review, pretty) {
 /** Ask for the review of seat at table id and wait for it, showing progress in box. */
 export async function fetchReview(id, seat, box, pretty, isClosed) {
   clear(box).append(el("p.muted", { "data-testid": "review-working" }, "Reviewing your moves… (this takes a few seconds)"));
-  const path = `/tables/${encodeURIComponent(id)}/review`;
   try {
-    await api(path, { seat });
+    await api(tablePath(id, "/review"), { seat });
     for (let wait = 500; !isClosed(); wait = Math.min(3000, wait * 1.5)) {
-      const r = await api(`${path}?seat=${seat}`);
+      const r = await api(tablePath(id, "/review", `seat=${seat}`));
       if (r.status === "done") {
         drawReview(box, r, pretty);
         return;

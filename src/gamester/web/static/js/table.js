@@ -2,7 +2,7 @@
 // hints, the clock, the game log and the end of the game. What each game draws comes from
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
-import { api, forgetSeat, gameInfo, mySeat, rememberSeat, TableSocket } from "./api.js";
+import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
 import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
@@ -26,8 +26,18 @@ export function gameModule(name) {
   return drawings.get(name);
 }
 
-export function inviteLink(tableId, seat) {
-  return `${location.origin}/#/table/${encodeURIComponent(tableId)}?seat=${seat}`;
+/** The link that seats a friend (seat and its invite code), or that lets one watch (seat null: the
+ * private table's watch code). */
+export function inviteLink(tableId, seat, code) {
+  const q = [seat === null ? null : `seat=${seat}`, code ? `invite=${encodeURIComponent(code)}` : null];
+  return `${location.origin}/#/table/${encodeURIComponent(tableId)}?${q.filter(Boolean).join("&")}`;
+}
+
+/** The replay page of a table, from a seat's view (null: a spectator's), with a private table's code. */
+export function replayLink(tableId, seat, code) {
+  const q = [seat === null ? null : `seat=${seat}`, code ? `invite=${encodeURIComponent(code)}` : null];
+  const query = q.filter(Boolean).join("&");
+  return `#/replay/${encodeURIComponent(tableId)}${query ? `?${query}` : ""}`;
 }
 
 /** A name for every seat as a player would say it: "You", a person's name, or the bot's level. */
@@ -79,7 +89,7 @@ export class TableScreen {
   async start() {
     clear(this.root).append(el("p.loading", "Opening the table…"));
     try {
-      this.table = await api(`/tables/${encodeURIComponent(this.id)}`);
+      this.table = await api(this.path());
       this.info = await gameInfo(this.table.game);
     } catch (e) {
       clear(this.root).append(el("div.panel.error-panel", el("h2", "This table cannot be opened"),
@@ -95,9 +105,10 @@ export class TableScreen {
       this.me = saved.seat;
       this.token = saved.token;
       this.connect();
-    } else if (invited !== null && this.openSeats().includes(Number(invited))) {
+    } else if (invited !== null && this.openSeats().includes(Number(invited))
+      && (this.table.open || this.params.get("invite"))) { // a kept seat is offered with its code only
       this.showJoin(Number(invited));
-    } else if (this.table.status === "waiting" && this.openSeats().length) {
+    } else if (this.table.status === "waiting" && this.openSeats().length && this.table.open) {
       this.showJoin(null);
     } else {
       this.me = null;
@@ -156,19 +167,26 @@ export class TableScreen {
     }
     if (!this.user) saveSettings({ name });
     try {
-      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, this.user ? { seat } : { seat, name });
+      const invite = this.params.get("invite");
+      const body = { seat, ...(this.user ? {} : { name }), ...(invite ? { invite } : {}) };
+      const res = await api(`/tables/${encodeURIComponent(this.id)}/join`, body);
       rememberSeat(this.id, res.seat, res.token);
       this.me = res.seat;
       this.token = res.token;
       history.replaceState(null, "", `#/table/${encodeURIComponent(this.id)}`);
-      this.table = await api(`/tables/${encodeURIComponent(this.id)}`);
+      this.table = await api(this.path());
       this.connect();
     } catch (e) {
       toast(e.status === 409 ? "That seat has just been taken." : e.message, "error");
-      this.table = await api(`/tables/${encodeURIComponent(this.id)}`).catch(() => this.table);
+      this.table = await api(this.path()).catch(() => this.table);
       if (this.openSeats().length) this.showJoin(null);
       else this.connect();
     }
+  }
+
+  /** A path of this table under /api, with what lets this page see it if it is private. */
+  path(rest = "", query = "") {
+    return tablePath(this.id, rest, query, this.params.get("invite"));
   }
 
   async leave() {
@@ -185,7 +203,8 @@ export class TableScreen {
   // -- the connection ------------------------------------------------------------------------
   connect() {
     this.buildFrame();
-    this.sock = new TableSocket(this.id, this.token, (m) => this.onMessage(m), (s) => this.onSocket(s));
+    this.sock = new TableSocket(this.id, this.token, (m) => this.onMessage(m), (s) => this.onSocket(s),
+      this.params.get("invite"));
   }
 
   onSocket(state) {
@@ -204,7 +223,8 @@ export class TableScreen {
         notice.textContent = "Your seat at this table is no longer yours; you are watching.";
         this.token = null;
         this.me = null;
-        this.sock = new TableSocket(this.id, null, (m) => this.onMessage(m), (s) => this.onSocket(s));
+        this.sock = new TableSocket(this.id, null, (m) => this.onMessage(m), (s) => this.onSocket(s),
+          this.params.get("invite"));
       } else {
         notice.textContent = "This table cannot be watched.";
       }
@@ -370,6 +390,9 @@ export class TableScreen {
     const leaveBtn = this.token ? el("button.small", { onclick: () => {
       if (confirm("Leave this table? Your seat becomes free for someone else.")) this.leave();
     } }, "Leave") : null;
+    // A private table: its creator hands out the watch link (the seats' links are in the waiting panel).
+    const watchBtn = this.table.private && this.token ? el("button.small", { "data-testid": "copy-watch-link",
+      onclick: () => this.copyWatchLink() }, "Watch link") : null;
     const optionsText = this.optionsText();
     this.chat = new ChatPanel((text) => {
       if (this.sock && this.sock.send({ type: "chat", text })) return true;
@@ -381,7 +404,7 @@ export class TableScreen {
       f.notice,
       el("div.table-head",
         el("div.table-title", el("h2", title), el("span.table-options", optionsText)),
-        el("div.table-tools", f.clock, f.hintBtn, rulesLink, leaveBtn)),
+        el("div.table-tools", f.clock, f.hintBtn, rulesLink, watchBtn, leaveBtn)),
       f.seats,
       f.over,
       f.review,
@@ -422,22 +445,57 @@ export class TableScreen {
         list.append(el("li", `Seat ${s.seat + 1}: you`));
       } else if (s.name) {
         list.append(el("li", `Seat ${s.seat + 1}: ${s.name}`, s.connected ? "" : " (not connected)"));
-      } else {
-        const link = inviteLink(this.id, s.seat);
+      } else if (this.table.open || this.invites?.invites[s.seat]) {
+        const link = inviteLink(this.id, s.seat, this.table.open ? null : this.invites.invites[s.seat]);
         list.append(el("li.invite", `Seat ${s.seat + 1}: a friend — send them this link: `,
-          el("input.invite-link", { readonly: true, value: link, "data-testid": `invite-${s.seat}`,
-            onclick: (ev) => ev.target.select() }),
-          el("button.small", { onclick: async () => toast(await copyText(link) ? "Link copied." :
-            "Select the link and copy it.") }, "Copy")));
+          this.linkBox(link, `invite-${s.seat}`)));
+      } else {
+        list.append(el("li", `Seat ${s.seat + 1}: kept for the friend who has its invite link`));
       }
     }
-    box.append(list, el("p.muted", "The game starts by itself when every seat is taken."));
+    box.append(list);
+    if (this.invites?.watch) {
+      box.append(el("p.watch-invite", "A private table: only people with a link can watch. To let someone watch: ",
+        this.linkBox(inviteLink(this.id, null, this.invites.watch), "watch-link")));
+    }
+    box.append(el("p.muted", "The game starts by itself when every seat is taken."));
+    if (this.token && this.invites === undefined && !this.table.open) this.fetchInvites();
     if (list.querySelector(".invite") && ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname)) {
       // A link to this machine's loopback address works only here.
       box.append(el("p.muted.local-note", { "data-testid": "local-note" },
         "These links only work on this computer. For a friend on another machine, start the server with ",
         el("code", "gamester serve --host 0.0.0.0"), " and open this page at your computer's network address."));
     }
+  }
+
+  /** The invite codes of this table, which only its creator's token finds (docs/web.md, Invites). */
+  async fetchInvites() {
+    this.invites = null; // asked for once a page
+    try {
+      this.invites = await api(`/tables/${encodeURIComponent(this.id)}/invites`, { token: this.token });
+    } catch {
+      this.invites = { invites: {} };
+    }
+    this.updateSeats();
+  }
+
+  async copyWatchLink() {
+    if (!this.invites) await this.fetchInvites();
+    const code = this.invites && this.invites.watch;
+    if (!code) {
+      toast("Only the table's creator has its watch link.", "error");
+      return;
+    }
+    const link = inviteLink(this.id, null, code);
+    toast(await copyText(link) ? "Watch link copied." : link);
+  }
+
+  /** A read-only link with a Copy button. */
+  linkBox(link, testid) {
+    return el("span.link-box",
+      el("input.invite-link", { readonly: true, value: link, "data-testid": testid, onclick: (ev) => ev.target.select() }),
+      el("button.small", { onclick: async () => toast(await copyText(link) ? "Link copied." :
+        "Select the link and copy it.") }, "Copy"));
   }
 
   ctx() {
@@ -494,7 +552,7 @@ export class TableScreen {
     const describe = this.describeMove();
     if (t.expect.length) {
       const names = t.expect.flatMap((a, i) => (i ? [" or ", describe(a)] : [describe(a)]));
-      box.append(el("p.lesson-expect", { "data-testid": "lesson-expect", "data-expect": t.expect.join(" ") },
+      box.append(el("p.lesson-expect", { "data-testid": "lesson-expect", "data-expect": JSON.stringify(t.expect) },
         "Play ", names, "."));
     }
     if (refused) box.append(el("p.lesson-refused", { "data-testid": "lesson-refused" }, withCards(refused)));
@@ -517,18 +575,20 @@ export class TableScreen {
     box.hidden = false;
     clear(box);
     const seat = this.me;
-    const replay = `#/replay/${encodeURIComponent(this.id)}${seat !== null ? `?seat=${seat}` : ""}`;
-    const share = `${location.origin}/#/replay/${encodeURIComponent(this.id)}`;
+    const code = this.params.get("invite") || (this.invites && this.invites.watch);
+    const replay = replayLink(this.id, seat, code);
+    // A private table's replay is shared with a code (a spectator's link or the creator's watch code).
+    const share = this.table.private && !code ? null : `${location.origin}/${replayLink(this.id, null, code)}`;
     const review = seat !== null && !this.reviewing
       ? el("button", { "data-testid": "review-btn", onclick: () => this.askReview() }, "Review my play") : null;
     box.append(el("div.over-text", { "data-testid": "result" }, this.game.result(ctx)),
       el("div.row",
         el("a.button.primary", { href: replay, "data-testid": "replay-link" }, "Replay the game"),
         review,
-        el("button", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share) },
-          "Copy the replay link"),
+        share ? el("button", { onclick: async () => toast(await copyText(share) ? "Replay link copied." : share) },
+          "Copy the replay link") : null,
         this.rematchButton(),
-        el("a.button", { href: `/api/tables/${encodeURIComponent(this.id)}/record`,
+        el("a.button", { href: `/api${this.path("/record")}`,
           download: `gamester-${this.table.game}-${this.id}.json`, "data-testid": "record-download" },
         "Download the record"),
         el("a.button", { href: this.table.tutorial ? "#/" : `#/?game=${encodeURIComponent(this.table.game)}` },
