@@ -379,6 +379,12 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     assert "61" in result or "wins" in result or "win" in result
     log = page.inner_text("[data-testid=log]")
     assert "won the trick" in log and "turned up" in log and "player 0" not in log.lower()
+    # A deal's last turn-up (just before the card bonus) sets no trump, and its line says none.
+    lines = page.locator("[data-testid=log] li").all_inner_texts()
+    bonuses = [k for k, line in enumerate(lines) if "for cards" in line]
+    assert bonuses, "a game to 61 plays more than one deal"
+    for k in bonuses:
+        assert "turned up" in lines[k - 1] and "trumps" not in lines[k - 1], lines[k - 1]
     # The replay from this seat, stepped with the buttons and the keyboard.
     page.click("[data-testid=replay-link]")
     page.wait_for_selector("[data-testid=step-counter]")
@@ -389,10 +395,15 @@ def test_penneech_whole_game_with_reload_hint_replay(pages: Pages, server: Serve
     page.keyboard.press("End")
     total = page.inner_text("[data-testid=step-counter]").split(" of ")[1]
     assert page.inner_text("[data-testid=step-counter]") == f"Move {total} of {total}"
-    # The spectator's replay shows no hand at any step.
+    # The spectator's replay shows no hand at any step; changing the viewpoint keeps the move shown.
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("[data-testid=step-counter]").startswith("Move 2 of")
     page.select_option("[data-testid=replay-view]", "")
     page.wait_for_function("() => location.hash.indexOf('seat=') < 0")
-    page.wait_for_selector("[data-testid=step-counter]")
+    page.wait_for_selector("text=Seen as a spectator")
+    assert page.inner_text("[data-testid=step-counter]").startswith("Move 2 of")
     page.keyboard.press("Home")
     for _ in range(6):
         assert not hand_cards(page)
@@ -574,3 +585,23 @@ def test_rules_and_settings(pages: Pages, server: Server) -> None:
     assert page.evaluate("() => document.documentElement.classList.contains('no-anim')")
     page.reload()
     assert page.evaluate("() => document.documentElement.classList.contains('four-colour')")
+
+
+@pytest.mark.slow
+def test_a_finished_trick_stays_until_clicked(pages: Pages, server: Server) -> None:
+    """With animations on and the slow pace, a trick a bot won stays on the table while the bot's next
+    view waits; a click on the board moves on at once (issue 23, trick pacing)."""
+    page = pages.new(animations=True)
+    page.goto(f"{server.base}/#/")
+    page.click("[data-testid=settings]")
+    page.select_option("[data-testid=pace]", "slow")
+    start_from_lobby(page, server, "penneech", ["you", "random"])
+    deadline = time.monotonic() + 150
+    while not page.locator("[data-testid=board][data-held]").count():
+        assert time.monotonic() < deadline and not is_over(page), "no bot move was ever held"
+        if click_first(page, "[data-action=keep]") or click_first(page, ".hand .card-btn.playable"):
+            continue
+        page.wait_for_timeout(80)
+    page.click("[data-testid=board] .pn-middle")
+    page.wait_for_selector("[data-testid=board]:not([data-held])")
+    assert page.evaluate("JSON.parse(localStorage.getItem('gamester.settings')).pace") == "slow"

@@ -184,7 +184,12 @@ export default {
       case "keep":
         return el("span", `${n(e.seat)} kept the hand.`);
       case "turn_up": {
-        const parts = [`${n(e.seat)} turned up `, cardText(e.card), ": ", suitText(e.trump), " are trumps"];
+        // The deal's last turn-up (the card bonus comes straight after it) sets no trump.
+        const evs = (ctx.msg && ctx.msg.events) || [];
+        const next = evs[evs.indexOf(e) + 1];
+        const last = evs.includes(e) && next && next.type === "card_bonus";
+        const parts = [`${n(e.seat)} turned up `, cardText(e.card)];
+        if (!last) parts.push(": ", suitText(e.trump), " are trumps");
         if (e.points) parts.push(` — ${e.points} ${e.card === "7D" ? "for Penneech itself" : "points"} to ${e.seat === ctx.me ? "you" : n(e.seat)}`);
         return el("span", ...parts, ".");
       }

@@ -34,11 +34,17 @@ function settingsMenu() {
     onchange: (ev) => saveSettings({ fourColour: ev.target.checked }) });
   const anim = el("input", { type: "checkbox", id: "set-anim", checked: s.animations,
     onchange: (ev) => saveSettings({ animations: ev.target.checked }) });
+  const pace = el("select", { id: "set-pace", "data-testid": "pace",
+    onchange: (ev) => saveSettings({ pace: ev.target.value }) },
+  el("option", { value: "fast" }, "fast"), el("option", { value: "normal" }, "normal"),
+  el("option", { value: "slow" }, "slow"));
+  pace.value = s.pace || "normal";
   return el("details.settings",
     el("summary", { "aria-label": "Settings", "data-testid": "settings" }, "⚙ Settings"),
     el("div.settings-box",
       el("label", four, " Four-colour deck (♦ blue, ♣ green)"),
       el("label", anim, " Animations"),
+      el("label", "Pace of the other players ", pace, el("span.muted", " (a click on the table moves on)")),
       el("p.muted", "Keys: ← → choose a card, Enter plays it, 1–9 play the nth playable card, H asks for a hint.")));
 }
 

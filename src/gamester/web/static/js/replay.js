@@ -50,8 +50,10 @@ export class ReplayScreen {
     const mine = mySeat(this.id);
     const viewSel = el("select.view-select", { "aria-label": "Whose view", "data-testid": "replay-view",
       onchange: (ev) => {
+        // Another seat's view of the same moment: the step goes with the seat, so the replay stays put.
         const v = ev.target.value;
-        location.hash = replayLink(this.id, v === "" ? null : Number(v), this.invite);
+        const link = replayLink(this.id, v === "" ? null : Number(v), this.invite);
+        location.hash = this.i ? `${link}${link.includes("?") ? "&" : "?"}step=${this.i}` : link;
       } },
     el("option", { value: "" }, "Spectator's view (no hands)"),
     this.table.seats.map((s) => el("option", { value: s.seat },

@@ -3,7 +3,7 @@
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
-import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, sleep, toast, withCards } from "./ui.js";
+import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
@@ -11,6 +11,8 @@ import { ChatPanel } from "./chat.js";
 import { fetchReview } from "./review.js";
 
 const drawings = new Map();
+// How long another player's move stays shown, as a multiple of the game's own pause (Settings: pace).
+const PACE = { fast: 0.5, normal: 1.6, slow: 3 };
 
 /** The drawing for a game: the web.js its package ships (the server serves it from there), or the
  * generic one for a game that ships none. Each is loaded once a page. */
@@ -267,6 +269,9 @@ export class TableScreen {
         if (this.queue.length > 8 || !animationsOn()) {
           while (this.queue.length > 1 && this.queue[0].events.length === 0) this.queue.shift();
         }
+        // The last move by another player stays on the table for the pace the player chose (a click
+        // on the board moves on at once), even when the next view came after the pause was due.
+        if (this.holdUntil && animationsOn()) await this.hold();
         const msg = this.queue.shift();
         const last = this.view;
         if (last && msg.seq < last.seq) continue;
@@ -285,13 +290,31 @@ export class TableScreen {
         else if (!last && !this.restoreLog(msg.seq)) this.openLog(msg);
         this.renderBoard(fresh && !!last);
         this.saveLog();
-        if (byOther && this.queue.length && animationsOn()) {
-          await sleep(this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700);
+        this.holdUntil = 0;
+        if (byOther && msg.legal.length === 0 && animationsOn()) {
+          const pause = this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700;
+          this.holdUntil = Date.now() + pause * PACE[settings().pace || "normal"];
         }
       }
     } finally {
       this.busy = false;
     }
+  }
+
+  /** Wait until the hold on the last view ends or the player clicks the board. */
+  hold() {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.frame.board.removeEventListener("click", done);
+        this.holdUntil = 0;
+        delete this.frame.board.dataset.held;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, this.holdUntil - Date.now()));
+      this.frame.board.dataset.held = "1"; // a newer view waits (the browser tests watch for it)
+      this.frame.board.addEventListener("click", done);
+    });
   }
 
   addEvents(events, quiet = false) {
