@@ -155,31 +155,42 @@ def test_a_table_nobody_joined_or_watched_expires(tmp_path: Path) -> None:
         assert lonely not in ids and {joined, watched} <= ids
 
 
-@pytest.mark.slow
-def test_a_bot_move_never_answered_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A worker that never answers a bot's move must not stall the table for ever: once the job is
-    well past its budget the room asks again (seen once in CI: a human's table waited 180 s)."""
+def _lose_the_first_bot_move(monkeypatch: pytest.MonkeyPatch, method: str) -> list[Any]:
+    """Patch ``Registry.<method>`` so that the first bot move sent through it never comes back; the
+    list it returns gets that job's arguments."""
     import asyncio
 
     from gamester.web.registry import Registry
 
-    real = Registry.in_worker
+    real = getattr(Registry, method)
     lost: list[Any] = []
 
-    async def never_the_first(self: Registry, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    async def lose_the_first(self: Registry, fn: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(fn, "__name__", "") == "choose" and not lost:
             lost.append(args)
             await asyncio.Event().wait()  # this answer never comes
         return await real(self, fn, *args, **kwargs)
 
-    monkeypatch.setattr(Registry, "in_worker", never_the_first)
+    monkeypatch.setattr(Registry, method, lose_the_first)
     monkeypatch.setenv("GAMESTER_BOT_SECONDS", "0.1")  # overdue after 3 × 0.1 + 10 s
+    return lost
+
+
+def _bots_play_to(c: TestClient, seq: int) -> None:
+    """A table of two random bots, watched until it has made ``seq`` moves."""
+    tid = new_table(c, "penneech", ["random", "random"])
+    with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+        while next_view(ws)["seq"] < seq:
+            pass
+
+
+@pytest.mark.slow
+def test_a_bot_move_never_answered_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that never answers a bot's move must not stall the table for ever: once the job is
+    well past its budget the room asks again (seen once in CI: a human's table waited 180 s)."""
+    lost = _lose_the_first_bot_move(monkeypatch, "in_worker")
     with TestClient(create_app(f"sqlite:///{tmp_path / 'w.db'}", limits=OFF, lease_seconds=0.6)) as c:
-        tid = new_table(c, "penneech", ["random", "random"])
-        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
-            seen = next_view(ws)["seq"]
-            while seen < 1:
-                seen = next_view(ws)["seq"]
+        _bots_play_to(c, 1)
     assert lost, "the first bot job was not the one lost"
 
 
@@ -189,26 +200,8 @@ def test_a_worker_that_never_answers_gives_its_turn_back(
 ) -> None:
     """With one worker, a job lost inside the pool must not keep the only turn at the workers: it is
     given up past its budget (web/registry.py) and the table's next bot move still gets a worker."""
-    import asyncio
-
-    from gamester.web.registry import Registry
-
-    real = Registry._in_pool
-    lost: list[Any] = []
-
-    async def lose_the_first(self: Registry, fn: Any, *args: Any) -> Any:
-        if getattr(fn, "__name__", "") == "choose" and not lost:
-            lost.append(args)
-            await asyncio.Event().wait()
-        return await real(self, fn, *args)
-
-    monkeypatch.setattr(Registry, "_in_pool", lose_the_first)
-    monkeypatch.setenv("GAMESTER_BOT_SECONDS", "0.1")
+    lost = _lose_the_first_bot_move(monkeypatch, "_in_pool")
     app = create_app(f"sqlite:///{tmp_path / 'w.db'}", limits=OFF, lease_seconds=0.6, bot_workers=1)
     with TestClient(app) as c:
-        tid = new_table(c, "penneech", ["random", "random"])
-        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
-            seen = next_view(ws)["seq"]
-            while seen < 2:
-                seen = next_view(ws)["seq"]
+        _bots_play_to(c, 2)
     assert lost, "the first bot job was not the one lost"

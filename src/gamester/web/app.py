@@ -298,16 +298,24 @@ def create_app(
             return None
         return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
 
-    async def watching(tid: str, conn: Request | WebSocket) -> dict[str, Any]:
-        """The public table, once ``conn`` may see it: a private table wants ``?invite=`` (its watch
-        code or a seat's), ``?token=`` (a seat's), or the account of a seat logged in."""
-        table: dict[str, Any] = await rooms().call(tid, "public", fresh=False)
+    async def watching(tid: str, conn: Request | WebSocket, *, fresh: bool = False) -> dict[str, Any]:
+        """The public table (``fresh``: read again first), once ``conn`` may see it: a private table
+        wants ``?invite=`` (its watch code or a seat's), ``?token=`` (a seat's), or the account of a
+        seat logged in."""
+        table: dict[str, Any] = await rooms().call(tid, "public", fresh=fresh)
         if table["private"]:
             q = conn.query_params
             row = await account(conn)
             key = None if row is None else row.key
             await rooms().call(tid, "watch", q.get("invite"), q.get("token"), key)
         return table
+
+    async def seen(table_id: str, request: Request, kind: str, *args: Any) -> dict[str, Any]:
+        """The room's ``kind`` answer (the record, the replay) for a request that may see the table."""
+        tid = validate.table_id(table_id)
+        await watching(tid, request)
+        out: dict[str, Any] = await rooms().call(tid, kind, *args)
+        return out
 
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request) -> dict[str, Any]:
@@ -357,10 +365,7 @@ def create_app(
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, request: Request) -> dict[str, Any]:
-        tid = validate.table_id(table_id)
-        await watching(tid, request)
-        out: dict[str, Any] = await rooms().call(tid, "public")
-        return out
+        return await watching(validate.table_id(table_id), request, fresh=True)
 
     @app.post("/api/tables/{table_id}/invites")
     async def get_invites(table_id: str, request: Request) -> dict[str, Any]:
@@ -395,18 +400,12 @@ def create_app(
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, request: Request) -> dict[str, Any]:
-        tid = validate.table_id(table_id)
-        await watching(tid, request)
-        out: dict[str, Any] = await rooms().call(tid, "record")
-        return out
+        return await seen(table_id, request, "record")
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: str, request: Request) -> dict[str, Any]:
-        tid = validate.table_id(table_id)
         seat = validate.replay_seat(request.query_params.get("seat"))
-        await watching(tid, request)
-        out: dict[str, Any] = await rooms().call(tid, "replay", seat)
-        return out
+        return await seen(table_id, request, "replay", seat)
 
     # -- WebSocket -----------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
