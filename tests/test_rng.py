@@ -10,7 +10,7 @@ from math import factorial
 
 import pytest
 
-from gamester.core.rng import Chance, HashRandom, _make_shuffler, make_rng, shuffled
+from gamester.core.rng import Chance, HashRandom, Shuffler, make_rng, shuffled
 
 
 class Fixed(random.Random):
@@ -78,7 +78,7 @@ def test_shuffler_maps_the_numbers_below_the_product_one_to_one(n: int, used: in
     uniform number gives a uniform shuffle (a uniform ordered draw of ``used`` items)."""
     last = min(used, n - 1)
     product = factorial(n) // factorial(n - last)
-    fn = _make_shuffler(n, used)
+    fn = Shuffler(n, used)
     r = Fixed(0)
     seen = set()
     for x in range(product):
@@ -90,7 +90,7 @@ def test_shuffler_maps_the_numbers_below_the_product_one_to_one(n: int, used: in
 
 
 def test_shuffler_redraws_numbers_at_or_above_the_largest_multiple() -> None:
-    fn = _make_shuffler(5, 5)
+    fn = Shuffler(5, 5)
     bits = (factorial(5)).bit_length() + 64
     limit = (1 << bits) // 120 * 120
     draws = iter([limit, (1 << bits) - 1, 7])

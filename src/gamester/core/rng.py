@@ -9,7 +9,7 @@ state's own generator. Either way it logs every outcome, so ``record()`` can alw
 and a saved game replays identically under any Python.
 
 :func:`shuffled` is an exactly uniform shuffle (unrolled Fisher–Yates whose indices are the digits of
-one random number, see ``_make_shuffler``): faster than ``random.shuffle`` for a 52-card pack, and under
+one random number, see :class:`Shuffler`): faster than ``random.shuffle`` for a 52-card pack, and under
 our control, so seeds give the same packs on every Python version.
 """
 
@@ -108,11 +108,6 @@ class Shuffler:
 
 
 _SHUFFLERS: dict[tuple[int, int], Shuffler] = {}
-
-
-def _make_shuffler(n: int, used: int) -> Shuffler:
-    """The :class:`Shuffler` of ``used`` positions of ``n`` items (uncached)."""
-    return Shuffler(n, used)
 
 
 def _shuffler(n: int, used: int) -> Shuffler:
