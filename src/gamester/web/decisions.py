@@ -633,6 +633,7 @@ class Job:
     record: dict[str, Any]
     seed: int
     kind: str  # "bot" | "timeout" | "hint"
+    lesson: str | None = None  # a lesson's bots play the lesson's own line (web/bots.py)
 
 
 def job(row: TableRow, state: State, kind: str) -> Job | None:
@@ -657,6 +658,7 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
         record=state.record(),
         seed=(row.seed * 31 + row.seq * 7919 + (1 if kind == "hint" else 0)) % (1 << 62),
         kind=kind,
+        lesson=row.lesson if kind == "bot" else None,
     )
 
 

@@ -607,6 +607,7 @@ class Room:
                     job.spec,
                     self.host.job_seconds("bot"),
                     job.seed,
+                    job.lesson,
                     key=self.host.bot_key(self.id),
                     urgent=people,
                 )
