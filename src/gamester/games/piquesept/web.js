@@ -144,11 +144,13 @@ export default {
     const seatOf = Object.fromEntries(Object.entries(pos).map(([s, p]) => [p, Number(s)]));
     const panel = (p) => (seatOf[p] === undefined ? el(`div.seat-panel.pos-${p}.empty`) : seatPanel(ctx, v, seatOf[p], p));
     const deals = v.deals > 1 ? el("div.deal-count", `Deal ${Math.min(v.deal + 1, v.deals)} of ${v.deals}`) : null;
+    // The seat at the bottom (the viewer) shares a row with the points, so that the hand below fits
+    // on a laptop's screen with the whole table above it.
     put(board,
       el(`div.ps-table.n${n}`,
-        panel("top"), panel("left"), trickArea(ctx, v, pos), panel("right"),
-        el("div.ps-bottom", seatPanel(ctx, v, seatOf.bottom, "bottom"))),
-      el("div.ps-info", deals, meter(v), el("span.muted.trump-note", "Spades ♠ are always trumps")),
+        panel("top"), panel("left"), trickArea(ctx, v, pos), panel("right")),
+      el("div.ps-info", el("div.ps-bottom", seatPanel(ctx, v, seatOf.bottom, "bottom")),
+        el("div.ps-points", deals, meter(v), el("span.muted.trump-note", "Spades ♠ are always trumps"))),
       banner(ctx, v),
       hintBox(ctx, describe),
       hand(ctx, v));
