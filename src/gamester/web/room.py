@@ -435,8 +435,13 @@ class Room:
         if not await self.host.db(self.host.repo.leave, self.id, seat, held, write=True):
             raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
         s = self.row.seats[seat]
+        name = s.name
         s.name, s.token_hash = None, None
         self._drop_left()
+        # Every viewer's log says so (a name is public: the table shows it to all).
+        left = d.dumps({"type": "event", "event": {"type": "left", "seat": seat, "name": name}})
+        for c in self.conns:
+            c.send_text(left)
         self._announce()
         self.host.publish(self.id, "table")
         return {"ok": True, "seat": seat}

@@ -189,6 +189,9 @@ export default {
         return e.seat === ctx.me
           ? el("span", "You hold the 7♠: you play alone against everyone else.")
           : el("span", `${N(e.seat)} holds the 7♠ and plays alone against the rest.`);
+      case "action": // the first card of a trick (the lead); the others show in the trick line
+        if (!/^[2-9TJQKA][CDHS]$/.test(e.action) || !ctx.view || (ctx.view.trick || []).length !== 1) return null;
+        return el("span", `${e.player === ctx.me ? "You" : N(e.player)} led `, cardText(e.action), ".");
       case "trick":
         return el("span", `${N(e.winner)} won the trick `, cardsText(e.cards), ` for ${e.points} points.`);
       case "draw":
