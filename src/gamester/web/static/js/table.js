@@ -3,7 +3,7 @@
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
-import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, toast, withCards } from "./ui.js";
+import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, SUITS, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
@@ -26,6 +26,12 @@ function logEntry(node) {
   const kind = node.tagName === "STRONG" ? "end" : node.classList.contains("deal-line") ? "deal" : "";
   return { text: node.textContent, kind };
 }
+
+/** A log line's text with each card or suit sign (Q♥, ♠) coloured as the cards are. */
+function suitedText(text) {
+  return text.split(/(\S*[♣♦♥♠])/).map((part, i) => (i % 2 ? el(`span.ct.s${SUIT_OF[part.slice(-1)]}`, part) : part));
+}
+const SUIT_OF = Object.fromEntries(Object.entries(SUITS).map(([letter, sign]) => [sign, letter]));
 
 /** The table's own events, the same in every game: a clock run out, a seat left. */
 function tableNarrate(e, ctx) {
@@ -318,9 +324,12 @@ export class TableScreen {
         if (fresh) this.refused = null;
         if (fresh) this.hintPending = false; // an answer about an earlier position is not awaited
         this.selection = {};
-        if (fresh && last) this.addEvents(msg.events);
-        if (fresh && last && msg.legal.length && !last.legal.length) playSound("turn");
-        else if (!last && !this.restoreLog(msg.seq)) this.openLog(msg);
+        if (fresh && last) {
+          this.addEvents(msg.events);
+          if (msg.legal.length && !last.legal.length) playSound("turn");
+        } else if (!last && !this.restoreLog(msg.seq)) {
+          this.openLog(msg);
+        }
         this.renderBoard(fresh && !!last);
         this.saveLog();
         this.holdUntil = 0;
@@ -355,7 +364,7 @@ export class TableScreen {
     const lines = [];
     for (const e of events || []) {
       if (e.seats && (this.me === null || !e.seats.includes(this.me))) continue;
-      const node = this.game.narrate(e, ctx) || tableNarrate(e, ctx);
+      const node = tableNarrate(e, ctx) || this.game.narrate(e, ctx);
       if (node) lines.push(logEntry(node));
     }
     if (!lines.length) return;
@@ -372,7 +381,7 @@ export class TableScreen {
       this.frame.log.firstElementChild?.remove();
     }
     const box = this.frame.log;
-    box.append(el(entry.kind ? `li.log-${entry.kind}` : "li", entry.text));
+    box.append(el(entry.kind ? `li.log-${entry.kind}` : "li", ...suitedText(entry.text)));
     box.scrollTop = box.scrollHeight;
   }
 
