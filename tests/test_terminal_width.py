@@ -5,8 +5,10 @@ help text and the first few moves), for every game, rule set and player count, o
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +16,7 @@ import pytest
 import gamester
 from gamester.agents import make_agent
 from gamester.core import registry
+from gamester.play.rules_text import for_terminal, rules_text
 from gamester.play.terminal import WIDTH, TerminalGame, fit, listing
 
 
@@ -85,3 +88,50 @@ def test_listing_wraps_between_items() -> None:
     )
     assert listing("Moves: ", ["[1] " + "X" * 30], width=20) == "Moves: [1] " + "X" * 30
     assert fit("  " + "word " * 30, width=40).splitlines()[1].startswith("    word")
+
+
+@pytest.mark.parametrize("name", ["penneech", "piquesept", "pentyrch"])
+def test_the_rules_fit_80_columns_and_lose_no_word(name: str) -> None:
+    """``gamester rules GAME`` rewraps the Markdown for the terminal: no line over 80 columns, and
+    every word of the page is still there (a table's bars and rule lines are all it drops)."""
+    markdown = rules_text(name)
+    r = subprocess.run(
+        [sys.executable, "-m", "gamester", "rules", name], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0 and r.stdout.rstrip("\n") == for_terminal(markdown)
+    wide = [line for line in r.stdout.splitlines() if len(line) > WIDTH]
+    assert not wide, "\n".join(wide[:5])
+    assert max(len(line) for line in markdown.splitlines()) > WIDTH  # the page itself is wider
+    shown = Counter(re.findall(r"\w+", r.stdout))
+    assert not Counter(re.findall(r"\w+", markdown)) - shown
+    assert r.stdout.startswith(f"# {registry.game_class(name).title}\n\n## How to win\n")
+
+
+def test_for_terminal_keeps_code_and_fills_items_and_tables() -> None:
+    md = (
+        "# T\n\nA paragraph that\nruns on.\n\n- an item with words enough to wrap\n  its continuation\n"
+        "\n```\nkeep   this    line as it is, however long it may happen to be\n```\n\n"
+        "| a | b |\n| --- | --- |\n| x | a long cell that needs wrapping |\n"
+    )
+    assert for_terminal(md, width=24).splitlines() == [
+        "# T",
+        "",
+        "A paragraph that runs",
+        "on.",
+        "",
+        "- an item with words",
+        "  enough to wrap its",
+        "  continuation",
+        "",
+        "```",
+        "keep   this    line as it is, however long it may happen to be",
+        "```",
+        "",
+        "a  b",
+        "-------------------",
+        "x  a long cell that",
+        "   needs wrapping",
+    ]
+    # Too little room beside the first columns: one item per row, each cell with its heading.
+    wide_first = "| name | what |\n| --- | --- |\n| " + "n" * 30 + " | w |\n"
+    assert for_terminal(wide_first, width=40) == "- name: " + "n" * 30 + ";\n  what: w"

@@ -722,9 +722,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from gamester.play.rules_text import rules_text
+    from gamester.play.rules_text import for_terminal, rules_text
 
-    print(rules_text(args.game))
+    print(for_terminal(rules_text(args.game)))
     return 0
 
 
