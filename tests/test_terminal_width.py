@@ -135,3 +135,63 @@ def test_for_terminal_keeps_code_and_fills_items_and_tables() -> None:
     # Too little room beside the first columns: one item per row, each cell with its heading.
     wide_first = "| name | what |\n| --- | --- |\n| " + "n" * 30 + " | w |\n"
     assert for_terminal(wide_first, width=40) == "- name: " + "n" * 30 + ";\n  what: w"
+
+
+def refused_screens(spec: str, seed: int) -> str:
+    """The screens of a person who types nonsense, a number out of range, a move the rules refuse
+    and asks for a hint, then plays the first move twice and quits."""
+    state = gamester.load_game(spec).new_initial_state(seed=seed)
+    n = state.game.num_players
+
+    def refused() -> str:
+        legal = set(state.legal_actions())
+        for a in range(min(state.game.num_distinct_actions, 5000)):
+            if a not in legal:
+                try:
+                    text = state.action_to_string(a)
+                    if state.string_to_action(text) == a:
+                        return text
+                except ValueError:
+                    continue
+        return "pass"
+
+    answers: Iterator[str | None] = iter(["xx", "99", None, "hint", "1", "1", "1", "quit"])
+
+    def inp(_: str) -> str:
+        answer = next(answers, "n")
+        return refused() if answer is None else answer
+
+    out = io.StringIO()
+    TerminalGame(
+        state,
+        0,
+        [None, *(make_agent("random", seed=p) for p in range(1, n))],
+        inp=inp,
+        out=out,
+        specs=[None, *(["random"] * (n - 1))],
+        hint_agent=make_agent("heuristic"),
+    ).run()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("spec", configurations())
+def test_refusals_and_hints_fit_80_columns(spec: str) -> None:
+    """Every message fits, not only the first screen: 'Not understood' quotes the whole notation,
+    'Not allowed' names the rule, a hint its estimate (issue 27: terminal lines fit everywhere)."""
+    text = "\n".join(refused_screens(spec, seed) for seed in range(3))
+    assert "Not understood: 'xx'" in text and "There is no move number 99" in text
+    assert "Not allowed" in text and "Hint: " in text
+    wide = [line for line in text.splitlines() if len(line) > WIDTH]
+    assert not wide, "\n".join(wide[:5])
+
+
+def test_a_tutorial_with_a_seed_is_refused_in_one_line_that_fits() -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "gamester", "play", "penneech", "--tutorial", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "drop --seed" in lines[0]
+    assert len(lines[0]) <= WIDTH

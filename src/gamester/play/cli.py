@@ -423,9 +423,7 @@ def _play_tutorial(args: argparse.Namespace) -> int:
         if given
     ]
     if fixed:
-        raise UsageError(
-            "--tutorial fixes the deal, the seats and the opponents: leave out " + ", ".join(fixed)
-        )
+        raise UsageError("--tutorial sets the deal, seats and opponents: drop " + ", ".join(fixed))
     lesson = tutorial(game_class(args.game).name)
     state = lesson.new_state()
     n = state.game.num_players
