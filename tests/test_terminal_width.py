@@ -5,19 +5,24 @@ help text and the first few moves), for every game, rule set and player count, o
 from __future__ import annotations
 
 import io
+import json
+import random
 import re
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import gamester
 from gamester.agents import make_agent
 from gamester.core import registry
+from gamester.core.record import make_record
 from gamester.play.rules_text import for_terminal, rules_text
 from gamester.play.terminal import WIDTH, TerminalGame, fit, listing
+from gamester.testing._common import play_random
 
 
 def configurations() -> list[str]:
@@ -195,3 +200,23 @@ def test_a_tutorial_with_a_seed_is_refused_in_one_line_that_fits() -> None:
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and "drop --seed" in lines[0]
     assert len(lines[0]) <= WIDTH
+
+
+@pytest.mark.parametrize("spec", ["penneech", "piquesept", "pentyrch", "pentyrch(players=2)"])
+def test_a_replay_walk_through_fits_80_columns(tmp_path: Path, spec: str) -> None:
+    """``gamester replay`` from above (every hand: Piquesept's four ran to 149 columns) and from a
+    seat; the winners read "you, player 2 and player 3"."""
+    state = play_random(gamester.load_game(spec).new_initial_state(seed=3), random.Random(3))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(make_record(state)))
+    for view in ([], ["--seat", "0"]):
+        r = subprocess.run(
+            [sys.executable, "-m", "gamester", "replay", str(path), *view],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0 and "Game over: " in r.stdout, r.stderr
+        assert " and player 2 and " not in r.stdout
+        wide = [line for line in r.stdout.splitlines() if len(line) > WIDTH]
+        assert not wide, "\n".join(wide[:5])
