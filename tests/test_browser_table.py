@@ -175,3 +175,16 @@ def test_the_log_tells_a_friend_leaving(pages: Pages, server: Server) -> None:  
     ann.wait_for_function(
         "() => /Bob left the table/.test(document.querySelector('[data-testid=log]').innerText)"
     )
+
+
+@pytest.mark.parametrize("game", sorted(SEATS))
+def test_a_rules_page_fits_a_phone(pages: Pages, server: Server, game: str) -> None:  # noqa: F811
+    """On a 390 px phone a rules page opens with how to win and is no wider than the screen (its
+    wide tables scroll inside their own box; the page used to be 475 to 775 px wide)."""
+    page = pages.new(viewport=PHONE)
+    page.goto(f"{server.base}/#/rules/{game}")
+    page.wait_for_selector(".rules-text h2")
+    heads = page.locator(".rules-text h1, .rules-text h2, .rules-text h3").all_inner_texts()
+    assert heads[:2] == [game.capitalize(), "How to win"], heads[:3]
+    page.screenshot(path=str(SHOTS / f"rules-{game}-390.png"))  # what a player sees first
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
