@@ -7,10 +7,15 @@
 - ``POST /api/session {"name", "password"}`` → ``{"name", "session"}`` and the session as an HttpOnly,
   SameSite=Lax cookie ``gamester_session`` (``Secure`` when the request came over https); scripts send
   ``Authorization: Bearer SESSION`` instead. Sessions are random, kept as their SHA-256, and last 30
-  days. Failed log-ins are rate-limited per name and per address (429 ``rate_limited``).
+  days. Failed log-ins are rate-limited per name and per address (429 ``rate_limited``), in token
+  buckets kept in the database so that every server on it shares them (:class:`Throttle`). A name
+  nobody has is checked against a dummy hash (:func:`dummy_hash`): the same answer after the same work.
 - ``DELETE /api/session`` logs this session out; ``?everywhere=true`` every session of the account.
 - ``GET /api/me`` → ``{"name", "ratings", "seats"}`` or 401; ``GET /api/session`` → ``{"name"}``, null
   for a guest (what the page asks: it is never a 401).
+- ``POST /api/me/password {"old", "new"}`` → ``{"name", "ended"}``: every other session ends.
+- ``DELETE /api/me {"password"}``: the account goes; its finished tables stay, its seats there shown
+  as :data:`DELETED`; refused (409) while it holds a seat at a table not over.
 - ``GET /api/players/{name}`` and ``GET /api/leaderboard/{game}``.
 
 :class:`People` holds what the table routes need: the account of a request (:meth:`People.account_of`)
