@@ -22,6 +22,7 @@ import sqlalchemy as sa  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from gamester.store import open_repository  # noqa: E402
+from gamester.store.people import Bucket  # noqa: E402
 from gamester.web import create_app  # noqa: E402
 from gamester.web.accounts import DELETED, People  # noqa: E402
 from gamester.web.limits import OFF  # noqa: E402
@@ -186,12 +187,17 @@ def test_full_buckets_are_forgotten_and_a_clock_behind_refills_nothing(c: TestCl
     assert store.take_token("login_name", "gus", 2, 10.0, 990.0) == pytest.approx(10.0), "clock behind"
     assert store.take_token("login_name", "gus", 2, 10.0, 1005.0) == pytest.approx(5.0)
     assert store.take_token("login_name", "gus", 2, 10.0, 1010.0) == 0.0, "one try back per period"
-    store.give_token("login_name", "gus", 2)
+    store.give_tokens([Bucket("login_name", "gus", 2, 10.0)])
     assert store.take_token("login_name", "gus", 2, 10.0, 1010.0) == 0.0, "given back"
     assert store.forget_full_buckets("login_name", 1000.0) == 0, "touched since"
     assert store.forget_full_buckets("signup", 2000.0) == 0, "another kind is left alone"
     assert store.forget_full_buckets("login_name", 2000.0) == 1
     assert store.take_token("login_name", "gus", 2, 10.0, 1010.0) == 0.0, "a forgotten bucket is full"
+    # All or none: a bucket that refuses leaves the others untouched.
+    empty, roomy = Bucket("signup", "a", 1, 10.0), Bucket("signup", "b", 1, 10.0)
+    assert store.take_tokens([empty], 1000.0) == 0.0
+    assert store.take_tokens([roomy, empty], 1000.0) == pytest.approx(10.0)
+    assert store.take_tokens([roomy], 1000.0) == 0.0, "roomy's try was not taken by the refused pair"
 
 
 # -- migration 0005 ------------------------------------------------------------------------------

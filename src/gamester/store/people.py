@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -57,6 +57,21 @@ class Participant:
     key: str  # account key or bot key
     result: float  # the seat's return
     before: Rating
+
+
+class Bucket(NamedTuple):
+    """A throttle's bucket: which limit (``kind``), what it limits (``key``), its size and how many
+    seconds bring one try back."""
+
+    kind: str
+    key: str
+    burst: float
+    every: float
+
+
+class _Refused(Exception):
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
 
 
 RatingRule = Callable[[list[Participant]], list[tuple[Rating, float]]]
@@ -176,40 +191,51 @@ class PeopleStore:
     # -- throttles ----------------------------------------------------------------------------
     def take_token(self, kind: str, key: str, burst: float, every: float, now: float) -> float:
         """Take one try from the bucket ``(kind, key)`` (full at ``burst``, one try back every ``every``
-        seconds): 0.0 if taken, else the seconds until one is there. One conditional update, so two
-        servers taking the last try at once cannot both get it (on PostgreSQL the second waits for
-        the first's row lock and then reads the bucket it left). A clock behind the one that wrote
-        the bucket refills nothing rather than going back in time."""
+        seconds): 0.0 if taken, else the seconds until one is there."""
+        return self.take_tokens([Bucket(kind, key, burst, every)], now)
+
+    def take_tokens(self, buckets: list[Bucket], now: float) -> float:
+        """Take one try from each bucket, all or none, in one transaction: 0.0 if taken, else the
+        seconds until the first bucket that refused has one (then none is taken). Each bucket is one
+        conditional update, so two servers taking the last try at once cannot both get it (on
+        PostgreSQL the second waits for the first's row lock and then reads the bucket it left);
+        buckets are taken in the order given, which callers keep the same, so two cannot deadlock.
+        A clock behind the one that wrote a bucket refills nothing rather than going back in time."""
         t = throttle.c
         at_now = sa.literal(now, sa.Float)
-        refilled = sa.case((at_now > t.at, t.tokens + (at_now - t.at) / every), else_=t.tokens)
-        capped = sa.case((refilled > burst, sa.literal(burst, sa.Float)), else_=refilled)
         ins = (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)(throttle)
-        here = sa.and_(t.kind == kind, t.key == key)
-        with self.repo.write() as c:
-            c.execute(
-                ins.on_conflict_do_nothing(index_elements=["kind", "key"]),
-                {"kind": kind, "key": key, "tokens": burst, "at": now},
-            )
-            taken = c.execute(
-                throttle.update()
-                .where(here, capped >= 1.0)
-                .values(tokens=capped - 1.0, at=sa.case((at_now > t.at, at_now), else_=t.at))
-            ).rowcount
-            if taken == 1:
-                return 0.0
-            left = c.execute(sa.select(capped).where(here)).scalar()
-        return max(0.0, (1.0 - float(left if left is not None else burst)) * every)
+        try:
+            with self.repo.write() as c:
+                for b in buckets:
+                    refilled = sa.case((at_now > t.at, t.tokens + (at_now - t.at) / b.every), else_=t.tokens)
+                    capped = sa.case((refilled > b.burst, sa.literal(b.burst, sa.Float)), else_=refilled)
+                    here = sa.and_(t.kind == b.kind, t.key == b.key)
+                    c.execute(
+                        ins.on_conflict_do_nothing(index_elements=["kind", "key"]),
+                        {"kind": b.kind, "key": b.key, "tokens": b.burst, "at": now},
+                    )
+                    taken = c.execute(
+                        throttle.update()
+                        .where(here, capped >= 1.0)
+                        .values(tokens=capped - 1.0, at=sa.case((at_now > t.at, at_now), else_=t.at))
+                    ).rowcount
+                    if taken != 1:
+                        left = c.execute(sa.select(capped).where(here)).scalar()
+                        raise _Refused((1.0 - float(left if left is not None else b.burst)) * b.every)
+        except _Refused as refused:  # the transaction rolled back: nothing was taken
+            return max(0.0, refused.wait)
+        return 0.0
 
-    def give_token(self, kind: str, key: str, burst: float) -> None:
-        """Put back a try taken by :meth:`take_token` (a log-in that turned out right)."""
+    def give_tokens(self, buckets: list[Bucket]) -> None:
+        """Put back a try taken by :meth:`take_tokens` from each bucket (a log-in that was right)."""
         t = throttle.c
         with self.repo.write() as c:
-            c.execute(
-                throttle.update()
-                .where(t.kind == kind, t.key == key)
-                .values(tokens=sa.case((t.tokens + 1.0 > burst, burst), else_=t.tokens + 1.0))
-            )
+            for b in buckets:
+                c.execute(
+                    throttle.update()
+                    .where(t.kind == b.kind, t.key == b.key)
+                    .values(tokens=sa.case((t.tokens + 1.0 > b.burst, b.burst), else_=t.tokens + 1.0))
+                )
 
     def forget_full_buckets(self, kind: str, before: float) -> int:
         """Drop the buckets of ``kind`` untouched since ``before`` (the caller's time by which any

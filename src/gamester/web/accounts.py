@@ -41,7 +41,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from gamester.store.people import AccountRow, PeopleStore, Rating
+from gamester.store.people import AccountRow, Bucket, PeopleStore, Rating
 from gamester.store.repository import SqlTableRepository
 from gamester.web.decisions import ServiceError
 from gamester.web.ratings import INITIAL, rate
@@ -126,15 +126,25 @@ class Throttle:
     every: float
     taken: int = 0
 
+    def bucket(self, key: str) -> Bucket:
+        return Bucket(self.kind, key[:120], self.burst, self.every)
+
     def take(self, key: str, now: float) -> float:
         """Take a try for ``key``: 0.0 if taken, else the seconds until ``key`` may try again."""
+        return take_all([(self, key)], now)
+
+    def forget_now_and_then(self, now: float) -> None:
         self.taken += 1
         if self.taken % 512 == 0:  # now and then, forget the buckets that are full again
             self.store.forget_full_buckets(self.kind, now - self.burst * self.every)
-        return self.store.take_token(self.kind, key[:120], self.burst, self.every, now)
 
-    def give_back(self, key: str) -> None:
-        self.store.give_token(self.kind, key[:120], self.burst)
+
+def take_all(tries: list[tuple[Throttle, str]], now: float) -> float:
+    """Take a try of each ``(throttle, key)``, all or none (one transaction): 0.0, or the seconds to
+    wait (then none is taken)."""
+    for throttle, _ in tries:
+        throttle.forget_now_and_then(now)
+    return tries[0][0].store.take_tokens([t.bucket(k) for t, k in tries], now)
 
 
 class People:
@@ -189,18 +199,10 @@ class People:
         """Take a log-in try of the name ``key`` and of ``address``: 0.0, or the seconds to wait
         (then neither is taken). Taken before the password is checked, so many tries sent at once
         cannot all pass the check; a right password gives them back (:meth:`give_back_tries`)."""
-        now = self.now()
-        wait = self.by_name.take(key, now)
-        if wait > 0:
-            return wait
-        wait = self.by_address.take(address, now)
-        if wait > 0:
-            self.by_name.give_back(key)
-        return wait
+        return take_all([(self.by_name, key), (self.by_address, address)], self.now())
 
     def give_back_tries(self, key: str, address: str) -> None:
-        self.by_name.give_back(key)
-        self.by_address.give_back(address)
+        self.store.give_tokens([self.by_name.bucket(key), self.by_address.bucket(address)])
 
     def open_session(self, row: AccountRow) -> str:
         session = secrets.token_urlsafe(32)
