@@ -436,10 +436,7 @@ def router(people: dict[str, People]) -> APIRouter:
     @api.get("/api/me")
     async def me(request: Request) -> Any:
         p = ppl()
-        row = await run_in_threadpool(p.account_of, request)
-        if row is None:
-            raise ServiceError("not_logged_in", "not logged in", 401)
-        return await run_in_threadpool(p.me, row)
+        return await run_in_threadpool(p.me, await _logged_in(p, request))
 
     @api.post("/api/me/password")
     async def change_password(request: Request) -> Any:
