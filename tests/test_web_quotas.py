@@ -4,6 +4,7 @@ cannot multiply its quota by the number of servers behind a balancer."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from gamester.web import create_app  # noqa: E402
+from gamester.web.fair import FairGate, address_key  # noqa: E402
 from gamester.web.limits import Limits  # noqa: E402
 from tests.pg_support import pg_cluster, postgres_url  # noqa: E402, F401  (pytest fixtures)
 from tests.test_web_people import db_url  # noqa: E402, F401  (a fixture: SQLite and PostgreSQL)
@@ -47,3 +49,33 @@ def test_without_per_address_limits_there_is_no_tables_quota(db_url: str) -> Non
     off = Limits(tables_per_minute=1, per_address=False)
     with TestClient(create_app(db_url, limits=off)) as c:
         assert [c.post("/api/tables", json=BODY).status_code for _ in range(3)] == [201] * 3
+
+
+def test_a_table_keeps_whose_turn_its_bots_take_over_a_restart(
+    db_url: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A table's bots take turns at the workers as the address that made it (web/fair.py): the key is
+    kept with the table, so a restarted server, or another on the database, still counts those bots
+    as that address's and not as a newcomer's; the address itself is not stored."""
+    keys: list[str] = []
+    run = FairGate.run
+
+    async def recording(self: FairGate, key: str, fn: Any, *, urgent: bool = True) -> Any:
+        keys.append(key)
+        return await run(self, key, fn, urgent=urgent)
+
+    monkeypatch.setattr(FairGate, "run", recording)
+    mine = address_key("testclient")
+    bots = {"game": "penneech", "seats": ["random", "random"], "options": {"objective": "deal"}}
+    with TestClient(create_app(db_url, limits=THREE)) as one:
+        made = one.post("/api/tables", json=bots)
+        assert made.status_code == 201, made.text
+        tid = made.json()["id"]
+        while one.get(f"/api/tables/{tid}").json()["seq"] < 3:  # the bots have moved
+            time.sleep(0.05)
+        row = one.app.state.people.store.repo.get(tid)  # type: ignore[attr-defined]
+        assert row.turns_key == mine and "testclient" not in row.turns_key
+    assert keys and set(keys) == {mine}, "every bot move took its turn as the creator's address"
+    with TestClient(create_app(db_url, limits=THREE)) as two:
+        assert two.app.state.people.store.repo.get(tid).turns_key == mine  # type: ignore[attr-defined]

@@ -4,7 +4,8 @@
 sessions, ratings and their history, chat; a table's ``rated`` and ``rating_applied`` flags and its
 ``rematch``; a seat's ``account``. 0004 (invites): a table's ``open``, ``private`` and ``watch_hash``; a
 seat's ``invite_hash``. 0005 (throttle): the token buckets of the log-in and sign-up limits, shared by
-every server on the database.
+every server on the database. 0006 (turns): a table's ``turns_key``, whose turn its bots take at the
+workers.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ tables = sa.Table(
     sa.Column("open", sa.Boolean, nullable=False, server_default=sa.true()),
     sa.Column("private", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("watch_hash", sa.String(64), nullable=True),  # SHA-256 of a private table's watch code
+    # The key its bots take turns under at the workers (web/fair.py): its creator address's digest.
+    sa.Column("turns_key", sa.String(64), nullable=True),
 )
 sa.Index("ix_gm_tables_status_created", tables.c.status, tables.c.created)
 

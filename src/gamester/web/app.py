@@ -39,6 +39,7 @@ from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
 from gamester.web.chat import ChatHub
 from gamester.web.decisions import SeatOwner, ServiceError
+from gamester.web.fair import address_key
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
@@ -276,8 +277,8 @@ def create_app(
             access=access,
         )
         codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
+        row.turns_key = address_key(address)  # kept with the table: its bots' turns survive a restart
         await reg.db(reg.repo.create, row, write=True)
-        reg.created(row.id, address)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
         out: dict[str, Any] = {**await room.call("public", fresh=False), **codes}
