@@ -62,6 +62,7 @@ def test_a_lesson_in_the_browser(
     assert "lesson" in page.locator(".table-options").inner_text()
     refused = ""
     shot = False
+    steps: list[str] = []
     deadline = time.monotonic() + 300
     while not page.locator("[data-testid=result]").is_visible():
         if time.monotonic() > deadline:
@@ -82,6 +83,10 @@ def test_a_lesson_in_the_browser(
         if not shot:
             page.screenshot(path=str(SHOTS / f"lesson-{lesson}-{size}.png"))
             shot = True
+        said = box.inner_text()
+        if said not in steps:  # each request of the lesson, as the pupil sees it (to be looked at)
+            steps.append(said)
+            page.screenshot(path=str(SHOTS / f"lesson-{lesson}-{size}-step{len(steps):02d}.png"))
         others = [m for m in moves if m not in wanted]
         if not refused and others:
             _act(page, others[0])
@@ -159,6 +164,7 @@ def test_the_pentyrch_lesson_in_the_browser(
     page.locator("[data-testid=cross]").wait_for(state="visible")
     refused = ""
     done = 0
+    steps: list[str] = []
     deadline = time.monotonic() + 300
     while not page.locator("[data-testid=result]").is_visible():
         if time.monotonic() > deadline:
@@ -171,6 +177,10 @@ def test_the_pentyrch_lesson_in_the_browser(
             page.wait_for_timeout(80)
             continue
         wanted = json.loads(expect.get_attribute("data-expect") or "[]") if expect.count() else []
+        said = page.locator("[data-testid=lesson]").inner_text() if wanted else ""
+        if said and said not in steps:  # each request of the lesson, as the pupil sees it
+            steps.append(said)
+            page.screenshot(path=str(SHOTS / f"lesson-pentyrch-{size}-step{len(steps):02d}.png"))
         if done == 2:
             page.screenshot(path=str(SHOTS / f"lesson-pentyrch-{size}.png"))
             assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

@@ -603,7 +603,10 @@ export class TableScreen {
     box.append(el("span.lesson-label", "Lesson"), el("p.lesson-text", withCards(t.text)));
     const describe = this.describeMove();
     if (t.expect.length) {
-      const names = t.expect.flatMap((a, i) => (i ? [" or ", describe(a)] : [describe(a)]));
+      // A long list (a payment of several cards has many ways) names a few and counts the rest.
+      const shown = t.expect.length > 4 ? t.expect.slice(0, 3) : t.expect;
+      const names = shown.flatMap((a, i) => (i ? [" or ", describe(a)] : [describe(a)]));
+      if (shown.length < t.expect.length) names.push(`, or another of the ${t.expect.length} ways the lesson takes`);
       box.append(el("p.lesson-expect", { "data-testid": "lesson-expect", "data-expect": JSON.stringify(t.expect) },
         "Play ", names, "."));
     }
@@ -657,7 +660,12 @@ export class TableScreen {
 
   /** How a move is named to the player: the game's own words, else a card code as the card. */
   describeMove() {
-    return this.game.describe ? (a) => this.game.describe(a) : moveText;
+    if (this.game.describe) return (a) => this.game.describe(a);
+    // A card is drawn as a card; a move written with cards in it ("QH b5-c6 9C+4D") shows them too.
+    return (a) => {
+      const m = moveText(a);
+      return typeof m === "string" ? withCards(m) : m;
+    };
   }
 
   /** Seats ask for (or accept) the same table again; spectators may watch it once it exists. */
