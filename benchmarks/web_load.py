@@ -20,16 +20,16 @@ per second, latency p50 / p99 / max, errors (error replies, drops, views not arr
 after the other for each database, so two builds are measured in one run on the same machine load.
 
 ``--spectators N`` and ``--busy-bots K`` ask whether one busy table delays the others. The run is then
-cut into phases of ``--seconds`` each, one after the other on the same server while the human tables
-go on playing: a baseline; N spectator WebSockets on one of the human tables (the hot table; they read
-and parse every frame, and follow it when its game ends); K extra bot-only tables seating the strongest
+cut into phases of ``--seconds`` each, one after the other on the same server while the human tables go
+on playing: a baseline; N spectator WebSockets on one of the human tables (the hot table; they read and
+parse every frame, and follow it when its game ends); K extra bot-only tables seating the strongest
 computer player of the lobby's menu for the game (``GET /api/games``, the highest ``strength``),
-replaced when they end; then both. The bots come after the spectators because a bot-only table cannot
-be stopped. Each phase starts once its spectators hold their first frame and a bot move is stored,
-plus a second. Per phase: the other tables' act-to-view latency p50 / p99 / max and its p99 over the
-baseline's, the hot table's own seats, the spectators' frame delay (the hot seat's act sent -> that
-frame at a spectator), the bot moves stored, the client loop's lag and the CPU of the server with its
-bot workers.
+replaced when they end (``--bot-spec`` names another agent of the menu); then both. The bots come after
+the spectators because a bot-only table cannot be stopped. Each phase starts once its spectators hold
+their first frame and a bot move is stored, plus a second. Per phase: the other tables' act-to-view
+latency p50 / p99 / max and its p99 over the baseline's, the hot table's own seats, the spectators'
+frame delay (the hot seat's act sent -> that frame at a spectator), the bot moves stored, the client
+loop's lag and the CPU of the server with its bot workers.
 
 ``--bots-only`` instead fills ``--tables`` tables with bots only (``--agent``, default ``random``) and
 counts the moves the server stores per second (``seq`` summed over the tables through the API).
@@ -381,11 +381,12 @@ async def run_phases(
     hot: Hot,
     stats: Stats,
     cpu: Callable[[], tuple[float, float]],
+    bot_spec: str | None = None,
 ) -> str:
     """Play the phases one after the other while the human tables go on; returns the bots' spec.
     Between phases the spectators open or close and the bots start; each window begins once they are
     in place (every spectator has its first frame, a bot move is stored) and a second has passed."""
-    spec = await best_spec(http, game) if busy_bots else ""
+    spec = (bot_spec or await best_spec(http, game)) if busy_bots else ""
     watchers: list[asyncio.Task[None]] = []
     bots: list[asyncio.Task[None]] = []
     moved = [0]
@@ -434,6 +435,7 @@ async def human_load(
     phases: list[Phase] | None = None,
     busy_bots: int = 0,
     cpu: Callable[[], tuple[float, float]] = lambda: (0.0, 0.0),
+    bot_spec: str | None = None,
 ) -> tuple[Stats, Hot, str]:
     """Set every table up first (not measured), then play them all at once for ``seconds`` (or for
     each of ``phases``, one after the other; the first table is the hot one the spectators watch)."""
@@ -472,7 +474,9 @@ async def human_load(
         lag = asyncio.create_task(loop_lag(stats, stop))
         if phases:
             try:
-                spec = await run_phases(server, http, game, phases, busy_bots, seconds, hot, stats, cpu)
+                spec = await run_phases(
+                    server, http, game, phases, busy_bots, seconds, hot, stats, cpu, bot_spec
+                )
             finally:
                 stop[0] = time.monotonic()
         await asyncio.gather(*slots)
@@ -614,6 +618,11 @@ def main() -> None:
         default=0,
         help="K extra bot-only tables of the menu's strongest agent, in a phase of their own",
     )
+    ap.add_argument(
+        "--bot-spec",
+        help="the busy bots' agent instead of the menu's strongest (within the menu's caps, "
+        "e.g. ismcts:seconds=2 for a search that always takes its two seconds)",
+    )
     ap.add_argument("--profile", type=Path, help="py-spy the server during the run; summary to this file")
     ap.add_argument(
         "--tree",
@@ -718,6 +727,7 @@ def main() -> None:
                         phases,
                         args.busy_bots,
                         cpu_now,
+                        args.bot_spec,
                     )
                 )
                 if phases:
@@ -767,7 +777,8 @@ def main() -> None:
         print(
             f"\nphases of {args.seconds:.0f} s in the same run: the hot table (one of the {args.tables}) "
             f"watched by {args.spectators} spectators, {args.busy_bots} bot-only tables of {bot_spec or '-'} "
-            "(the menu's strongest) playing; latency of the other tables' seats, act sent -> own next view"
+            f"({'--bot-spec' if args.bot_spec else 'the menu strongest'}) playing; "
+            "latency of the other tables' seats, act sent -> own next view"
         )
         print(
             "| db | phase | other tables: actions | p50 ms | p99 ms | max ms | p99 / baseline p99 | "
