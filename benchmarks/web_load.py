@@ -126,6 +126,25 @@ def tree_cpu_seconds(root: int) -> float:
     return total
 
 
+def renice_workers(root: int, increment: int) -> int:
+    """Add ``increment`` to the niceness of the server's bot workers (its spawned children); how many."""
+    done = 0
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) != root:
+                continue
+            if b"spawn_main" not in (d / "cmdline").read_bytes():
+                continue
+            pid = int(d.name)
+            os.setpriority(os.PRIO_PROCESS, pid, os.getpriority(os.PRIO_PROCESS, pid) + increment)
+            done += 1
+        except OSError:
+            continue
+    return done
+
+
 def rate(times: list[float]) -> float:
     """Actions per second in the steady part of the run (from the 10th to the 90th percentile time)."""
     if len(times) < 20:
@@ -619,6 +638,12 @@ def main() -> None:
         help="K extra bot-only tables of the menu's strongest agent, in a phase of their own",
     )
     ap.add_argument(
+        "--worker-nice",
+        type=int,
+        default=0,
+        help="add this to the server's bot workers' niceness (do they delay the server by the CPU alone?)",
+    )
+    ap.add_argument(
         "--bot-spec",
         help="the busy bots' agent instead of the menu's strongest (within the menu's caps, "
         "e.g. ismcts:seconds=2 for a search that always takes its two seconds)",
@@ -668,6 +693,9 @@ def main() -> None:
         name = f"{db} {label}".strip()
         try:
             server.start()
+            if args.worker_nice:
+                assert server.proc is not None
+                print(f"{renice_workers(server.proc.pid, args.worker_nice)} bot workers reniced")
             spies: list[subprocess.Popen[bytes] | None] = []
 
             def start_profile(
