@@ -569,6 +569,9 @@ def test_rules_and_settings(pages: Pages, server: Server) -> None:
         text = page.inner_text("[data-testid=rules]")
         assert game.capitalize() in text and len(text) > 1500
         assert "<" not in page.inner_text("[data-testid=rules] h2")
+        # The page opens for a player: how to win, how a turn goes; the sources further down.
+        heads = page.locator("[data-testid=rules] h3").all_inner_texts()
+        assert heads[:2] == ["How to win", "How a turn goes"] and heads.index("Sources") > 2
     # The lobby offers one seat per player: a three-hand rule set takes a seat away.
     page.goto(f"{server.base}/#/?game=piquesept")
     page.wait_for_selector("select[data-seat='3']")

@@ -141,11 +141,17 @@ def _pentyrch_other_move(page: Any, wanted: list[str]) -> bool:
     return False
 
 
-def test_the_pentyrch_lesson_in_the_browser(pages: Pages, server: Server) -> None:  # noqa: F811
-    """Pentyrch's lesson, the longest (24 decisions), taken by clicks at 1280 px: a court card, a lit
-    cell, a payment, as the lesson asks; one unwanted move refused with its reason; the closing
-    words."""
-    page = pages.new(viewport=DESKTOP)
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_pentyrch_lesson_in_the_browser(
+    pages: Pages,  # noqa: F811
+    server: Server,  # noqa: F811
+    viewport: dict[str, int],
+) -> None:
+    """Pentyrch's lesson, the longest (24 decisions), taken by clicks at 1280 px and on a 390 px
+    phone: a court card, a lit cell, a payment, as the lesson asks; one unwanted move refused with
+    its reason; the closing words; on the phone the lesson's words and the page no wider than it."""
+    size = "phone" if viewport == PHONE else "desktop"
+    page = pages.new(viewport=viewport)
     page.goto(f"{server.base}/#/")
     page.click(".lesson-tile[data-lesson=pentyrch]")
     page.wait_for_url("**/#/table/*")
@@ -166,7 +172,8 @@ def test_the_pentyrch_lesson_in_the_browser(pages: Pages, server: Server) -> Non
             continue
         wanted = json.loads(expect.get_attribute("data-expect") or "[]") if expect.count() else []
         if done == 2:
-            page.screenshot(path=str(SHOTS / "lesson-pentyrch-desktop.png"))
+            page.screenshot(path=str(SHOTS / f"lesson-pentyrch-{size}.png"))
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
         if wanted and not refused and _pentyrch_other_move(page, wanted):
             page.locator("[data-testid=lesson-refused]").wait_for(state="visible")
             refused = page.locator("[data-testid=lesson-refused]").inner_text()

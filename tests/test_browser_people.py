@@ -176,3 +176,44 @@ def test_rated_game_between_two_accounts(pages: Pages, server: Server) -> None: 
     bob.click("[data-testid=logout]")
     bob.wait_for_selector("[data-testid=login-link]")
     assert bob.evaluate("fetch('/api/session').then(r => r.json())") == {"name": None}
+
+
+def test_change_the_password_then_delete_the_account(pages: Pages, server: Server) -> None:  # noqa: F811
+    """On her own page Cleo changes her password (her other device is logged out, a wrong current
+    password is answered on the form), then deletes the account: she is a guest again and the name
+    has no page any more."""
+    cleo = pages.new(name="Cleo")
+    sign_up(cleo, server, "Cleo")
+    other = pages.new(name="Cleo")  # a second device, logged in too
+    other.goto(f"{server.base}/#/login")
+    other.fill("[data-testid=login-name]", "Cleo")
+    other.fill("[data-testid=login-password]", PASSWORD)
+    other.click("[data-testid=login-submit]")
+    other.wait_for_selector("[data-testid=me-link]:has-text('Cleo')")
+    cleo.click("[data-testid=me-link]")
+    cleo.wait_for_selector("[data-testid=account-panel]")
+    cleo.screenshot(path=str(SHOTS / "people-account-desktop.png"), full_page=True)
+    cleo.fill("[data-testid=change-password-old]", "not my password")
+    cleo.fill("[data-testid=change-password-new]", "a newer secret")
+    cleo.click("[data-testid=change-password-submit]")
+    cleo.wait_for_selector("[data-testid=change-password-error]:has-text('password')")
+    cleo.fill("[data-testid=change-password-old]", PASSWORD)
+    cleo.fill("[data-testid=change-password-new]", "a newer secret")
+    cleo.click("[data-testid=change-password-submit]")
+    cleo.wait_for_selector(".toast:has-text('Password changed')")
+    other.reload()
+    other.wait_for_selector("[data-testid=login-link]")  # the other device's session ended
+    cleo.reload()
+    cleo.wait_for_selector("[data-testid=me-link]:has-text('Cleo')")  # this one stays
+    cleo.wait_for_selector("[data-testid=account-panel]")
+    cleo.on("dialog", lambda d: d.accept())
+    cleo.fill("[data-testid=delete-account-password]", "a newer secret")
+    cleo.click("[data-testid=delete-account-submit]")
+    cleo.wait_for_selector("[data-testid=login-link]")
+    cleo.goto(f"{server.base}/#/player/Cleo")
+    cleo.wait_for_selector("text=No such player")
+    # The two refusals asked for (a wrong current password, a player who is gone), and nothing else.
+    for status in ("403", "404"):
+        refused = [e for e in pages.errors if f"status of {status}" in e]
+        assert len(refused) == 1, pages.errors
+        pages.errors.remove(refused[0])

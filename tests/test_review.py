@@ -158,6 +158,7 @@ def test_text_table_and_chart(tmp_path: Path) -> None:
     r = run(str(path), "--seat", "0", "--agent", CHEAP["piquesept"], "--worlds", "4", "--plot", str(chart))
     assert r.returncode == 0, r.stderr
     assert "Review of player 0" in r.stdout and "accuracy" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80  # a terminal's width (issue 27)
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     j = run(str(path), "--seat", "0", "--agent", CHEAP["piquesept"], "--worlds", "4", "--json", "--quiet")
     assert j.returncode == 0 and r.stderr.count("Traceback") == 0

@@ -40,6 +40,23 @@ def test_health_and_games(c: TestClient) -> None:
     assert games["pentyrch"]["players"] == [2, 3, 4]
 
 
+def test_the_lobby_reads_each_game_s_words_and_seat_names_from_the_server(c: TestClient) -> None:
+    """The page restates no game: its blurb and its seats' names come with GET /api/games."""
+    games = {g["name"]: g for g in c.get("/api/games").json()["games"]}
+    for g in games.values():
+        assert set(g["seat_labels"]) == {str(n) for n in g["players"]}
+        assert all(len(g["seat_labels"][str(n)]) == n for n in g["players"])
+    assert "61" in games["penneech"]["blurb"] and "66" in games["piquesept"]["blurb"]
+    assert games["penneech"]["seat_labels"] == {"2": ["Seat 1", "Seat 2"]}
+    # rules/pentyrch.md, seats: West ♥, North ♣, East ♦, South ♠; two players hold the two seats
+    # of one colour each, West and East (red) for the first player.
+    assert games["pentyrch"]["seat_labels"] == {
+        "2": ["West & East (♥ ♦)", "North & South (♣ ♠)"],
+        "3": ["West ♥", "North ♣", "East ♦"],
+        "4": ["West ♥", "North ♣", "East ♦", "South ♠"],
+    }
+
+
 def test_rules(c: TestClient) -> None:
     r = c.get("/api/games/penneech/rules")
     assert r.status_code == 200 and "Rule sets" in r.json()["markdown"]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from gamester.core.kit import View
 from gamester.core.record import replay
 from gamester.play.tutorials import closing, coach, tutorial
 from gamester.sim.review import review_record
@@ -99,6 +100,15 @@ def test_a_lesson_table_teaches_the_terminal_s_words(tmp_path: Path, lesson: str
         asked += bool(note.expect)
     assert asked > 0
     assert refused and "\n" not in refused  # at least one request left a choice to refuse
+    # The computer players make the terminal lesson's moves: one seeded bot per seat kept for the
+    # whole game, as `gamester play GAME --tutorial` keeps them, given the pupil's moves here.
+    terminal = {p: t.bot(p) for p in range(len(public["seats"])) if p != t.seat}
+    position = t.new_state()
+    for text in record["actions"]:
+        p = position.current_player()
+        if p in terminal:
+            assert position.action_to_string(terminal[p].step(View(position, p))) == text
+        position.apply_action(position.string_to_action(text))
 
 
 def test_only_the_pupil_sees_the_lesson(tmp_path: Path) -> None:

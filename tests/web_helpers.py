@@ -125,6 +125,20 @@ def check_views_against_record(
     return checked
 
 
+def head_revision() -> str:
+    """The newest migration's revision: what every database is upgraded to when a server starts."""
+    from importlib import resources
+
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(resources.files("gamester.store").joinpath("migrations")))
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head
+
+
 def database_at(url: str, revision: str, *statements: str) -> None:
     """A database of ``url`` migrated only to ``revision`` (an older schema), with ``statements`` (SQL)
     run on it: what a server of that time left, for the upgrade tests."""

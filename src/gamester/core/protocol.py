@@ -47,6 +47,8 @@ class Game(ABC, Generic[OptionsT]):
     name: ClassVar[str]
     title: ClassVar[str]
     rules_version: ClassVar[int] = 1
+    blurb: ClassVar[str] = ""
+    """One or two sentences for a lobby: who plays, with what, and for what."""
     options_class: ClassVar[type]
     rulesets: ClassVar[Mapping[str, RuleSet]]
     open_space: ClassVar[Mapping[str, tuple[OpenValue, ...]]] = {}
@@ -121,6 +123,11 @@ class Game(ABC, Generic[OptionsT]):
             if f.name == "players" and f.metadata.get("choices"):
                 return sorted(int(c) for c in f.metadata["choices"])
         return [cls(cls.options_class()).num_players]
+
+    @classmethod
+    def seat_labels(cls, players: int) -> list[str]:
+        """What a lobby calls each seat of a ``players``-player game (games with named seats say so)."""
+        return [f"Seat {i + 1}" for i in range(players)]
 
     def bounds(self) -> tuple[float, float, int]:
         """(lowest return, highest return, most player actions a game can take): what a search or

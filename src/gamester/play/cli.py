@@ -423,9 +423,7 @@ def _play_tutorial(args: argparse.Namespace) -> int:
         if given
     ]
     if fixed:
-        raise UsageError(
-            "--tutorial fixes the deal, the seats and the opponents: leave out " + ", ".join(fixed)
-        )
+        raise UsageError("--tutorial sets the deal, seats and opponents: drop " + ", ".join(fixed))
     lesson = tutorial(game_class(args.game).name)
     state = lesson.new_state()
     n = state.game.num_players
@@ -575,10 +573,15 @@ def _read_record(path: str, index: int | None = None) -> Any:
         raise RecordError(msg if path in msg else f"{path}: {msg}") from None
 
 
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from gamester.core.record import replay, summary
     from gamester.core.words import Names, cards, pretty
-    from gamester.play.terminal import renderer
+    from gamester.play.terminal import fit, renderer
 
     record = _read_record(args.record, args.index)
     state = replay(record)
@@ -613,7 +616,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         else:
             lines = [x for x in (render.narrate(ev, -1 if seat is None else seat, names) for ev in evs) if x]
         for line in lines:
-            print("  " + line)
+            print(fit("  " + line))
 
     def board() -> None:
         if render is None:
@@ -636,11 +639,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     last_round = None
     for text in record.get("actions", []):
         p = walk.current_player()
-        print(f"  ({hands()})")
+        print(fit(f"  ({hands()})"))
         action = walk.string_to_action(text)
         shown = walk.action_seen_by(action, seat)
         walk.apply_action(action)
-        print(f"{names(p, cap=True)}: {pretty(shown)}")
+        print(fit(f"{names(p, cap=True)}: {pretty(shown)}"))
         rename()
         events()
         obs = walk.public_observation()
@@ -656,13 +659,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
         result = (
             "a draw"
             if not won
-            else " and ".join(names(q) for q in won) + (" win" if won == [seat] or len(won) > 1 else " wins")
+            else _and([names(q) for q in won]) + (" win" if won == [seat] or len(won) > 1 else " wins")
         )
-        print(f"Game over: {result[0].upper() + result[1:]}. Scores: {scores}.")
+        print(fit(f"Game over: {result[0].upper() + result[1:]}. Scores: {scores}."))
     else:
         print(
-            f"Position after {len(record.get('actions', []))} actions: scores {scores}; "
-            f"{names(s['current_player'])} to act."
+            fit(
+                f"Position after {len(record.get('actions', []))} actions: scores {scores}; "
+                f"{names(s['current_player'])} to act."
+            )
         )
     return 0
 
@@ -722,9 +727,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from gamester.play.rules_text import rules_text
+    from gamester.play.rules_text import for_terminal, rules_text
 
-    print(rules_text(args.game))
+    print(for_terminal(rules_text(args.game)))
     return 0
 
 

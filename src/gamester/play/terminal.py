@@ -156,7 +156,9 @@ class TerminalGame:
 
     # -- output ------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        """Print ``text``, every line of it fitted to :data:`WIDTH` columns (a refusal that quotes
+        the notation, a hint, a move: whatever the message, the terminal never wraps it)."""
+        print(fit(text) + ("\n" if text.endswith("\n") else ""), file=self.out, flush=True)
 
     def say_line(self, text: str) -> None:
         """One indented line of narration, wrapped to fit :data:`WIDTH` columns (continued further
@@ -364,8 +366,8 @@ class TerminalGame:
                 self.status = "quit"
                 return None
             if low in ("help", "?", "h"):
-                self.say(fit(getattr(self.render, "HELP", "Write a move as the game's notation.")))
-                self.say(fit(COMMANDS_HELP))
+                self.say(getattr(self.render, "HELP", "Write a move as the game's notation."))
+                self.say(COMMANDS_HELP)
                 continue
             if low == "board":
                 self.show()

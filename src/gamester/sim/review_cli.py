@@ -75,7 +75,7 @@ def format_review(out: dict[str, Any], steps: list[Step]) -> str:
     if not steps:
         return f"Player {seat} made no decision in this record (no turn with more than one legal move)."
     w = max(6, *(len(s.action) for s in steps), *(len(s.best) for s in steps))
-    lines = [f"Review of player {seat}: chance of winning after the move played and after the best move"]
+    lines = [f"Review of player {seat}: chance of winning after the move played and after the best"]
     lines.append(f"{'#':>5}  {'played':<{w}}  {'chance':>6}  {'best':<{w}}  {'chance':>6}  mark")
     for s in steps:
         same = s.action == s.best
@@ -86,7 +86,7 @@ def format_review(out: dict[str, Any], steps: list[Step]) -> str:
     summ = summarise(steps)
     lines.append(
         f"{len(steps)} decisions; accuracy {summ['accuracy']:.0%}; {summ['mistakes']} mistake(s) "
-        f"(a drop of {MISTAKE:.0%} or more), {summ['blunders']} blunder(s) ({BLUNDER:.0%} or more)."
+        f"(a drop of {MISTAKE:.0%} or more),\n{summ['blunders']} blunder(s) ({BLUNDER:.0%} or more)."
     )
     return "\n".join(lines)
 

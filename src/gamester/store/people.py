@@ -10,14 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from gamester.store.port import TableRow
 from gamester.store.repository import SqlTableRepository, _load, insert_table
-from gamester.store.schema import accounts, chat, rating_history, ratings, seats, sessions, tables
+from gamester.store.schema import (
+    accounts,
+    chat,
+    rating_history,
+    ratings,
+    seats,
+    sessions,
+    tables,
+    throttle,
+)
 
 BOT_PREFIX = "bot:"
 """Rating keys of computer players: ``bot:`` + the agent spec (no account name has a colon)."""
@@ -48,6 +57,21 @@ class Participant:
     key: str  # account key or bot key
     result: float  # the seat's return
     before: Rating
+
+
+class Bucket(NamedTuple):
+    """A throttle's bucket: which limit (``kind``), what it limits (``key``), its size and how many
+    seconds bring one try back."""
+
+    kind: str
+    key: str
+    burst: float
+    every: float
+
+
+class _Refused(Exception):
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
 
 
 RatingRule = Callable[[list[Participant]], list[tuple[Rating, float]]]
@@ -114,6 +138,111 @@ class PeopleStore:
     def drop_sessions(self, key: str) -> int:
         with self.repo.write() as c:
             return int(c.execute(sessions.delete().where(sessions.c.account == key)).rowcount)
+
+    def set_password(self, key: str, was: str, new_hash: str, keep: str) -> int | None:
+        """Replace the account's password hash ``was`` by ``new_hash`` and end every session of the
+        account but ``keep`` (a session's hash), in one transaction: the number of sessions ended, or
+        None if the hash is not ``was`` any more (changed meanwhile; nothing done)."""
+        with self.repo.write() as c:
+            n = c.execute(
+                accounts.update()
+                .where(accounts.c.key == key, accounts.c.password_hash == was)
+                .values(password_hash=new_hash)
+            ).rowcount
+            if n != 1:
+                return None
+            ended = c.execute(
+                sessions.delete().where(sessions.c.account == key, sessions.c.token_hash != keep)
+            ).rowcount
+        return int(ended)
+
+    def delete_account(self, key: str, was: str, shown_as: str) -> list[str]:
+        """Delete the account (its login, sessions, ratings and rating history) in one transaction,
+        unless it holds a seat at an unfinished table: then nothing is deleted and those tables' ids
+        are returned (at most 20). Its seats at finished tables stay, with their records, as a
+        guest's seats named ``shown_as``, and so do the chat lines said from them. ``LookupError`` if
+        the account is gone or its password hash is not ``was`` any more (changed meanwhile)."""
+        with self.repo.write() as c:
+            held = c.execute(
+                sa.select(accounts.c.password_hash).where(accounts.c.key == key).with_for_update()
+            ).first()
+            if held is None or held.password_hash != was:
+                raise LookupError(key)
+            unfinished = c.execute(
+                sa.select(seats.c.table_id)
+                .join(tables, tables.c.id == seats.c.table_id)
+                .where(seats.c.account == key, tables.c.status != "over")
+                .order_by(seats.c.table_id)
+                .limit(20)
+            )
+            blocking = [r[0] for r in unfinished]
+            if blocking:
+                return blocking
+            said_from_its_seats = sa.exists().where(
+                seats.c.table_id == chat.c.table_id, seats.c.seat == chat.c.seat, seats.c.account == key
+            )
+            c.execute(chat.update().where(said_from_its_seats).values(name=shown_as))
+            c.execute(seats.update().where(seats.c.account == key).values(name=shown_as, account=None))
+            for t in (sessions, ratings, rating_history):
+                c.execute(t.delete().where(t.c.account == key))
+            c.execute(accounts.delete().where(accounts.c.key == key))
+        return []
+
+    # -- throttles ----------------------------------------------------------------------------
+    def take_token(self, kind: str, key: str, burst: float, every: float, now: float) -> float:
+        """Take one try from the bucket ``(kind, key)`` (full at ``burst``, one try back every ``every``
+        seconds): 0.0 if taken, else the seconds until one is there."""
+        return self.take_tokens([Bucket(kind, key, burst, every)], now)
+
+    def take_tokens(self, buckets: list[Bucket], now: float) -> float:
+        """Take one try from each bucket, all or none, in one transaction: 0.0 if taken, else the
+        seconds until the first bucket that refused has one (then none is taken). Each bucket is one
+        conditional update, so two servers taking the last try at once cannot both get it (on
+        PostgreSQL the second waits for the first's row lock and then reads the bucket it left);
+        buckets are taken in the order given, which callers keep the same, so two cannot deadlock.
+        A clock behind the one that wrote a bucket refills nothing rather than going back in time."""
+        t = throttle.c
+        at_now = sa.literal(now, sa.Float)
+        ins = (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)(throttle)
+        try:
+            with self.repo.write() as c:
+                for b in buckets:
+                    refilled = sa.case((at_now > t.at, t.tokens + (at_now - t.at) / b.every), else_=t.tokens)
+                    capped = sa.case((refilled > b.burst, sa.literal(b.burst, sa.Float)), else_=refilled)
+                    here = sa.and_(t.kind == b.kind, t.key == b.key)
+                    c.execute(
+                        ins.on_conflict_do_nothing(index_elements=["kind", "key"]),
+                        {"kind": b.kind, "key": b.key, "tokens": b.burst, "at": now},
+                    )
+                    taken = c.execute(
+                        throttle.update()
+                        .where(here, capped >= 1.0)
+                        .values(tokens=capped - 1.0, at=sa.case((at_now > t.at, at_now), else_=t.at))
+                    ).rowcount
+                    if taken != 1:
+                        left = c.execute(sa.select(capped).where(here)).scalar()
+                        raise _Refused((1.0 - float(left if left is not None else b.burst)) * b.every)
+        except _Refused as refused:  # the transaction rolled back: nothing was taken
+            return max(0.0, refused.wait)
+        return 0.0
+
+    def give_tokens(self, buckets: list[Bucket]) -> None:
+        """Put back a try taken by :meth:`take_tokens` from each bucket (a log-in that was right)."""
+        t = throttle.c
+        with self.repo.write() as c:
+            for b in buckets:
+                c.execute(
+                    throttle.update()
+                    .where(t.kind == b.kind, t.key == b.key)
+                    .values(tokens=sa.case((t.tokens + 1.0 > b.burst, b.burst), else_=t.tokens + 1.0))
+                )
+
+    def forget_full_buckets(self, kind: str, before: float) -> int:
+        """Drop the buckets of ``kind`` untouched since ``before`` (the caller's time by which any
+        bucket is full again: a full bucket and no bucket mean the same)."""
+        with self.repo.write() as c:
+            gone = c.execute(throttle.delete().where(throttle.c.kind == kind, throttle.c.at < before))
+            return int(gone.rowcount)
 
     # -- reading ratings -----------------------------------------------------------------------
     def ratings_of(self, key: str) -> dict[str, Rating]:

@@ -55,6 +55,7 @@ class TableRow:
     open: bool = False  # anyone may take a free seat, from the lobby (no invites)
     private: bool = False  # never listed; watched only with an invite (watch code or a seat's)
     watch_hash: str | None = None  # the private table's watch code, hashed
+    turns_key: str | None = None  # whose turn its bots take at the workers (web/fair.py address_key)
     seats: list[SeatRow] = field(default_factory=list)
 
 

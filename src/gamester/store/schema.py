@@ -3,7 +3,9 @@
 0001: tables, seats, actions. 0002 (lessons): a table's ``lesson``, reviews. 0003 (people): accounts,
 sessions, ratings and their history, chat; a table's ``rated`` and ``rating_applied`` flags and its
 ``rematch``; a seat's ``account``. 0004 (invites): a table's ``open``, ``private`` and ``watch_hash``; a
-seat's ``invite_hash``.
+seat's ``invite_hash``. 0005 (throttle): the token buckets of the log-in and sign-up limits, shared by
+every server on the database. 0006 (turns): a table's ``turns_key``, whose turn its bots take at the
+workers.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ tables = sa.Table(
     sa.Column("open", sa.Boolean, nullable=False, server_default=sa.true()),
     sa.Column("private", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("watch_hash", sa.String(64), nullable=True),  # SHA-256 of a private table's watch code
+    # The key its bots take turns under at the workers (web/fair.py): its creator address's digest.
+    sa.Column("turns_key", sa.String(64), nullable=True),
 )
 sa.Index("ix_gm_tables_status_created", tables.c.status, tables.c.created)
 
@@ -130,3 +134,13 @@ chat = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 sa.Index("ix_gm_chat_table", chat.c.table_id, chat.c.id)
+
+throttle = sa.Table(
+    "gm_throttle",
+    metadata,
+    sa.Column("kind", sa.String(20), primary_key=True),  # which limit: login_name, login_address, signup
+    sa.Column("key", sa.String(120), primary_key=True),  # what it limits: a folded name, an address
+    sa.Column("tokens", sa.Float, nullable=False),  # tries left at ``at``; one comes back per period
+    sa.Column("at", sa.Float, nullable=False),  # wall-clock time (every server on the database reads it)
+)
+sa.Index("ix_gm_throttle_kind_at", throttle.c.kind, throttle.c.at)

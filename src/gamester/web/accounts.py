@@ -7,10 +7,15 @@
 - ``POST /api/session {"name", "password"}`` → ``{"name", "session"}`` and the session as an HttpOnly,
   SameSite=Lax cookie ``gamester_session`` (``Secure`` when the request came over https); scripts send
   ``Authorization: Bearer SESSION`` instead. Sessions are random, kept as their SHA-256, and last 30
-  days. Failed log-ins are rate-limited per name and per address (429 ``rate_limited``).
+  days. Failed log-ins are rate-limited per name and per address (429 ``rate_limited``), in token
+  buckets kept in the database so that every server on it shares them (:class:`Throttle`). A name
+  nobody has is checked against a dummy hash (:func:`dummy_hash`): the same answer after the same work.
 - ``DELETE /api/session`` logs this session out; ``?everywhere=true`` every session of the account.
 - ``GET /api/me`` → ``{"name", "ratings", "seats"}`` or 401; ``GET /api/session`` → ``{"name"}``, null
   for a guest (what the page asks: it is never a 401).
+- ``POST /api/me/password {"old", "new"}`` → ``{"name", "ended"}``: every other session ends.
+- ``DELETE /api/me {"password"}``: the account goes; its finished tables stay, its seats there shown
+  as :data:`DELETED`; refused (409) while it holds a seat at a table not over.
 - ``GET /api/players/{name}`` and ``GET /api/leaderboard/{game}``.
 
 :class:`People` holds what the table routes need: the account of a request (:meth:`People.account_of`)
@@ -21,13 +26,14 @@ kept with the account, so the account can sit down again from any device and be 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import re
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -35,7 +41,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from gamester.store.people import AccountRow, PeopleStore, Rating
+from gamester.store.people import AccountRow, Bucket, PeopleStore, Rating
 from gamester.store.repository import SqlTableRepository
 from gamester.web.decisions import ServiceError
 from gamester.web.ratings import INITIAL, rate
@@ -49,6 +55,8 @@ RESERVED = {"you", "me", "spectator", "system", "gamester", "admin", "guest", "p
 # Characters read alike: a name whose skeleton is a reserved word's skeleton is refused.
 _SKELETON = str.maketrans({"0": "o", "1": "l", "i": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b"})
 HASHES_AT_ONCE = 2
+# What a deleted account's seats at finished tables show, instead of its name (docs/web.md, People).
+DELETED = "deleted"
 
 
 def skeleton(name: str) -> str:
@@ -86,44 +94,57 @@ def password_problem(password: Any) -> str | None:
     return None
 
 
+@functools.cache
+def _dummy_hash(time_cost: int, memory_cost: int, parallelism: int, hash_len: int, salt_len: int) -> str:
+    from argon2 import PasswordHasher
+
+    hasher = PasswordHasher(time_cost, memory_cost, parallelism, hash_len, salt_len)
+    return hasher.hash(secrets.token_urlsafe(32))  # nobody knows this password, not even us
+
+
+def dummy_hash(hasher: Any) -> str:
+    """An argon2id hash of a random password with ``hasher``'s parameters, made once per process:
+    what a log-in of an unknown name is verified against, so it costs what a wrong password costs."""
+    return _dummy_hash(
+        hasher.time_cost, hasher.memory_cost, hasher.parallelism, hasher.hash_len, hasher.salt_len
+    )
+
+
 def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
-class _Bucket:
-    tokens: float
-    at: float
-
-
-@dataclass
 class Throttle:
-    """Token buckets by key: ``burst`` failures at once, then one per ``every`` seconds."""
+    """Token buckets by key, kept in the database so that every server on it shares them: ``burst``
+    tries at once, then one per ``every`` seconds. Times are wall-clock (:attr:`People.now`), the
+    one clock servers share."""
 
+    store: PeopleStore
+    kind: str
     burst: float
     every: float
-    buckets: dict[str, _Bucket] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    taken: int = 0
 
-    def wait(self, key: str, now: float) -> float:
-        """Seconds until ``key`` may try again (0: now)."""
-        with self.lock:
-            b = self.buckets.get(key)
-            if b is None:
-                return 0.0
-            tokens = min(self.burst, b.tokens + (now - b.at) / self.every)
-            return 0.0 if tokens >= 1.0 else (1.0 - tokens) * self.every
+    def bucket(self, key: str) -> Bucket:
+        return Bucket(self.kind, key[:120], self.burst, self.every)
 
-    def spend(self, key: str, now: float) -> None:
-        with self.lock:
-            b = self.buckets.get(key)
-            if b is None:
-                if len(self.buckets) > 50_000:  # forget the oldest half rather than grow without end
-                    for k in list(self.buckets)[: len(self.buckets) // 2]:
-                        del self.buckets[k]
-                b = self.buckets[key] = _Bucket(self.burst, now)
-            b.tokens = min(self.burst, b.tokens + (now - b.at) / self.every) - 1.0
-            b.at = now
+    def take(self, key: str, now: float) -> float:
+        """Take a try for ``key``: 0.0 if taken, else the seconds until ``key`` may try again."""
+        return take_all([(self, key)], now)
+
+    def forget_now_and_then(self, now: float) -> None:
+        self.taken += 1
+        if self.taken % 512 == 0:  # now and then, forget the buckets that are full again
+            self.store.forget_full_buckets(self.kind, now - self.burst * self.every)
+
+
+def take_all(tries: list[tuple[Throttle, str]], now: float) -> float:
+    """Take a try of each ``(throttle, key)``, all or none (one transaction): 0.0, or the seconds to
+    wait (then none is taken)."""
+    for throttle, _ in tries:
+        throttle.forget_now_and_then(now)
+    return tries[0][0].store.take_tokens([t.bucket(k) for t, k in tries], now)
 
 
 class People:
@@ -135,10 +156,13 @@ class People:
         self.store = PeopleStore(repo, INITIAL)
         self.hasher = PasswordHasher()  # argon2id
         self.now = clock
-        self.by_name = Throttle(burst=5, every=60.0)  # failed log-ins of one name
-        self.by_address = Throttle(burst=20, every=15.0)  # failed log-ins from one address
-        self.signups = Throttle(burst=10, every=60.0)  # accounts made from one address
+        # Failed log-ins of one name, failed log-ins from one address, accounts made from one address.
+        self.by_name = Throttle(self.store, "login_name", burst=5, every=60.0)
+        self.by_address = Throttle(self.store, "login_address", burst=20, every=15.0)
+        self.signups = Throttle(self.store, "signup", burst=10, every=60.0)
         self.hashing = asyncio.Semaphore(HASHES_AT_ONCE)
+        # Made now, beside the start, so that not even the first unknown name answers faster.
+        threading.Thread(target=dummy_hash, args=(self.hasher,), daemon=True).start()
 
     # -- accounts and sessions -----------------------------------------------------------------
     def create(self, name: str, password: str) -> AccountRow:
@@ -154,16 +178,31 @@ class People:
         return row
 
     def check_password(self, name: str, password: str) -> AccountRow | None:
-        from argon2.exceptions import InvalidHashError, VerificationError
-
+        """The account if ``password`` is its password, else None. An unknown name costs the same
+        argon2 verification as a wrong password (against :func:`dummy_hash`), so how long the answer
+        takes does not tell whether the name exists."""
         row = self.store.account(name.casefold())
         if row is None:
+            self.verify(dummy_hash(self.hasher), password)
             return None
+        return row if self.verify(row.password_hash, password) else None
+
+    def verify(self, stored: str, password: str) -> bool:
+        from argon2.exceptions import InvalidHashError, VerificationError
+
         try:
-            self.hasher.verify(row.password_hash, password)
+            return bool(self.hasher.verify(stored, password))
         except (VerificationError, InvalidHashError):
-            return None
-        return row
+            return False
+
+    def take_tries(self, key: str, address: str) -> float:
+        """Take a log-in try of the name ``key`` and of ``address``: 0.0, or the seconds to wait
+        (then neither is taken). Taken before the password is checked, so many tries sent at once
+        cannot all pass the check; a right password gives them back (:meth:`give_back_tries`)."""
+        return take_all([(self.by_name, key), (self.by_address, address)], self.now())
+
+    def give_back_tries(self, key: str, address: str) -> None:
+        self.store.give_tokens([self.by_name.bucket(key), self.by_address.bucket(address)])
 
     def open_session(self, row: AccountRow) -> str:
         session = secrets.token_urlsafe(32)
@@ -268,16 +307,55 @@ def _limited(wait: float, what: str) -> JSONResponse:
     )
 
 
-async def _credentials(request: Request) -> tuple[Any, Any]:
+async def _fields(request: Request, *names: str) -> list[Any]:
+    """The JSON body's ``names`` (None where missing); any other field is refused (422)."""
     from gamester.web.validate import body as read_body
 
     body = read_body(await request.body())
-    unknown = sorted(set(body) - {"name", "password"})
+    unknown = sorted(set(body) - set(names))
     if unknown:
         raise ServiceError(
-            "bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: name, password", 422
+            "bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: {', '.join(names)}", 422
         )
-    return body.get("name"), body.get("password")
+    return [body.get(n) for n in names]
+
+
+async def _credentials(request: Request) -> tuple[Any, Any]:
+    name, password = await _fields(request, "name", "password")
+    return name, password
+
+
+def _given_password(value: Any, field: str) -> str:
+    """A password as typed, to check (not to keep): any string of up to MAX_PASSWORD characters."""
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_PASSWORD:
+        raise ServiceError(
+            "bad_request", f"{field}: expected the password, 1 to {MAX_PASSWORD} characters", 422
+        )
+    return value
+
+
+async def _logged_in(p: People, request: Request) -> AccountRow:
+    row = await run_in_threadpool(p.account_of, request)
+    if row is None:
+        raise ServiceError("not_logged_in", "not logged in", 401)
+    return row
+
+
+async def _prove(
+    p: People, request: Request, row: AccountRow, password: str, field: str
+) -> JSONResponse | None:
+    """Check the account's password again (for a change or a deletion), throttled as log-ins are:
+    None if right, a 429 answer if throttled; a wrong password is 403."""
+    addr = _client(request)
+    wait = await run_in_threadpool(p.take_tries, row.key, addr)
+    if wait > 0:
+        return _limited(wait, "failed log-ins")
+    async with p.hashing:
+        ok = await run_in_threadpool(p.verify, row.password_hash, password)
+    if not ok:
+        raise ServiceError("wrong_password", f"{field}: not this account's password", 403)
+    await run_in_threadpool(p.give_back_tries, row.key, addr)
+    return None
 
 
 def router(people: dict[str, People]) -> APIRouter:
@@ -294,10 +372,9 @@ def router(people: dict[str, People]) -> APIRouter:
         if problem is not None:
             raise ServiceError("bad_name" if problem.startswith("name") else "bad_password", problem, 422)
         p, addr = ppl(), _client(request)
-        wait = p.signups.wait(addr, time.monotonic())
+        wait = await run_in_threadpool(p.signups.take, addr, p.now())
         if wait > 0:
             return _limited(wait, "accounts made from this address")
-        p.signups.spend(addr, time.monotonic())
         async with p.hashing:
             row = await run_in_threadpool(p.create, name, password)
         return {"name": row.name}
@@ -310,17 +387,14 @@ def router(people: dict[str, People]) -> APIRouter:
         if len(password) > MAX_PASSWORD:
             raise ServiceError("bad_password", f"password: at most {MAX_PASSWORD} characters", 422)
         p, addr, key = ppl(), _client(request), name.casefold()
-        now = time.monotonic()
-        wait = max(p.by_name.wait(key, now), p.by_address.wait(addr, now))
+        wait = await run_in_threadpool(p.take_tries, key, addr)
         if wait > 0:
             return _limited(wait, "failed log-ins")
         async with p.hashing:
             row = await run_in_threadpool(p.check_password, name, password)
-        if row is None:
-            now = time.monotonic()
-            p.by_name.spend(key, now)
-            p.by_address.spend(addr, now)
+        if row is None:  # the same answer, after the same work, whether or not the name exists
             raise ServiceError("bad_login", "wrong name or password", 401)
+        await run_in_threadpool(p.give_back_tries, key, addr)
         session = await run_in_threadpool(p.open_session, row)
         out = JSONResponse({"name": row.name, "session": session})
         out.set_cookie(
@@ -362,10 +436,52 @@ def router(people: dict[str, People]) -> APIRouter:
     @api.get("/api/me")
     async def me(request: Request) -> Any:
         p = ppl()
-        row = await run_in_threadpool(p.account_of, request)
-        if row is None:
-            raise ServiceError("not_logged_in", "not logged in", 401)
-        return await run_in_threadpool(p.me, row)
+        return await run_in_threadpool(p.me, await _logged_in(p, request))
+
+    @api.post("/api/me/password")
+    async def change_password(request: Request) -> Any:
+        """A new password; every other session of the account ends, this one stays."""
+        p = ppl()
+        row = await _logged_in(p, request)
+        old, new = await _fields(request, "old", "new")
+        old = _given_password(old, "old")
+        problem = password_problem(new)
+        if problem is not None:
+            raise ServiceError("bad_password", problem.replace("password:", "new:", 1), 422)
+        refused = await _prove(p, request, row, old, "old")
+        if refused is not None:
+            return refused
+        async with p.hashing:
+            new_hash = await run_in_threadpool(p.hasher.hash, new)
+        keep = _hash(p.session_text(request) or "")
+        ended = await run_in_threadpool(p.store.set_password, row.key, row.password_hash, new_hash, keep)
+        if ended is None:
+            raise ServiceError("changed", "the password was changed meanwhile; log in again", 409)
+        return {"name": row.name, "ended": ended}
+
+    @api.delete("/api/me")
+    async def delete_account(request: Request) -> Any:
+        """The account goes: its login, sessions and ratings; its finished tables stay."""
+        p = ppl()
+        row = await _logged_in(p, request)
+        (password,) = await _fields(request, "password")
+        refused = await _prove(p, request, row, _given_password(password, "password"), "password")
+        if refused is not None:
+            return refused
+        try:
+            blocking = await run_in_threadpool(p.store.delete_account, row.key, row.password_hash, DELETED)
+        except LookupError:
+            raise ServiceError("changed", "the account changed meanwhile; log in again", 409) from None
+        if blocking:
+            raise ServiceError(
+                "seated",
+                f"you hold a seat at a table not over yet ({', '.join(blocking[:3])}); "
+                "finish it or leave it first (GET /api/me lists them)",
+                409,
+            )
+        out = JSONResponse({"ok": True, "name": row.name, "deleted": True})
+        out.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        return out
 
     @api.get("/api/players/{name}")
     async def player(name: str) -> Any:

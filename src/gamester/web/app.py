@@ -35,10 +35,11 @@ from gamester.store.port import StoreUnavailable
 from gamester.store.repository import default_sqlite_url, open_repository
 from gamester.web import decisions as d
 from gamester.web import lessons, rematch, service, validate
-from gamester.web.accounts import People
+from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
 from gamester.web.chat import ChatHub
 from gamester.web.decisions import SeatOwner, ServiceError
+from gamester.web.fair import address_key
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
@@ -162,6 +163,9 @@ def create_app(
         registry.on_end.append(people.table_over)
         people_holder["people"] = people
         _app.state.people = people
+        # Tables made per address, counted where every server on this database sees them (web/guard.py).
+        per_minute = float((limits or Limits()).tables_per_minute)
+        _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
         hub = ChatHub(people.store, notifier.publish, time.time)
         notifier.subscribe(hub.on_notice)
         holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub)
@@ -273,8 +277,8 @@ def create_app(
             access=access,
         )
         codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
+        row.turns_key = address_key(address)  # kept with the table: its bots' turns survive a restart
         await reg.db(reg.repo.create, row, write=True)
-        reg.created(row.id, address)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
         out: dict[str, Any] = {**await room.call("public", fresh=False), **codes}

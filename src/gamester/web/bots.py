@@ -36,9 +36,17 @@ def _with_budget(seconds: float, fn: Any, *args: Any) -> Any:
         signal.signal(signal.SIGALRM, old)
 
 
-def choose(record: dict[str, Any], player: int, spec: str, budget: float, seed: int) -> str:
-    """The move (in notation) of agent ``spec`` for ``player`` in the record's position."""
+def choose(
+    record: dict[str, Any], player: int, spec: str, budget: float, seed: int, lesson: str | None = None
+) -> str:
+    """The move (in notation) of agent ``spec`` for ``player`` in the record's position; at a lesson's
+    table (``lesson``: the tutorial's id) the move the terminal's lesson makes there, so the web teaches
+    the line the lesson was written for."""
     state = replay(record)
+    if lesson is not None:
+        from gamester.play.tutorials import tutorial
+
+        return state.action_to_string(tutorial(lesson).bot_move(state))
     view = View(state, player)
     legal = view.legal_actions()
     if not legal:

@@ -73,9 +73,18 @@ def viewers(n: int) -> list[int]:
     return [*range(n), SPECTATOR]
 
 
-def frame(state: State, before: State | None, action: int | None, n: int, lesson: str | None = None) -> Frame:
+def frame(
+    state: State,
+    before: State | None,
+    action: int | None,
+    n: int,
+    lesson: str | None = None,
+    table_events: list[dict[str, Any]] | None = None,
+) -> Frame:
     """What each viewer sees of ``state`` (reached from ``before`` by ``action``), and at a lesson's
-    table (``lesson``: the tutorial's id) the pupil's ``tutorial`` field (web/lessons.py). Kept as text:
+    table (``lesson``: the tutorial's id) the pupil's ``tutorial`` field (web/lessons.py).
+    ``table_events`` (public: the table's, not the game's, e.g. ``{"type": "timeout", "seat": p}``)
+    come first in every viewer's events. Kept as text:
     encoded once however many sockets send it, and strings give the garbage collector nothing to scan
     (a server keeps thousands of frames)."""
     out: Frame = {}
@@ -86,7 +95,7 @@ def frame(state: State, before: State | None, action: int | None, n: int, lesson
     pupil = lessons.pupil(lesson) if lesson is not None else None
     for v in viewers(n):
         who = None if v == SPECTATOR else v
-        events: list[dict[str, Any]] = []
+        events: list[dict[str, Any]] = list(table_events or [])
         if before is not None and action is not None:
             events.append(before.action_event_seen_by(action, who))
         events.extend(state.last_events_seen_by(who))
@@ -564,8 +573,13 @@ def act(
         returns=list(new.returns()) if over else None,
         chance=chance_of(new) if chance_now != chance_len else None,
         chance_len=chance_now,
-        frame=frame(new, state, a, len(row.seats), row.lesson),
+        frame=frame(new, state, a, len(row.seats), row.lesson, timed_out(source, player)),
     )
+
+
+def timed_out(source: str, player: int) -> list[dict[str, Any]] | None:
+    """The table event of a move the best agent made for ``player`` because the clock ran out."""
+    return [{"type": "timeout", "seat": player}] if source == "timeout" else None
 
 
 def applied(row: TableRow, move: Move) -> None:
@@ -633,6 +647,7 @@ class Job:
     record: dict[str, Any]
     seed: int
     kind: str  # "bot" | "timeout" | "hint"
+    lesson: str | None = None  # a lesson's bots play the lesson's own line (web/bots.py)
 
 
 def job(row: TableRow, state: State, kind: str) -> Job | None:
@@ -657,6 +672,7 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
         record=state.record(),
         seed=(row.seed * 31 + row.seq * 7919 + (1 if kind == "hint" else 0)) % (1 << 62),
         kind=kind,
+        lesson=row.lesson if kind == "bot" else None,
     )
 
 

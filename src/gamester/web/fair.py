@@ -12,6 +12,7 @@ plain first-come order of before.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -19,6 +20,13 @@ from typing import TypeVar
 T = TypeVar("T")
 Line = OrderedDict[str, deque[asyncio.Future[None]]]
 """The jobs waiting at one level, by key, in the order the keys take turns."""
+
+
+def address_key(address: str) -> str:
+    """The key an address's jobs take turns under: a digest of it rather than the address itself,
+    since a table keeps the key of the address that made it in the database (``turns_key``). It is
+    a key, not a secret: anyone can hash every IPv4 address."""
+    return "address:" + hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 class FairGate:

@@ -6,7 +6,8 @@
 - A state-changing request (POST, PUT, PATCH, DELETE) under ``/api`` that carries a body needs
   ``Content-Type: application/json``: else 415 ``unsupported_media_type``. A page elsewhere can
   then not post to the API with a plain form.
-- Per client address: tables created a minute and open WebSockets (429 ``rate_limited``).
+- Per client address: tables created a minute (counted in the database, so every server on it
+  counts the same ones) and open WebSockets on this server (429 ``rate_limited``).
 - Every HTTP answer carries the security headers (``SECURITY_HEADERS`` and a Content-Security-Policy
   that allows no inline script).
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.web.limits import Limits
@@ -68,37 +70,12 @@ def netloc(origin: str) -> str | None:
 
 
 @dataclass
-class _Bucket:
-    tokens: float
-    at: float
-
-
-@dataclass
 class Quotas:
-    """Per-address counters, shared by the middleware of one server process."""
+    """Per-address counters of one server process: its open sockets. (Tables created per address
+    are counted in the database, shared by every server on it: :func:`table_wait`.)"""
 
     limits: Limits
-    buckets: dict[str, _Bucket] = field(default_factory=dict)
     sockets: dict[str, int] = field(default_factory=dict)
-
-    def take_table(self, addr: str, now: float) -> float | None:
-        """None when ``addr`` may create a table now; else the seconds until it may."""
-        if not self.limits.per_address:
-            return None
-        rate = self.limits.tables_per_minute / 60.0
-        cap = float(self.limits.tables_per_minute)
-        b = self.buckets.get(addr)
-        if b is None:
-            if len(self.buckets) > 50_000:  # forget the oldest half rather than grow without end
-                for k in list(self.buckets)[: len(self.buckets) // 2]:
-                    del self.buckets[k]
-            b = self.buckets[addr] = _Bucket(cap, now)
-        b.tokens = min(cap, b.tokens + (now - b.at) * rate)
-        b.at = now
-        if b.tokens < 1.0:
-            return (1.0 - b.tokens) / rate
-        b.tokens -= 1.0
-        return None
 
     def open_socket(self, addr: str) -> bool:
         if self.limits.per_address and self.sockets.get(addr, 0) >= self.limits.sockets_per_address:
@@ -112,6 +89,19 @@ class Quotas:
             self.sockets[addr] = left
         else:
             self.sockets.pop(addr, None)
+
+
+async def table_wait(scope: Scope) -> float:
+    """Seconds the request's address must wait before it may create a table (0.0: now), taking one
+    from its bucket if not. The buckets are the app's ``state.table_quota`` (web/accounts.py's
+    ``Throttle``, kept in the database), so that every server on one database counts the same
+    creations; an app not started yet has none, and nothing could be created through it anyway."""
+    app = scope.get("app")
+    quota = getattr(getattr(app, "state", None), "table_quota", None)
+    if quota is None:
+        return 0.0
+    wait: float = await run_in_threadpool(quota.take, _client(scope), time.time())
+    return wait
 
 
 def _client(scope: Scope) -> str:
@@ -178,9 +168,9 @@ class Guard:
                     "send the body as Content-Type: application/json",
                 )
                 return
-            if method == "POST" and _creates_table(path):
-                wait = self.quotas.take_table(_client(scope), time.monotonic())
-                if wait is not None:
+            if method == "POST" and _creates_table(path) and self.quotas.limits.per_address:
+                wait = await table_wait(scope)
+                if wait > 0.0:
                     await _refuse(
                         send,
                         429,

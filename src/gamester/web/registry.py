@@ -22,7 +22,6 @@ import os
 import socket
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -40,7 +39,6 @@ log = logging.getLogger("gamester.web")
 
 IDLE_SECONDS = 60.0
 MAX_IDLE_ROOMS = 5000
-MAX_CREATORS = 100_000  # tables whose creator's address is remembered (the oldest are forgotten)
 T = TypeVar("T")
 
 
@@ -99,7 +97,6 @@ class Registry:
         self.pool: Executor | None = None
         # Turns at the workers by client address (0: no cap per address, still in turns).
         self.gate = FairGate(workers, bots_per_address or workers)
-        self.creators: OrderedDict[str, str] = OrderedDict()  # table id -> the address that made it
         self._db_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="gamester-db")
         self.inline_writes = inline_writes
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -137,16 +134,6 @@ class Registry:
 
     def job_seconds(self, kind: str) -> float:
         return self.hint_seconds if kind == "hint" else self.bot_seconds
-
-    def created(self, table_id: str, address: str) -> None:
-        """Remember who made a table, for its bots' turns at the workers (this process only; a table
-        made elsewhere, or before a restart, takes turns as a client of its own)."""
-        self.creators[table_id] = address
-        while len(self.creators) > MAX_CREATORS:
-            self.creators.popitem(last=False)
-
-    def bot_key(self, table_id: str) -> str:
-        return self.creators.get(table_id, "table:" + table_id)
 
     async def in_worker(
         self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"

@@ -59,6 +59,7 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
         open=old.open,
         private=old.private,
         watch_hash=old.watch_hash,  # who could watch the last game can watch this one
+        turns_key=old.turns_key,  # its bots take turns as the last table's did
         seats=seats,
     )
     if not d.needs_runner(row):
@@ -90,7 +91,6 @@ async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[
         if row is not None:
             owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
     if made:
-        reg.created(rid, reg.bot_key(table_id))  # its bots take turns as the last table's did
         reg.publish(table_id, "rematch")
     try:
         joined = await reg.call(rid, "join", seat, mine.name, None, owner, d.rematch_invite(mine, rid))

@@ -31,6 +31,7 @@ from gamester.core.registry import load_game
 from gamester.store.port import TableRepository, TableRow
 from gamester.web import decisions as d
 from gamester.web.decisions import SPECTATOR, ServiceError
+from gamester.web.fair import address_key
 
 log = logging.getLogger("gamester.web")
 
@@ -121,8 +122,6 @@ class Host(Protocol):
     def in_worker(
         self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"
     ) -> Awaitable[Any]: ...
-
-    def bot_key(self, table_id: str) -> str: ...
 
     def job_seconds(self, kind: str) -> float: ...
 
@@ -435,8 +434,13 @@ class Room:
         if not await self.host.db(self.host.repo.leave, self.id, seat, held, write=True):
             raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
         s = self.row.seats[seat]
+        name = s.name
         s.name, s.token_hash = None, None
         self._drop_left()
+        # Every viewer's log says so (a name is public: the table shows it to all).
+        left = d.dumps({"type": "event", "event": {"type": "left", "seat": seat, "name": name}})
+        for c in self.conns:
+            c.send_text(left)
         self._announce()
         self.host.publish(self.id, "table")
         return {"ok": True, "seat": seat}
@@ -514,7 +518,7 @@ class Room:
                     job.spec,
                     self.host.job_seconds("hint"),
                     job.seed,
-                    key=conn.address,  # a hint takes turns as the address that asked
+                    key=address_key(conn.address),  # a hint takes turns as the address that asked
                     kind="hint",
                 )
                 answer: dict[str, Any] = {
@@ -595,6 +599,7 @@ class Room:
         self._thinking_since = time.monotonic()
         source = "bot" if due.kind == "bot" else "timeout"
         people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
+        turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
 
         async def think() -> None:
             from gamester.web import bots
@@ -607,7 +612,8 @@ class Room:
                     job.spec,
                     self.host.job_seconds("bot"),
                     job.seed,
-                    key=self.host.bot_key(self.id),
+                    job.lesson,
+                    key=turns,
                     urgent=people,
                 )
             except Exception as e:  # noqa: BLE001 - the lease loop looks again

@@ -49,6 +49,8 @@ def games() -> list[dict[str, Any]]:
                 "name": name,
                 "title": cls.title,
                 "players": players,
+                "blurb": cls.blurb,
+                "seat_labels": {str(n): cls.seat_labels(n) for n in players},
                 "options": opts,
                 "rulesets": rulesets,
                 "agents": agent_menu(name),

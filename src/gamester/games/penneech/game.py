@@ -113,6 +113,7 @@ REDEALS_BOUNDED: Final = 5
 class PenneechGame(Game[PenneechOptions]):
     name = "penneech"
     title = "Penneech"
+    blurb = "Two players, 52 cards. A new trump is turned up before every trick; honours peg you to 61."
     rules_version = 1
     options_class = PenneechOptions
     rulesets = RULESETS

@@ -193,6 +193,9 @@ export default {
         if (e.points) parts.push(` — ${e.points} ${e.card === "7D" ? "for Penneech itself" : "points"} to ${e.seat === ctx.me ? "you" : n(e.seat)}`);
         return el("span", ...parts, ".");
       }
+      case "action": // the first card of a trick (the lead); the others show in the trick line
+        if (!/^[2-9TJQKA][CDHS]$/.test(e.action) || !ctx.view || (ctx.view.trick || []).length !== 1) return null;
+        return el("span", `${e.player === ctx.me ? "You" : n(e.player)} led `, cardText(e.action), ".");
       case "trick":
         return el("span", `${n(e.winner)} won the trick: `, cardsText(e.cards),
           e.points ? ` — ${e.points} in honours.` : ".");

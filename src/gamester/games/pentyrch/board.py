@@ -52,6 +52,20 @@ SLOTS: Final = 10
 # Seats: 0 West (hearts), 1 North (clubs), 2 East (diamonds), 3 South (spades).
 SEAT_NAMES: Final = ("West", "North", "East", "South")
 SEAT_SUIT: Final = (2, 0, 1, 3)
+
+
+def seat_owners(players: int, game: int) -> list[int]:
+    """The player at each of the four seats in game ``game`` of a match (-1: an empty seat).
+    docs/rules/pentyrch.md, Seats, court cards and hands; The end (games): in game g player p sits at
+    seat (p - g) mod n; with two players each has two seats of one colour, and the colours swap each
+    game."""
+    if players == 2:
+        return [(s % 2 + game) % 2 for s in range(4)]
+    if players == 3:
+        return [(s + game) % 3 for s in range(3)] + [-1]
+    return [(s + game) % 4 for s in range(4)]
+
+
 HOME: Final[tuple[int, ...]] = (CELL_INDEX["a4"], CELL_INDEX["d7"], CELL_INDEX["g4"], CELL_INDEX["d1"])
 GOAL: Final[tuple[int, ...]] = (CELL_INDEX["g4"], CELL_INDEX["d1"], CELL_INDEX["a4"], CELL_INDEX["d7"])
 # docs/rules/pentyrch.md, Moving: each seat's forward, from its home toward its goal.

@@ -14,9 +14,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-from gamester.core.cards import card_code, parse_card
+from gamester.core.cards import SUIT_SYMBOLS, card_code, parse_card
 from gamester.core.protocol import Game
 from gamester.core.rng import Chance
+from gamester.games.pentyrch.board import SEAT_NAMES, SEAT_SUIT, seat_owners
 from gamester.games.pentyrch.cards import (
     BIT,
     CANON,
@@ -95,6 +96,7 @@ __all__ = [
 class PentyrchGame(Game[PentyrchOptions]):
     name = "pentyrch"
     title = "Pentyrch"
+    blurb = "Up to four players race their court cards across a cross of Ace–6 cards, paying with 7–10s."
     rules_version = 1
     options_class = PentyrchOptions
     rulesets = RULESETS
@@ -112,6 +114,18 @@ class PentyrchGame(Game[PentyrchOptions]):
         # With overpay the payments are counted, never listed (combos.py): half a million for one
         # exchange would take seconds to list and tens of megabytes to keep.
         self._spaces: dict[int, OverpayPayments] = {}
+
+    @classmethod
+    def seat_labels(cls, players: int) -> list[str]:
+        """Each player's seats in the first game, with their suits: "West ♥", "West & East (♥ ♦)"."""
+        owners = seat_owners(players, 0)
+        out = []
+        for p in range(players):
+            seats = [s for s, o in enumerate(owners) if o == p]
+            names = " & ".join(SEAT_NAMES[s] for s in seats)
+            suits = " ".join(SUIT_SYMBOLS[SEAT_SUIT[s]] for s in seats)
+            out.append(f"{names} {suits}" if len(seats) == 1 else f"{names} ({suits})")
+        return out
 
     @property
     def num_players(self) -> int:

@@ -17,7 +17,7 @@ from gamester.core.errors import IllegalActionError
 from gamester.core.protocol import TERMINAL, State
 from gamester.core.rng import Chance
 from gamester.games.pentyrch import notation, reasons, scoring, views, worlds
-from gamester.games.pentyrch.board import CELL_NAMES, NUM_CELLS, OFF, layout_cell, parse_cell
+from gamester.games.pentyrch.board import CELL_NAMES, NUM_CELLS, OFF, layout_cell, parse_cell, seat_owners
 from gamester.games.pentyrch.cards import (
     BIT,
     COURT_OF_CARD,
@@ -128,14 +128,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
     def _start_game(self) -> None:
         n = self._n
         g = self._g
-        # docs/rules/pentyrch.md, Seats, court cards and hands; The end (games): in game g player p sits at
-        # seat (p - g) mod n; with two players the colours swap each game.
-        if n == 2:
-            self._owner = [(s % 2 + g) % 2 for s in range(4)]
-        elif n == 3:
-            self._owner = [(s + g) % 3 for s in range(3)] + [-1]
-        else:
-            self._owner = [(s + g) % 4 for s in range(4)]
+        self._owner = seat_owners(n, g)
         # docs/rules/pentyrch.md, Seats, court cards and hands: South deals (East with three players); a round
         # runs from West to the dealer.
         self._dealer = 2 if n == 3 else 3

@@ -75,7 +75,9 @@ function cellView(ctx, v, name, moves, selectable) {
   if (homeOf >= 0) classes.push("home", `home-${SEAT[homeOf].toLowerCase()}`);
   const sel = ctx.selection;
   const dests = sel.court ? new Set(moves.filter((m) => m.court === sel.court).map((m) => m.dest)) : new Set();
-  const isDest = dests.has(name);
+  // Bearing off is offered where the court card stands (its goal cell): lit like the other targets.
+  const bearsOff = dests.has("off") && cell.stack.includes(sel.court);
+  const isDest = dests.has(name) || bearsOff;
   if (isDest) classes.push("dest");
   const hinted = ctx.hint ? parseMove(ctx.hint.action) : null;
   if (hinted && hinted.dest === name) classes.push("hinted");
@@ -134,10 +136,14 @@ function cellView(ctx, v, name, moves, selectable) {
   }
   if (labels.length) box.append(el("div.cell-labels", labels));
   box.append(el("span.cell-name", name));
-  if (isDest) {
+  if (dests.has(name)) {
     const pick = el("button.dest-btn", { type: "button", "aria-label": `move ${sel.court} to ${name}`, "data-dest": name,
       onclick: () => chooseDest(ctx, moves, name) });
     box.append(pick);
+  }
+  if (bearsOff) {
+    box.append(el("button.dest-btn.bear-off", { type: "button", "aria-label": `bear ${sel.court} off to safety`,
+      "data-dest": "off", "data-action": "bear-off", onclick: () => chooseDest(ctx, moves, "off") }, "Bear off"));
   }
   return box;
 }
@@ -168,7 +174,21 @@ function payPanel(ctx, moves) {
     }), el("button.small", { type: "button", onclick: () => ctx.select({ dest: null }) }, "Back")));
 }
 
-function seatBox(ctx, v, seat, selectable, moves) {
+/** What the player is to do now, naming the lit targets the board shows. */
+function prompt(ctx, moves) {
+  const sel = ctx.selection;
+  if (!moves.length || sel.dest) return null;
+  if (!sel.court) return el("p.prompt", "Pick one of your court cards (lit up) to move.");
+  const dests = new Set(moves.filter((m) => m.court === sel.court).map((m) => m.dest));
+  const court = cardText(sel.court);
+  if (!dests.has("off")) return el("p.prompt", "Now pick where ", court, " goes (the lit cells).");
+  if (dests.size === 1) {
+    return el("p.prompt", court, " has reached its goal: press “Bear off” on its lit cell to take it to safety.");
+  }
+  return el("p.prompt", "Now pick where ", court, " goes (the lit cells), or press “Bear off” on its cell to take it to safety.");
+}
+
+function seatBox(ctx, v, seat, selectable) {
   const p = seatOwner(v, seat);
   if (p === null || p === undefined) return null;
   const name = SEAT[seat];
@@ -189,11 +209,6 @@ function seatBox(ctx, v, seat, selectable, moves) {
     b.append(courtToken(code));
     return b;
   });
-  const bearOff = ctx.selection.court && moves.some((m) => m.court === ctx.selection.court && m.dest === "off")
-    && (v.off_board[name] || []).concat(...Object.values(v.board).map((c) => c.stack)).includes(ctx.selection.court)
-    && SEAT_SUIT[seat] === ctx.selection.court[1]
-    ? el("button.primary.small", { type: "button", "data-action": "bear-off", onclick: () => chooseDest(ctx, moves, "off") },
-      "Bear off ", cardText(ctx.selection.court)) : null;
   // What is known of another player's hand, shown once per player (a two-player side has two seats).
   const h = v.hands.find((x) => x.player === p);
   const handInfo = h && p !== ctx.me && v.owners.indexOf(p) === seat
@@ -208,7 +223,7 @@ function seatBox(ctx, v, seat, selectable, moves) {
       el("span.chip.score", `${v.scores[p] !== undefined ? scoreOfSeat(v, seat) : 0} pts`)),
     el("div.seat-line.tokens", el("span.muted", "Off board "), off.length ? off : el("span.muted", "—"),
       el("span.muted.sep", " Safe "), safe.length ? safe : el("span.muted", "—")),
-    bearOff, handInfo);
+    handInfo);
 }
 
 function scoreOfSeat(v, seat) {
@@ -226,7 +241,7 @@ function myHand(ctx, v, moves) {
       if (m.pay.length === 1) singles.set(m.pay[0], m.action);
     }
   }
-  const row = el("div.hand.py-hand", { "data-testid": "hand" });
+  const row = el("div.hand.py-hand", { "data-testid": "hand", style: `--n:${v.hand.length}` });
   v.hand.forEach((c, i) => {
     const a = singles.get(c);
     const cls = a ? "playable" : singles.size ? "dimmed" : "";
@@ -250,21 +265,20 @@ export default {
     ctx.lastMove = mv ? { from: mv.from, to: mv.to } : null;
     const grid = el("div.cross", { "data-testid": "cross" });
     for (const row of ROWS) for (const name of row) grid.append(cellView(ctx, v, name, moves, selectable));
-    const seats = [0, 1, 2, 3].map((s) => seatBox(ctx, v, s, selectable, moves));
+    const seats = [0, 1, 2, 3].map((s) => seatBox(ctx, v, s, selectable));
     const pass = ctx.legal.includes("pass")
       ? el("div.offer", el("p", "No move is legal for you: you must pass", resolvedOptions(ctx).reveal_on_pass === false ? "." : ", and your hand is shown to everyone."),
         el("button.primary", { type: "button", "data-action": "pass", onclick: () => ctx.act("pass") }, "Pass"))
       : null;
-    const prompt = moves.length && !ctx.selection.court
-      ? el("p.prompt", "Pick one of your court cards (lit up) to move.")
-      : moves.length && ctx.selection.court && !ctx.selection.dest
-        ? el("p.prompt", "Now pick where ", cardText(ctx.selection.court), " goes (the lit cells).") : null;
+    const pay = payPanel(ctx, moves);
     put(board,
       el("div.py-layout",
         el("div.cross-wrap", grid),
         el("div.py-side", el("div.round", `Round ${v.round + 1}${v.games > 1 ? ` · game ${v.match_game + 1} of ${v.games}` : ""}`),
-          seats)),
-      prompt, pass, payPanel(ctx, moves), hintBox(ctx, describeAction), myHand(ctx, v, moves));
+          seats),
+        el("div.py-act", prompt(ctx, moves), pass, pay, hintBox(ctx, describeAction), myHand(ctx, v, moves))));
+    // The payment is asked for by the cell just picked: brought into view if the screen is short.
+    if (pay) requestAnimationFrame(() => pay.isConnected && pay.scrollIntoView({ block: "nearest" }));
   },
 
   status(ctx) {

@@ -75,6 +75,10 @@ def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
 class PiqueseptGame(Game[PiqueseptOptions]):
     name = "piquesept"
     title = "Piquesept"
+    blurb = (
+        "Four (or three) players, 32 cards. The holder of the 7♠ plays alone against the rest for 66 "
+        "card points."
+    )
     rules_version = 1
     options_class = PiqueseptOptions
     rulesets: ClassVar[Mapping[str, RuleSet]] = RULESETS

@@ -144,11 +144,13 @@ export default {
     const seatOf = Object.fromEntries(Object.entries(pos).map(([s, p]) => [p, Number(s)]));
     const panel = (p) => (seatOf[p] === undefined ? el(`div.seat-panel.pos-${p}.empty`) : seatPanel(ctx, v, seatOf[p], p));
     const deals = v.deals > 1 ? el("div.deal-count", `Deal ${Math.min(v.deal + 1, v.deals)} of ${v.deals}`) : null;
+    // The seat at the bottom (the viewer) shares a row with the points, so that the hand below fits
+    // on a laptop's screen with the whole table above it.
     put(board,
       el(`div.ps-table.n${n}`,
-        panel("top"), panel("left"), trickArea(ctx, v, pos), panel("right"),
-        el("div.ps-bottom", seatPanel(ctx, v, seatOf.bottom, "bottom"))),
-      el("div.ps-info", deals, meter(v), el("span.muted.trump-note", "Spades ♠ are always trumps")),
+        panel("top"), panel("left"), trickArea(ctx, v, pos), panel("right")),
+      el("div.ps-info", el("div.ps-bottom", seatPanel(ctx, v, seatOf.bottom, "bottom")),
+        el("div.ps-points", deals, meter(v), el("span.muted.trump-note", "Spades ♠ are always trumps"))),
       banner(ctx, v),
       hintBox(ctx, describe),
       hand(ctx, v));
@@ -187,6 +189,9 @@ export default {
         return e.seat === ctx.me
           ? el("span", "You hold the 7♠: you play alone against everyone else.")
           : el("span", `${N(e.seat)} holds the 7♠ and plays alone against the rest.`);
+      case "action": // the first card of a trick (the lead); the others show in the trick line
+        if (!/^[2-9TJQKA][CDHS]$/.test(e.action) || !ctx.view || (ctx.view.trick || []).length !== 1) return null;
+        return el("span", `${e.player === ctx.me ? "You" : N(e.player)} led `, cardText(e.action), ".");
       case "trick":
         return el("span", `${N(e.winner)} won the trick `, cardsText(e.cards), ` for ${e.points} points.`);
       case "draw":

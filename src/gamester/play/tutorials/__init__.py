@@ -71,6 +71,20 @@ class Tutorial:
         game = load_game(self.game, **self.options)
         return make_agent(self.bots, game=game, seed=self.seed * 10 + player)
 
+    def bot_move(self, state: State) -> int:
+        """The move the lesson's bot makes in ``state`` (a game of this lesson, a bot to move): its
+        seeded agent is stepped through that seat's earlier decisions first, so a caller that builds
+        the bot afresh for every move (the server's workers) gets the moves of one bot kept for the
+        whole game (the terminal's), and both teach the same line."""
+        p = state.current_player()
+        agent = self.bot(p)
+        replay = self.new_state()
+        for text in state.history_strings():
+            if replay.current_player() == p:
+                agent.step(View(replay, p))
+            replay.apply_action(replay.string_to_action(text))
+        return int(agent.step(View(replay, p)))
+
 
 @dataclass(frozen=True)
 class Note:

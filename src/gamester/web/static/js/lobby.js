@@ -6,12 +6,6 @@ import { clear, el, put, saveSettings, settings, toast } from "./ui.js";
 import { seatNames } from "./table.js";
 import { currentUser } from "./people.js";
 
-const BLURB = {
-  penneech: "Two players, 52 cards. A new trump is turned up before every trick; honours peg you to 61.",
-  piquesept: "Four (or three) players, 32 cards. The holder of the 7♠ plays alone against the rest for 66 card points.",
-  pentyrch: "Up to four players race their court cards across a cross of Ace–6 cards, paying with 7–10s.",
-};
-
 const CLOCKS = [[null, "No clock"], [15, "15 s a move"], [30, "30 s a move"], [60, "1 min a move"], [180, "3 min a move"]];
 
 function stars(n) {
@@ -105,7 +99,7 @@ export class Lobby {
         this.renderSetup();
       },
     }, el("span.tile-title", g.title || g.name), el("span.tile-players", `${g.players.join(" or ")} players`),
-    el("span.tile-blurb", BLURB[g.name] || ""));
+    el("span.tile-blurb", g.blurb || ""));
   }
 
   renderSetup() {
@@ -162,7 +156,7 @@ export class Lobby {
     clock.addEventListener("change", () => showTimeout());
     put(form, // put, not append: the Rated field is null for a guest, and append would print "null"
       el("h2", `New table: ${g.title || g.name}`),
-      el("p.blurb", BLURB[g.name] || ""),
+      el("p.blurb", g.blurb || ""),
       el("div.field", el("label", { for: "ruleset" }, "Rule set"), rsSelect), rsInfo,
       el("details.more-options", el("summary", "Options"), opts),
       el("h3", "Seats"), this.seatBox,
@@ -206,9 +200,9 @@ export class Lobby {
     const best = agents[agents.length - 1];
     const box = clear(this.seatBox);
     this.seatSelects = [];
-    const label = g.name === "pentyrch"
-      ? (i) => (n === 2 ? ["West & East (red)", "North & South (black)"][i] : ["West ♥", "North ♣", "East ♦", "South ♠"][i])
-      : (i) => `Seat ${i + 1}`;
+    // The game names its seats (GET /api/games: seat_labels by player count).
+    const names = (g.seat_labels || {})[String(n)] || [];
+    const label = (i) => names[i] || `Seat ${i + 1}`;
     for (let i = 0; i < n; i++) {
       const sel = el("select", { "data-seat": i, "aria-label": `Seat ${i + 1}` },
         el("option", { value: "you" }, "You"),

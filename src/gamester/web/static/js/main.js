@@ -34,6 +34,8 @@ function settingsMenu() {
     onchange: (ev) => saveSettings({ fourColour: ev.target.checked }) });
   const anim = el("input", { type: "checkbox", id: "set-anim", checked: s.animations,
     onchange: (ev) => saveSettings({ animations: ev.target.checked }) });
+  const sounds = el("input", { type: "checkbox", id: "set-sounds", "data-testid": "sounds", checked: s.sounds,
+    onchange: (ev) => saveSettings({ sounds: ev.target.checked }) });
   const pace = el("select", { id: "set-pace", "data-testid": "pace",
     onchange: (ev) => saveSettings({ pace: ev.target.value }) },
   el("option", { value: "fast" }, "fast"), el("option", { value: "normal" }, "normal"),
@@ -44,6 +46,7 @@ function settingsMenu() {
     el("div.settings-box",
       el("label", four, " Four-colour deck (♦ blue, ♣ green)"),
       el("label", anim, " Animations"),
+      el("label", sounds, " Sounds (a card played, your turn)"),
       el("label", "Pace of the other players ", pace, el("span.muted", " (a click on the table moves on)")),
       el("p.muted", "Keys: ← → choose a card, Enter plays it, 1–9 play the nth playable card, H asks for a hint.")));
 }

@@ -200,8 +200,55 @@ export class PlayerScreen {
       } }, "Log out everywhere") : null;
     clear(this.root).append(el("section.people-page", { "data-testid": "player-page" },
       el("div.panel", el("h1", p.name), el("h2", "Ratings"), rows, everywhere),
-      el("div.panel", el("h2", "Recent games"), recent)));
+      el("div.panel", el("h2", "Recent games"), recent),
+      me && me.name === p.name ? accountPanel() : null));
   }
+}
+
+/** A form of password fields whose submit runs ``send`` (its values by name); errors shown in it. */
+function passwordForm(testid, fields, label, send, danger = false) {
+  const error = el("p.form-error", { role: "alert", "data-testid": `${testid}-error` });
+  const inputs = fields.map(([name, text, auto]) => [name, text, el("input", { type: "password", name, required: true,
+    minlength: auto === "new-password" ? 8 : 1, maxlength: 200, autocomplete: auto, "data-testid": `${testid}-${name}` })]);
+  const f = el("form.people-form", {
+    "data-testid": testid,
+    onsubmit: async (ev) => {
+      ev.preventDefault();
+      error.textContent = "";
+      const button = f.querySelector("button");
+      button.disabled = true;
+      try {
+        await send(Object.fromEntries(inputs.map(([name, , input]) => [name, input.value])));
+        f.reset();
+      } catch (e) {
+        error.textContent = e.message;
+      }
+      button.disabled = false;
+    },
+  }, inputs.map(([, text, input]) => el("label", `${text} `, input)), error,
+  el(danger ? "button.danger" : "button", { type: "submit", "data-testid": `${testid}-submit` }, label));
+  return f;
+}
+
+/** On your own page: a new password (your other devices are logged out), or the account deleted. */
+function accountPanel() {
+  const change = passwordForm("change-password", [["old", "Current password", "current-password"],
+    ["new", "New password", "new-password"]], "Change the password", async (v) => {
+    const res = await api("/me/password", { old: v.old, new: v.new });
+    toast(res.ended ? `Password changed; ${res.ended} other session(s) logged out.` : "Password changed.");
+  });
+  const remove = passwordForm("delete-account", [["password", "Password", "current-password"]],
+    "Delete the account", async (v) => {
+      if (!confirm("Delete your account? Your finished games stay, shown as played by “deleted”.")) return;
+      await api("/me", { password: v.password }, "DELETE");
+      changed();
+      toast("Your account is deleted.");
+      location.hash = "#/";
+    }, true);
+  return el("div.panel.account-panel", { "data-testid": "account-panel" }, el("h2", "Your account"),
+    el("h3", "A new password"), el("p.muted", "Your other devices are logged out; this one stays."), change,
+    el("h3", "Deleting the account"), el("p.muted", "Deleting the account removes its log-in and ratings; its finished games stay, "
+      + "with its seats shown as “deleted”. A seat at a game still going must be left first."), remove);
 }
 
 // -- leaderboards ------------------------------------------------------------------------------

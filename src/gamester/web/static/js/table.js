@@ -3,16 +3,48 @@
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
-import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, toast, withCards } from "./ui.js";
+import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, SUITS, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
 import { ChatPanel } from "./chat.js";
 import { fetchReview } from "./review.js";
+import { playSound } from "./sounds.js";
 
 const drawings = new Map();
 // How long another player's move stays shown, as a multiple of the game's own pause (Settings: pace).
 const PACE = { fast: 0.5, normal: 1.6, slow: 3 };
+// The log is data: a list of {text, kind} entries, saved in this format (a log saved as HTML by an
+// older page has no format and is ignored) and drawn as text. Only the last LOG_MAX are kept.
+const LOG_FORMAT = 2;
+const LOG_MAX = 400;
+const CARD = /\b[2-9TJQKA][CDHS]\b/; // a move that plays a card (the card sound)
+
+/** A narrated line (what a game's narrate() returns) as a log entry: its text and its kind. */
+function logEntry(node) {
+  if (typeof node === "string") return { text: node, kind: "" };
+  const kind = node.tagName === "STRONG" ? "end" : node.classList.contains("deal-line") ? "deal" : "";
+  return { text: node.textContent, kind };
+}
+
+/** A log line's text with each card or suit sign (Q♥, ♠) coloured as the cards are. */
+function suitedText(text) {
+  return text.split(/(\S*[♣♦♥♠])/).map((part, i) => (i % 2 ? el(`span.ct.s${SUIT_OF[part.slice(-1)]}`, part) : part));
+}
+const SUIT_OF = Object.fromEntries(Object.entries(SUITS).map(([letter, sign]) => [sign, letter]));
+
+/** The table's own events, the same in every game: a clock run out, a seat left. */
+function tableNarrate(e, ctx) {
+  const who = (s) => (s === ctx.me ? "You" : ctx.names[s] || `Seat ${s + 1}`);
+  switch (e.type) {
+    case "timeout":
+      return `${who(e.seat)} ran out of time: the bot plays for ${e.seat === ctx.me ? "you" : "that seat"}.`;
+    case "left":
+      return `${e.name || who(e.seat)} left the table.`;
+    default:
+      return null;
+  }
+}
 
 /** The drawing for a game: the web.js its package ships (the server serves it from there), or the
  * generic one for a game that ships none. Each is loaded once a page. */
@@ -240,6 +272,12 @@ export class TableScreen {
     } else if (msg.type === "table") {
       this.table = { ...this.table, ...msg.table };
       this.updateSeats();
+    } else if (msg.type === "event") {
+      // A table event outside a view (a seat left): told in the log, once a view is drawn.
+      if (this.view && this.frame) {
+        this.addEvents([msg.event]);
+        this.saveLog();
+      }
     } else if (msg.type === "chat") {
       if (this.chat) this.chat.add(msg);
     } else if (msg.type === "rematch") {
@@ -286,8 +324,12 @@ export class TableScreen {
         if (fresh) this.refused = null;
         if (fresh) this.hintPending = false; // an answer about an earlier position is not awaited
         this.selection = {};
-        if (fresh && last) this.addEvents(msg.events);
-        else if (!last && !this.restoreLog(msg.seq)) this.openLog(msg);
+        if (fresh && last) {
+          this.addEvents(msg.events);
+          if (msg.legal.length && !last.legal.length) playSound("turn");
+        } else if (!last && !this.restoreLog(msg.seq)) {
+          this.openLog(msg);
+        }
         this.renderBoard(fresh && !!last);
         this.saveLog();
         this.holdUntil = 0;
@@ -322,17 +364,25 @@ export class TableScreen {
     const lines = [];
     for (const e of events || []) {
       if (e.seats && (this.me === null || !e.seats.includes(this.me))) continue;
-      const node = this.game.narrate(e, ctx);
-      if (node) lines.push(node);
+      const node = tableNarrate(e, ctx) || this.game.narrate(e, ctx);
+      if (node) lines.push(logEntry(node));
     }
     if (!lines.length) return;
-    for (const l of lines) this.log.push(l);
-    const box = this.frame.log;
-    for (const l of lines) box.append(el("li", l));
-    box.scrollTop = box.scrollHeight;
-    if (!quiet) {
-      clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.cloneNode(true))));
+    if (!quiet && events.some((e) => e.type === "action" && CARD.test(e.action))) playSound("card");
+    for (const l of lines) this.addLine(l);
+    if (!quiet) clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.text)));
+  }
+
+  /** One entry of the log (``{text, kind}``): kept in ``this.log`` and drawn as text. */
+  addLine(entry) {
+    this.log.push(entry);
+    if (this.log.length > LOG_MAX) {
+      this.log.splice(0, this.log.length - LOG_MAX);
+      this.frame.log.firstElementChild?.remove();
     }
+    const box = this.frame.log;
+    box.append(el(entry.kind ? `li.log-${entry.kind}` : "li", ...suitedText(entry.text)));
+    box.scrollTop = box.scrollHeight;
   }
 
   // A page's first view with no saved log. Moves made before it arrived (a bot moves at once, a
@@ -340,16 +390,16 @@ export class TableScreen {
   openLog(msg) {
     if (msg.seq > 0 && this.game.opening) {
       this.addEvents(this.game.opening(msg.view), true);
-      this.frame.log.append(el("li.muted", "… (moves made before you arrived)"));
+      this.addLine({ text: "… (moves made before you arrived)", kind: "muted" });
     }
     this.addEvents(msg.events, true);
   }
 
-  // The log survives a reload of the page (this tab only): saved as the page drew it, with the seq.
+  // The log survives a reload of the page (this tab only): its entries are saved as data, with the seq.
   saveLog() {
     try {
-      sessionStorage.setItem(`gamester.log.${this.id}`, JSON.stringify({ seq: this.view.seq, me: this.me,
-        html: this.frame.log.innerHTML }));
+      sessionStorage.setItem(`gamester.log.${this.id}`,
+        JSON.stringify({ format: LOG_FORMAT, seq: this.view.seq, me: this.me, entries: this.log }));
     } catch {
       // storage full or disabled: the log simply starts afresh after a reload
     }
@@ -362,11 +412,13 @@ export class TableScreen {
     } catch {
       saved = null;
     }
-    if (!saved || saved.me !== this.me || saved.seq > seq) return false;
-    this.frame.log.innerHTML = saved.html;
-    this.frame.log.scrollTop = this.frame.log.scrollHeight;
+    // A log saved by an older page (as HTML) or for another seat is not shown: the log starts afresh.
+    if (!saved || saved.format !== LOG_FORMAT || !Array.isArray(saved.entries)) return false;
+    if (saved.me !== this.me || typeof saved.seq !== "number" || saved.seq > seq) return false;
+    const entries = saved.entries.filter((x) => x && typeof x.text === "string");
+    for (const x of entries) this.addLine({ text: x.text, kind: typeof x.kind === "string" ? x.kind : "" });
     // Views missed while away are not narrated; the log says so.
-    if (saved.seq < seq) this.frame.log.append(el("li.muted", "… (moves made while you were away)"));
+    if (saved.seq < seq) this.addLine({ text: "… (moves made while you were away)", kind: "muted" });
     return true;
   }
 

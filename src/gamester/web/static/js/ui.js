@@ -47,7 +47,7 @@ export function clear(node) {
 
 // -- settings ---------------------------------------------------------------------------------
 const SETTINGS_KEY = "gamester.settings";
-const DEFAULTS = { fourColour: false, animations: true, name: "" };
+const DEFAULTS = { fourColour: false, animations: true, sounds: true, name: "" };
 
 export function settings() {
   try {
