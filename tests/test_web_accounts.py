@@ -182,17 +182,18 @@ def test_full_buckets_are_forgotten_and_a_clock_behind_refills_nothing(c: TestCl
     """The store's side of the throttle: a bucket fills again with time; a server whose clock is
     behind the bucket's time neither refills it nor moves it back; full buckets can be dropped."""
     store = people_of(c).store
-    waits = [store.take_token("login_name", "gus", 2, 10.0, 1000.0) for _ in range(3)]
+    gus = Bucket("login_name", "gus", 2, 10.0)
+    waits = [store.take_tokens([gus], 1000.0) for _ in range(3)]
     assert waits[:2] == [0.0, 0.0] and waits[2] == pytest.approx(10.0)
-    assert store.take_token("login_name", "gus", 2, 10.0, 990.0) == pytest.approx(10.0), "clock behind"
-    assert store.take_token("login_name", "gus", 2, 10.0, 1005.0) == pytest.approx(5.0)
-    assert store.take_token("login_name", "gus", 2, 10.0, 1010.0) == 0.0, "one try back per period"
-    store.give_tokens([Bucket("login_name", "gus", 2, 10.0)])
-    assert store.take_token("login_name", "gus", 2, 10.0, 1010.0) == 0.0, "given back"
+    assert store.take_tokens([gus], 990.0) == pytest.approx(10.0), "clock behind"
+    assert store.take_tokens([gus], 1005.0) == pytest.approx(5.0)
+    assert store.take_tokens([gus], 1010.0) == 0.0, "one try back per period"
+    store.give_tokens([gus])
+    assert store.take_tokens([gus], 1010.0) == 0.0, "given back"
     assert store.forget_full_buckets("login_name", 1000.0) == 0, "touched since"
     assert store.forget_full_buckets("signup", 2000.0) == 0, "another kind is left alone"
     assert store.forget_full_buckets("login_name", 2000.0) == 1
-    assert store.take_token("login_name", "gus", 2, 10.0, 1010.0) == 0.0, "a forgotten bucket is full"
+    assert store.take_tokens([gus], 1010.0) == 0.0, "a forgotten bucket is full"
     # All or none: a bucket that refuses leaves the others untouched.
     empty, roomy = Bucket("signup", "a", 1, 10.0), Bucket("signup", "b", 1, 10.0)
     assert store.take_tokens([empty], 1000.0) == 0.0

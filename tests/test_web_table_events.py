@@ -5,7 +5,6 @@ arrives as an ``event`` message to every socket still at the table. On SQLite an
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,19 +16,16 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from gamester.web import create_app  # noqa: E402
 from gamester.web.limits import OFF  # noqa: E402
-from tests.pg_support import pg_cluster  # noqa: E402, F401
+from tests.pg_support import pg_cluster, postgres_url  # noqa: E402, F401  (pytest fixtures)
+from tests.test_web_people import db_url  # noqa: E402, F401  (a fixture: SQLite and PostgreSQL)
 from tests.web_helpers import join, new_table, next_view  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def c(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestClient]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'events.db'}"
-    else:
-        url = request.getfixturevalue("pg_cluster").create_database()
-    with TestClient(create_app(url, limits=OFF)) as client:
+@pytest.fixture
+def c(db_url: str) -> Iterator[TestClient]:  # noqa: F811
+    with TestClient(create_app(db_url, limits=OFF)) as client:
         yield client
 
 

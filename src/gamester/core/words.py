@@ -77,6 +77,15 @@ def third_person(verb: str) -> str:
     return verb + "s"
 
 
+def and_list(items: Sequence[str]) -> str:
+    """The items as a sentence lists them.
+
+    >>> and_list(["a"]), and_list(["a", "b"]), and_list(["a", "b", "c"])
+    ('a', 'a and b', 'a, b and c')
+    """
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 

@@ -573,14 +573,9 @@ def _read_record(path: str, index: int | None = None) -> Any:
         raise RecordError(msg if path in msg else f"{path}: {msg}") from None
 
 
-def _and(items: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
     from gamester.core.record import replay, summary
-    from gamester.core.words import Names, cards, pretty
+    from gamester.core.words import Names, and_list, cards, pretty
     from gamester.play.terminal import fit, renderer
 
     record = _read_record(args.record, args.index)
@@ -659,7 +654,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         result = (
             "a draw"
             if not won
-            else _and([names(q) for q in won]) + (" win" if won == [seat] or len(won) > 1 else " wins")
+            else and_list([names(q) for q in won]) + (" win" if won == [seat] or len(won) > 1 else " wins")
         )
         print(fit(f"Game over: {result[0].upper() + result[1:]}. Scores: {scores}."))
     else:

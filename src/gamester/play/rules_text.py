@@ -55,6 +55,11 @@ def _fill(text: str, width: int, first: str, rest: str) -> list[str]:
     ) or [first.rstrip()]
 
 
+def _table_at(lines: list[str], k: int) -> bool:
+    """A Markdown table starts at line ``k``: a row of cells, then its rule (``| --- | --- |``)."""
+    return k + 1 < len(lines) and "|" in lines[k] and bool(_TABLE_RULE.match(lines[k + 1]))
+
+
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().removeprefix("|").removesuffix("|").split("|")]
 
@@ -97,7 +102,7 @@ def for_terminal(markdown: str, width: int = 80) -> str:
             not line.strip()
             or line.startswith(("#", "```"))
             or bool(_ITEM.match(line))
-            or (k + 1 < len(lines) and "|" in line and bool(_TABLE_RULE.match(lines[k + 1])))
+            or _table_at(lines, k)
         )
 
     while i < len(lines):
@@ -111,7 +116,7 @@ def for_terminal(markdown: str, width: int = 80) -> str:
         elif not line.strip() or line.startswith("#"):
             out.append(line.rstrip())
             i += 1
-        elif i + 1 < len(lines) and "|" in line and _TABLE_RULE.match(lines[i + 1]):
+        elif _table_at(lines, i):
             rows = [_cells(line)]
             i += 2
             while i < len(lines) and "|" in lines[i] and lines[i].strip():

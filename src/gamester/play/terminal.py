@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from gamester.agents.base import Agent, View
 from gamester.core.errors import GameError, IllegalActionError
 from gamester.core.protocol import State
-from gamester.core.words import Names, player_message, pretty
+from gamester.core.words import Names, and_list, player_message, pretty
 from gamester.play.tutorials import Tutorial, closing, coach, refuse
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
@@ -232,8 +232,7 @@ class TerminalGame:
             what = describe_agent(spec, st.game.name) if spec else (agent.name if agent else "?")
             by_what.setdefault(what, []).append(p)
         for what, ps in by_what.items():
-            who = [nm(p) for p in ps]
-            listed = who[0] if len(who) == 1 else ", ".join(who[:-1]) + " and " + who[-1]
+            listed = and_list([nm(p) for p in ps])
             self.say_line(f"{listed[0].upper() + listed[1:]}: the computer, {what}.")
         self.say("Type a move's number (or the move itself); 'help' explains the notation.")
         if self.tutorial is not None:

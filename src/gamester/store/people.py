@@ -189,11 +189,6 @@ class PeopleStore:
         return []
 
     # -- throttles ----------------------------------------------------------------------------
-    def take_token(self, kind: str, key: str, burst: float, every: float, now: float) -> float:
-        """Take one try from the bucket ``(kind, key)`` (full at ``burst``, one try back every ``every``
-        seconds): 0.0 if taken, else the seconds until one is there."""
-        return self.take_tokens([Bucket(kind, key, burst, every)], now)
-
     def take_tokens(self, buckets: list[Bucket], now: float) -> float:
         """Take one try from each bucket, all or none, in one transaction: 0.0 if taken, else the
         seconds until the first bucket that refused has one (then none is taken). Each bucket is one

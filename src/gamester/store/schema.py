@@ -138,8 +138,9 @@ sa.Index("ix_gm_chat_table", chat.c.table_id, chat.c.id)
 throttle = sa.Table(
     "gm_throttle",
     metadata,
-    sa.Column("kind", sa.String(20), primary_key=True),  # which limit: login_name, login_address, signup
-    sa.Column("key", sa.String(120), primary_key=True),  # what it limits: a folded name, an address
+    # which limit (login_name, login_address, signup, tables) and what it limits (a folded name, an address)
+    sa.Column("kind", sa.String(20), primary_key=True),
+    sa.Column("key", sa.String(120), primary_key=True),
     sa.Column("tokens", sa.Float, nullable=False),  # tries left at ``at``; one comes back per period
     sa.Column("at", sa.Float, nullable=False),  # wall-clock time (every server on the database reads it)
 )

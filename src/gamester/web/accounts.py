@@ -44,6 +44,7 @@ from starlette.requests import HTTPConnection
 from gamester.store.people import AccountRow, Bucket, PeopleStore, Rating
 from gamester.store.repository import SqlTableRepository
 from gamester.web.decisions import ServiceError
+from gamester.web.decisions import hash_token as _hash
 from gamester.web.ratings import INITIAL, rate
 
 COOKIE = "gamester_session"
@@ -108,10 +109,6 @@ def dummy_hash(hasher: Any) -> str:
     return _dummy_hash(
         hasher.time_cost, hasher.memory_cost, hasher.parallelism, hasher.hash_len, hasher.salt_len
     )
-
-
-def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass

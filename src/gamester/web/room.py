@@ -305,8 +305,11 @@ class Room:
 
     def _announce(self) -> None:
         """The table (seats, who is connected, status) to every socket."""
-        info = {"type": "table", "table": self.public()}
-        text = d.dumps(info)
+        self._to_all({"type": "table", "table": self.public()})
+
+    def _to_all(self, message: dict[str, Any]) -> None:
+        """``message`` to every socket of the table (encoded once)."""
+        text = d.dumps(message)
         for c in self.conns:
             c.send_text(text)
 
@@ -438,9 +441,7 @@ class Room:
         s.name, s.token_hash = None, None
         self._drop_left()
         # Every viewer's log says so (a name is public: the table shows it to all).
-        left = d.dumps({"type": "event", "event": {"type": "left", "seat": seat, "name": name}})
-        for c in self.conns:
-            c.send_text(left)
+        self._to_all({"type": "event", "event": {"type": "left", "seat": seat, "name": name}})
         self._announce()
         self.host.publish(self.id, "table")
         return {"ok": True, "seat": seat}
@@ -592,12 +593,12 @@ class Room:
         overdue = time.monotonic() - self._thinking_since > 3 * self.host.job_seconds("bot") + 10.0
         if self._thinking == row.seq and not overdue:
             return
-        job = d.job(row, state, "bot" if due.kind == "bot" else "timeout")
+        source = "bot" if due.kind == "bot" else "timeout"
+        job = d.job(row, state, source)
         if job is None:
             return
         self._thinking = row.seq
         self._thinking_since = time.monotonic()
-        source = "bot" if due.kind == "bot" else "timeout"
         people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
         turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
 
