@@ -1,7 +1,7 @@
 // Penneech: two hands, a new trump turned up before every trick, honours pegged to the target.
 
-import { cardsText, cardText, el, put, suitText, SUIT_NAMES, SUITS } from "/static/js/ui.js";
-import { backs, cardButton, cardKeys, hintBox, resolvedOptions } from "/static/js/games/common.js";
+import { cardsText, cardText, el, moveText, put, suitText, SUIT_NAMES, SUITS } from "/static/js/ui.js";
+import { backs, cardButton, cardKeys, hintBox, leadLine, resolvedOptions } from "/static/js/games/common.js";
 
 const SUIT_ORDER = ["S", "H", "C", "D"]; // alternate colours in the hand
 const RANKS = "AKQJT98765432";
@@ -145,7 +145,7 @@ export default {
       el("div.pn-middle", turnUp(ctx, v), trickArea(ctx, v), track(ctx, v)),
       shown(ctx, v),
       offer(ctx, v),
-      hintBox(ctx, (a) => (/^[2-9TJQKA][CDHS]$/.test(a) ? cardText(a) : a)),
+      hintBox(ctx, moveText),
       hand(ctx, v),
       el("div.pn-bottom", seatPanel(ctx, v, bottom)));
   },
@@ -193,9 +193,8 @@ export default {
         if (e.points) parts.push(` — ${e.points} ${e.card === "7D" ? "for Penneech itself" : "points"} to ${e.seat === ctx.me ? "you" : n(e.seat)}`);
         return el("span", ...parts, ".");
       }
-      case "action": // the first card of a trick (the lead); the others show in the trick line
-        if (!/^[2-9TJQKA][CDHS]$/.test(e.action) || !ctx.view || (ctx.view.trick || []).length !== 1) return null;
-        return el("span", `${e.player === ctx.me ? "You" : n(e.player)} led `, cardText(e.action), ".");
+      case "action":
+        return leadLine(e, ctx, n);
       case "trick":
         return el("span", `${n(e.winner)} won the trick: `, cardsText(e.cards),
           e.points ? ` — ${e.points} in honours.` : ".");
@@ -244,6 +243,6 @@ export default {
   },
 
   describe(action) {
-    return /^[2-9TJQKA][CDHS]$/.test(action) ? cardText(action) : action;
+    return moveText(action);
   },
 };

@@ -2,7 +2,7 @@
 // draw-and-give, then tricks for card points (66 of 130 wins).
 
 import { cardsText, cardText, el, put } from "/static/js/ui.js";
-import { backs, cardButton, cardKeys, hintBox } from "/static/js/games/common.js";
+import { backs, cardButton, cardKeys, hintBox, leadLine } from "/static/js/games/common.js";
 
 const SUIT_ORDER = ["S", "H", "C", "D"];
 const PLAIN = "AKQJT987";
@@ -189,9 +189,8 @@ export default {
         return e.seat === ctx.me
           ? el("span", "You hold the 7♠: you play alone against everyone else.")
           : el("span", `${N(e.seat)} holds the 7♠ and plays alone against the rest.`);
-      case "action": // the first card of a trick (the lead); the others show in the trick line
-        if (!/^[2-9TJQKA][CDHS]$/.test(e.action) || !ctx.view || (ctx.view.trick || []).length !== 1) return null;
-        return el("span", `${e.player === ctx.me ? "You" : N(e.player)} led `, cardText(e.action), ".");
+      case "action":
+        return leadLine(e, ctx, N);
       case "trick":
         return el("span", `${N(e.winner)} won the trick `, cardsText(e.cards), ` for ${e.points} points.`);
       case "draw":

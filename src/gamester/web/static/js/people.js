@@ -61,6 +61,23 @@ export async function renderAccountSlot() {
     }, "Log out"));
 }
 
+/** A form's submit handler: runs ``send`` with the form's button disabled meanwhile, and shows the
+ * server's one line in ``error`` when it refuses. */
+function submitting(error, send) {
+  return async (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    const button = ev.currentTarget.querySelector("button");
+    button.disabled = true;
+    try {
+      await send();
+    } catch (e) {
+      error.textContent = e.message;
+    }
+    button.disabled = false;
+  };
+}
+
 // -- log in and sign up -------------------------------------------------------------------------
 export class LoginScreen {
   constructor(root, params) {
@@ -77,20 +94,11 @@ export class LoginScreen {
       maxlength: 200, autocomplete: signup ? "new-password" : "current-password", "data-testid": `${kind}-password` });
     const error = el("p.form-error", { role: "alert", "data-testid": `${kind}-error` });
     const f = el("form.people-form", {
-      onsubmit: async (ev) => {
-        ev.preventDefault();
-        error.textContent = "";
-        const button = f.querySelector("button");
-        button.disabled = true;
-        try {
-          await (signup ? signUp : logIn)(name.value.trim(), password.value);
-          toast(signup ? `Welcome, ${name.value.trim()}.` : `Logged in as ${name.value.trim()}.`);
-          location.hash = this.next;
-        } catch (e) {
-          error.textContent = e.message;
-          button.disabled = false;
-        }
-      },
+      onsubmit: submitting(error, async () => {
+        await (signup ? signUp : logIn)(name.value.trim(), password.value);
+        toast(signup ? `Welcome, ${name.value.trim()}.` : `Logged in as ${name.value.trim()}.`);
+        location.hash = this.next;
+      }),
     },
     el("h2", signup ? "New account" : "Log in"),
     el("label", "Name ", name),
@@ -212,19 +220,10 @@ function passwordForm(testid, fields, label, send, danger = false) {
     minlength: auto === "new-password" ? 8 : 1, maxlength: 200, autocomplete: auto, "data-testid": `${testid}-${name}` })]);
   const f = el("form.people-form", {
     "data-testid": testid,
-    onsubmit: async (ev) => {
-      ev.preventDefault();
-      error.textContent = "";
-      const button = f.querySelector("button");
-      button.disabled = true;
-      try {
-        await send(Object.fromEntries(inputs.map(([name, , input]) => [name, input.value])));
-        f.reset();
-      } catch (e) {
-        error.textContent = e.message;
-      }
-      button.disabled = false;
-    },
+    onsubmit: submitting(error, async () => {
+      await send(Object.fromEntries(inputs.map(([name, , input]) => [name, input.value])));
+      f.reset();
+    }),
   }, inputs.map(([, text, input]) => el("label", `${text} `, input)), error,
   el(danger ? "button.danger" : "button", { type: "submit", "data-testid": `${testid}-submit` }, label));
   return f;

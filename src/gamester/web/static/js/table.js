@@ -3,7 +3,7 @@
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
-import { animationsOn, clear, copyText, el, moveText, settings, saveSettings, SUITS, toast, withCards } from "./ui.js";
+import { animationsOn, clear, copyText, el, settings, saveSettings, SUITS, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
@@ -660,12 +660,8 @@ export class TableScreen {
 
   /** How a move is named to the player: the game's own words, else a card code as the card. */
   describeMove() {
-    if (this.game.describe) return (a) => this.game.describe(a);
-    // A card is drawn as a card; a move written with cards in it ("QH b5-c6 9C+4D") shows them too.
-    return (a) => {
-      const m = moveText(a);
-      return typeof m === "string" ? withCards(m) : m;
-    };
+    // Without the game's words: the move's card codes ("QH b5-c6 9C+4D") drawn as cards.
+    return this.game.describe ? (a) => this.game.describe(a) : withCards;
   }
 
   /** Seats ask for (or accept) the same table again; spectators may watch it once it exists. */

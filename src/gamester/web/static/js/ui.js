@@ -86,9 +86,14 @@ export function cardText(code) {
 
 const CARD_CODE = /^[2-9TJQKA][CDHS]$/;
 
+/** Is ``x`` a card code ("QH")? */
+export function isCard(x) {
+  return typeof x === "string" && CARD_CODE.test(x);
+}
+
 /** A move as a player reads it: a card code as the card (Q♥), anything else as it is. */
 export function moveText(action) {
-  return CARD_CODE.test(action) ? cardText(action) : action;
+  return isCard(action) ? cardText(action) : action;
 }
 
 /** Text whose card codes ("the 7S", "play QS") are shown as cards, as the terminal prints them. */

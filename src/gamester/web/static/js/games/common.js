@@ -1,7 +1,7 @@
 // Pieces the three game screens share: card buttons, hands, seat labels, hint boxes, options.
 
 import { cardBack, cardSVG } from "../cards.js";
-import { cardText, el } from "../ui.js";
+import { cardText, el, isCard } from "../ui.js";
 
 /** The table's options with its rule set and the game's defaults filled in. */
 export function resolvedOptions(ctx) {
@@ -44,6 +44,13 @@ export function backs(n, opts = {}) {
   }
   if (opts.count || shown < n) box.append(el("span.count-badge", String(n)));
   return box;
+}
+
+/** The log's line for a trick's first card ("Casual led Q♥."), from the move's event when the view
+ * after it holds a one-card trick; null for every other move (the trick line tells the rest). */
+export function leadLine(e, ctx, name) {
+  if (!isCard(e.action) || !ctx.view || (ctx.view.trick || []).length !== 1) return null;
+  return el("span", `${e.player === ctx.me ? "You" : name(e.player)} led `, cardText(e.action), ".");
 }
 
 export function hintBox(ctx, describe) {

@@ -5,10 +5,9 @@
 // filtered for this seat or for a spectator, so it cannot show a card that is not meant to be seen.
 
 import { cardSVG } from "../cards.js";
-import { cardText, clear, el, put, suitText, SUIT_NAMES } from "../ui.js";
+import { cardText, clear, el, isCard, put, suitText, SUIT_NAMES } from "../ui.js";
 import { cardButton, cardKeys, hintBox } from "./common.js";
 
-const CARD = /^[2-9TJQKA][CDHS]$/;
 // Fields that name a seat by its number; `current_player` is also drawn as the seat to move.
 const SEAT_KEY = /^(seat|player|current_player|dealer|leader|winner|loser|soloist|declarer|mover|to_move|seat_to_move|next_player|first_player|bidder|caller)$|(_seat|_player)$/;
 const SEATS_KEY = /^(winners|losers|players_out|finished_seats|partners|seats_out)$/;
@@ -19,7 +18,6 @@ const MAX_TEXT = 200;
 const MANY_MOVES = 24;
 const SHOWN_MOVES = 60;
 
-const isCard = (x) => typeof x === "string" && CARD.test(x);
 const isCardList = (x) => Array.isArray(x) && x.length > 0 && x.every(isCard);
 const isScalar = (x) => x === null || ["number", "string", "boolean"].includes(typeof x);
 
