@@ -85,7 +85,11 @@ def _menu(game_name: str) -> tuple[dict[str, Any], ...]:
         )
     club = "ismcts:iterations=300"
     out.append(
-        {"spec": club, "label": "Club player: searches a few hundred games", "strength": _strength(game_name, club)}
+        {
+            "spec": club,
+            "label": "Club player: searches a few hundred games",
+            "strength": _strength(game_name, club),
+        }
     )
     out.append(
         {
