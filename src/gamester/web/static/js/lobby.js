@@ -12,6 +12,10 @@ function stars(n) {
   return "★".repeat(n + 1) + "☆".repeat(Math.max(0, 3 - n));
 }
 
+function optionWords(options) {
+  return Object.entries(options).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
+}
+
 // The option values (GET /api/games: an agent's cannot_play) that keep this computer player from the
 // chosen options, or null: the server refuses such a seat, so the lobby does not offer it.
 function refusal(agent, chosen) {
@@ -232,8 +236,7 @@ export class Lobby {
         el("option", { value: "friend" }, "A friend (invite link)"),
         agents.map((a) => (a.refused
           ? el("option", { value: `agent:${a.spec}`, disabled: true, title: a.refused.why },
-            `${stars(a.strength)} Computer — ${a.label} (cannot play ${Object.entries(a.refused.options)
-              .map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ")})`)
+            `${stars(a.strength)} Computer — ${a.label} (cannot play ${optionWords(a.refused.options)})`)
           : el("option", { value: `agent:${a.spec}` }, `${stars(a.strength)} Computer — ${a.label}`))));
       // A choice made before the options changed stays while it is still offered.
       const kept = before[i];
@@ -244,6 +247,11 @@ export class Lobby {
       });
       this.seatSelects.push(sel);
       box.append(el("div.field.seat-field", el("label", label(i)), sel));
+    }
+    // Why a computer player is missing: the server would refuse it at this table.
+    for (const a of agents.filter((x) => x.refused)) {
+      box.append(el("p.opt-doc", { "data-testid": "not-offered", title: a.refused.why },
+        `Not offered with ${optionWords(a.refused.options)}: ${a.label.split(":")[0]} (${a.refused.why}).`));
     }
   }
 
