@@ -608,3 +608,41 @@ def test_a_finished_trick_stays_until_clicked(pages: Pages, server: Server) -> N
     page.click("[data-testid=board] .pn-middle")
     page.wait_for_selector("[data-testid=board]:not([data-held])")
     assert page.evaluate("JSON.parse(localStorage.getItem('gamester.settings')).pace") == "slow"
+
+
+@pytest.mark.slow
+def test_lobby_offers_only_the_computer_players_that_can_play_the_options(
+    pages: Pages, server: Server
+) -> None:
+    """The three-hand Piquesept rule set rules out the learned model (trained on four hands): its entry
+    stays in each seat's list, disabled and saying why, and a seat that had chosen it falls back to
+    the strongest player that can play. Screenshots of the lobby at both widths (to be looked at)."""
+    shots = Path(os.environ.get("GAMESTER_SHOTS") or tempfile.gettempdir())
+    for size, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+        page = pages.new(viewport=viewport)
+        page.goto(f"{server.base}/#/?game=piquesept")
+        page.wait_for_selector("select[data-seat='3']")
+        learned = "select[data-seat='1'] option[value='agent:learned']"
+        assert page.locator(learned).get_attribute("disabled") is None
+        page.select_option("select[data-seat='1']", "agent:learned")
+        page.select_option("select[data-seat='2']", "agent:heuristic")
+        page.select_option("[data-testid=ruleset]", "three_hand")
+        page.wait_for_selector("select[data-seat='3']", state="detached")
+        assert page.locator(learned).get_attribute("disabled") == ""
+        assert "cannot play players 3" in page.locator(learned).inner_text()
+        assert "trained on 'piquesept'" in (page.locator(learned).get_attribute("title") or "")
+        best = page.locator("select[data-seat='1'] option:not([disabled])").last.get_attribute("value")
+        assert page.input_value("select[data-seat='1']") == best == "agent:rollout:worlds=30"
+        assert page.input_value("select[data-seat='2']") == "agent:heuristic"  # still offered: kept
+        note = page.inner_text("[data-testid=not-offered]")
+        assert note.startswith("Not offered with players 3: Quick (the learned model was trained on")
+        page.screenshot(path=str(shots / f"lobby-menu-{size}.png"), full_page=True)
+        # Back to four hands: learned is offered again and a table with it starts.
+        page.select_option("[data-testid=ruleset]", "standard")
+        page.wait_for_selector("select[data-seat='3']")
+        assert page.locator(learned).get_attribute("disabled") is None
+        assert page.locator("[data-testid=not-offered]").count() == 0
+    start_from_lobby(page, server, "piquesept", ["you", "learned", "heuristic", "learned"])
+    page.wait_for_selector("[data-testid=side-points]")
+    play_cards(page)
+    assert "result" in page.inner_text("[data-testid=result]")

@@ -57,6 +57,30 @@ def test_a_bad_model_file_is_one_clear_error(tmp_path: Path) -> None:
         make_agent(f"learned:model={shipped_model_path('pentyrch')}", game=game)
 
 
+def test_refuses_says_what_the_model_cannot_play_from_its_metadata(tmp_path: Path) -> None:
+    """``LearnedAgent.refuses`` (what the web's seat check asks) agrees with making the agent, and
+    reads the model's metadata without loading its weights."""
+    from gamester.agents import agent_refuses
+    from gamester.agents import learned as module
+
+    module._CACHE.clear()
+    cases = [("penneech", {}), ("piquesept", {}), ("piquesept", {"players": 3}), ("pentyrch", {"players": 2})]
+    games = [load_game(name, **options) for name, options in cases]
+    answers = [agent_refuses("learned", game) for game in games]
+    assert module._CACHE == {}  # no weights loaded to answer
+    assert [why is None for why in answers] == [True, True, False, True]
+    for game, why in zip(games, answers, strict=True):
+        if why is None:
+            make_agent("learned", game=game)
+        else:
+            with pytest.raises(AgentError) as e:
+                make_agent("learned", game=game)
+            assert str(e.value) == why
+    assert "no such file" in str(agent_refuses(f"learned:model={tmp_path / 'x.npz'}", load_game("penneech")))
+    other = f"learned:model={shipped_model_path('pentyrch')}"
+    assert "trained on 'pentyrch'" in str(agent_refuses(other, load_game("penneech")))
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_plays_legal_moves_to_the_end(name: str) -> None:
     game = load_game(name)

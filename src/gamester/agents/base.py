@@ -176,6 +176,20 @@ def make_agent(spec: str, *, game: Game | None = None, seed: int | None = None) 
     return factory(game=game, **params)
 
 
+def agent_refuses(spec: str, game: Game) -> str | None:
+    """Why the agent ``spec`` names cannot play ``game`` (its options included), in one line, or None
+    if it can or does not say. Asked without making the agent: a factory that knows its limits has
+    ``refuses(game, params) -> str | None`` (``learned`` reads what its model was trained on). The web
+    checks a seat with this before any worker makes the agent (docs/agents.md, "What an agent can
+    play")."""
+    name, params = parse_agent_spec(spec)
+    check = getattr(_factory(name), "refuses", None)
+    if check is None:
+        return None
+    why = check(game, params)
+    return None if why is None else str(why)
+
+
 def int_param(name: str, value: Any, minimum: int = 0) -> int:
     try:
         n = int(value)

@@ -73,6 +73,27 @@ def heuristic_move(view: View, legal: list[int]) -> int | None:
     return kit.heuristic(view, view.observation(), legal, LazyRandom(0))
 
 
+def mismatch(meta: dict[str, Any], game: Game) -> str | None:
+    """Why a model with this metadata (what it was trained on) cannot play ``game`` (a game with its
+    options), or None if it can: the observation it reads and, for dense ids, the actions it knows must
+    be the game's."""
+    trained = f"the learned model was trained on {meta.get('spec', meta.get('game'))!r}"
+    obs = int(meta["obs_size"])
+    if game.observation_tensor_size != obs:
+        return (
+            f"{trained} and cannot play {game.spec()!r}: it reads {obs} observation numbers, "
+            f"that game has {game.observation_tensor_size}"
+        )
+    if meta.get("heuristic_input") and not game.kit().has_heuristic:
+        return f"{trained} and reads the heuristic's choice, and {game.name!r} offers none"
+    if meta.get("vocab") is None and game.num_distinct_actions != int(meta["num_actions"]):
+        return (
+            f"{trained} and cannot play {game.spec()!r}: it knows {meta['num_actions']} actions, "
+            f"that game has {game.num_distinct_actions}"
+        )
+    return None
+
+
 class Model:
     """The weights and the numpy forward pass shared by the agent and by training's self-play.
 
@@ -142,18 +163,9 @@ class Model:
         return rows, h
 
     def check(self, game: Game) -> None:
-        if game.observation_tensor_size != self.obs_size:
-            raise AgentError(
-                f"learned model for {self.meta.get('game')!r} reads {self.obs_size} observation numbers; "
-                f"{game.spec()!r} has {game.observation_tensor_size}"
-            )
-        if self.heuristic_input is not None and not game.kit().has_heuristic:
-            raise AgentError(f"learned model reads the heuristic's choice, and {game.name!r} offers none")
-        if self.vocab is None and game.num_distinct_actions != self.num_actions:
-            raise AgentError(
-                f"learned model for {self.meta.get('game')!r} knows {self.num_actions} actions; "
-                f"{game.spec()!r} has {game.num_distinct_actions}"
-            )
+        why = mismatch(self.meta, game)
+        if why is not None:
+            raise AgentError(why)
 
     def values(self, obs: Any, owner: Any, acts: list[list[int]]) -> Any:
         """Estimated returns (float32 array, one per row): row ``r`` is action ``acts[r]`` taken in
@@ -222,6 +234,28 @@ def shipped_model_path(game_name: str) -> Path:
     return Path(str(resources.files("gamester.agents") / "weights" / f"{game_name}.npz"))
 
 
+_META: dict[str, dict[str, Any]] = {}  # path -> metadata: the web checks seats against it
+
+
+def model_meta(path: str | Path) -> dict[str, Any]:
+    """What a model file says it was trained on (``game``, ``spec``, ``obs_size``, ...), read without
+    its weights (only that member of the archive is read); one clear error if it is not a model."""
+    key = str(path)
+    meta = _META.get(key)
+    if meta is None:
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                meta = json.loads(str(f["meta"]))
+        except FileNotFoundError:
+            raise AgentError(f"learned model {key!r}: no such file") from None
+        except Exception as e:  # a file that is not a model: numpy, zip and json each raise their own
+            raise AgentError(f"learned model {key!r} cannot be read ({type(e).__name__})") from None
+        if not isinstance(meta, dict):
+            raise AgentError(f"learned model {key!r} cannot be read (no metadata)")
+        _META[key] = meta
+    return meta
+
+
 _CACHE: dict[str, Model] = {}  # path -> model: simulate makes an agent per seat per game
 
 
@@ -231,6 +265,16 @@ def cached_model(path: str | Path) -> Model:
     if m is None:
         m = _CACHE[key] = load_model(path)
     return m
+
+
+def _model_path(game: Game, model: str | None) -> str:
+    """The file ``learned`` (``model`` None: the weights shipped for the game) plays ``game`` from."""
+    if model is not None:
+        return model
+    found = shipped_model_path(game.name)
+    if not found.exists():
+        raise AgentError(f"agent 'learned' has no weights for {game.name!r}; train some")
+    return str(found)
 
 
 class LearnedAgent(Agent):
@@ -250,15 +294,20 @@ class LearnedAgent(Agent):
         if game is not None:
             self._load(game)
 
+    @staticmethod
+    def refuses(game: Game, params: dict[str, str]) -> str | None:
+        """Why ``learned`` with these spec parameters cannot play ``game`` (its options included), or
+        None: read from the model's metadata, without making the agent or loading its weights (the
+        web checks a seat with this; docs/agents.md, "What an agent can play")."""
+        try:
+            meta = model_meta(_model_path(game, params.get("model")))
+        except AgentError as e:
+            return str(e)
+        return mismatch(meta, game)
+
     def _load(self, game: Game) -> Model:
         if self.model is None or self._game != game:
-            path = self.model_path
-            if path is None:
-                found = shipped_model_path(game.name)
-                if not found.exists():
-                    raise AgentError(f"agent 'learned' has no weights for {game.name!r}; train some")
-                path = str(found)
-            model = cached_model(path)
+            model = cached_model(_model_path(game, self.model_path))
             model.check(game)
             self.model, self._game = model, game
         return self.model

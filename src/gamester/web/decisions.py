@@ -241,7 +241,7 @@ def new_table(
         if len(kind) > MAX_SPEC:
             raise ServiceError("bad_seats", f"seats[{i}]: agent spec longer than {MAX_SPEC}", 422)
         try:  # read against the menu, never built here (the bot workers build it)
-            check_seat(game.name, kind, menu)
+            check_seat(game, kind, menu)
         except MenuError as e:
             raise ServiceError("bad_seats", f"seats[{i}]: {e}", 422) from None
         seats.append(SeatRow(seat=i, kind="bot", agent=kind))

@@ -12,11 +12,16 @@ command line and the Python API keep the whole range.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import math
 from typing import Any
 
-from gamester.agents import best_agent_spec
+from gamester.agents import agent_refuses, best_agent_spec
 from gamester.agents.base import parse_agent_spec
+from gamester.core.errors import GameError
+from gamester.core.protocol import Game
 from gamester.core.registry import load_game
 
 # Per agent: parameter -> (lowest, highest, whole number?). An agent missing here takes no parameter.
@@ -36,16 +41,55 @@ OPTION_CAPS: dict[str, dict[str, int]] = {
 }
 
 
-def agent_menu(game_name: str) -> list[dict[str, Any]]:
-    """The computer players a table can seat, weakest first, with a label for people (only those the
-    game's kit supports: ``heuristic`` needs its heuristic) and the parameters a spec may change."""
+# The stars (``strength``): 0 plays any legal move; 1 is the level of the game's heuristic; 2 is
+# measured clearly above the heuristic without being the best; 3 is the game's best agent at about a
+# second a move (``best_agent_spec``). An agent gets the level its measurements support, and where they
+# do not separate it from the heuristic it gets the heuristic's (docs/web.md, "The computer players",
+# names each measurement). Per game: agent name -> stars (random, heuristic and the best are fixed).
+MEASURED: dict[str, dict[str, int]] = {
+    # docs/learning.md: learned - heuristic +0.000 (every move the heuristic's), 300 deals.
+    # docs/agents.md: ismcts:iterations=1000 won 49.2% against heuristic.
+    "penneech": {"learned": 1, "ismcts": 1},
+    # docs/learning.md: learned - heuristic +0.067 [-0.038, +0.171] as defenders, +0.150 [-0.168, +0.468]
+    # as soloist. docs/agents.md: ismcts:iterations=200 - heuristic +2.6 [+1.5, +3.8] as soloist and
+    # +0.00 [-0.20, +0.20] as defenders: above the heuristic in one role, level in the other.
+    "piquesept": {"learned": 1, "ismcts": 2},
+    # docs/learning.md: learned - heuristic +0.076 [-0.014, +0.166] alone against three heuristic.
+    # docs/agents.md: ismcts:iterations=300 alone against three heuristic, see docs/web.md.
+    "pentyrch": {"learned": 1, "ismcts": 1},
+}
+
+
+def _strength(game_name: str, spec: str) -> int:
+    """The stars of a menu agent other than random, heuristic and the best: as measured, or for a game
+    with no measurements (a game from elsewhere) the defaults below."""
+    name = parse_agent_spec(spec)[0]
+    return MEASURED.get(game_name, {}).get(name, {"learned": 1}.get(name, 2))
+
+
+@functools.cache
+def _menu(game_name: str) -> tuple[dict[str, Any], ...]:
     game = load_game(game_name)
     best = best_agent_spec(game)
     out: list[dict[str, Any]] = [{"spec": "random", "label": "Beginner: plays any legal move", "strength": 0}]
     if game.kit().has_heuristic:
         out.append({"spec": "heuristic", "label": "Casual: plays by simple rules of thumb", "strength": 1})
+    # Only where the agent can play the game's own defaults (a game from elsewhere has no weights).
+    if agent_refuses("learned", game) is None:
+        out.append(
+            {
+                "spec": "learned",
+                "label": "Quick: a network trained by playing itself (a few milliseconds a move)",
+                "strength": _strength(game_name, "learned"),
+            }
+        )
+    club = "ismcts:iterations=300"
     out.append(
-        {"spec": "ismcts:iterations=300", "label": "Club player: searches a few hundred games", "strength": 2}
+        {
+            "spec": club,
+            "label": "Club player: searches a few hundred games",
+            "strength": _strength(game_name, club),
+        }
     )
     out.append(
         {
@@ -54,18 +98,67 @@ def agent_menu(game_name: str) -> list[dict[str, Any]]:
             "strength": 3,
         }
     )
+    out.sort(key=lambda e: int(e["strength"]))  # weakest first; equals keep the order above
+    variants = _variants(game)
     for entry in out:
         name = parse_agent_spec(entry["spec"])[0]
         entry["params"] = {k: {"min": lo, "max": hi} for k, (lo, hi, _) in CAPS.get(name, {}).items()}
+        entry["cannot_play"] = _cannot_play(entry["spec"], variants)
+    return tuple(out)
+
+
+def _variants(game: Game) -> list[tuple[dict[str, Any], Game]]:
+    """The game with one option changed from its defaults, for every option whose values are listed
+    (a choice or a yes/no), and with each rule set: what the lobby lets a person pick."""
+    cls = type(game)
+    options = cls.options_class
+    out: list[tuple[dict[str, Any], Game]] = []
+    for rs in cls.rulesets.values():
+        if rs.options:  # as the options it sets, which is how the lobby compares them
+            out.append((dict(rs.options), load_game(game.name, ruleset=rs.name)))
+    for f in dataclasses.fields(options):
+        if f.name == "ruleset":
+            continue
+        default = getattr(game.options, f.name)
+        choices = f.metadata.get("choices")
+        values = list(choices) if choices is not None else [True, False] if isinstance(default, bool) else []
+        for value in values:
+            if value == default:
+                continue
+            try:
+                out.append(({f.name: value}, load_game(game.name, **{f.name: value})))
+            except (GameError, TypeError, ValueError):
+                continue  # a value the game refuses alone: no table can have it
     return out
+
+
+def _cannot_play(spec: str, variants: list[tuple[dict[str, Any], Game]]) -> list[dict[str, Any]]:
+    """The option values (each a change from the defaults) that the agent says it cannot play, each
+    with its reason: the lobby offers the agent only where none of them is chosen."""
+    out: list[dict[str, Any]] = []
+    for options, game in variants:
+        why = agent_refuses(spec, game)
+        if why is not None and all(e["options"] != options for e in out):
+            out.append({"options": options, "why": why})
+    return out
+
+
+def agent_menu(game_name: str) -> list[dict[str, Any]]:
+    """The computer players a table can seat, weakest first, with a label for people (only those the
+    game's kit supports: ``heuristic`` needs its heuristic, ``learned`` its weights), the stars their
+    measurements give them, the parameters a spec may change and the option values each cannot play
+    (``cannot_play``: ``[{"options": {...}, "why": "..."}]``, the options a table must not all have)."""
+    return copy.deepcopy(list(_menu(game_name)))
 
 
 class MenuError(ValueError):
     """A seat or option the web does not take, in one line naming the limit."""
 
 
-def check_seat(game_name: str, spec: str, menu: list[dict[str, Any]]) -> None:
-    """``spec`` is on the menu, or a menu agent with parameters within ``CAPS``."""
+def check_seat(game: Game, spec: str, menu: list[dict[str, Any]]) -> None:
+    """``spec`` is on the menu, or a menu agent with parameters within ``CAPS``, and the agent can play
+    ``game`` with the table's options (asked of the agent, never by making it)."""
+    game_name = game.name
     names = [parse_agent_spec(e["spec"])[0] for e in menu]
     try:
         name, params = parse_agent_spec(spec)
@@ -89,6 +182,9 @@ def check_seat(game_name: str, spec: str, menu: list[dict[str, Any]]) -> None:
         if not math.isfinite(value) or not lo <= value <= hi or (whole and value != int(value)):
             kind = "a whole number" if whole else "a number"
             raise MenuError(f"{name}: {key} must be {kind} from {lo:g} to {hi:g} on this server")
+    why = agent_refuses(spec, game)
+    if why is not None:
+        raise MenuError(f"{name} cannot play these options: {why}")
 
 
 def check_options(game_name: str, options: dict[str, Any]) -> None:

@@ -12,6 +12,17 @@ function stars(n) {
   return "★".repeat(n + 1) + "☆".repeat(Math.max(0, 3 - n));
 }
 
+function optionWords(options) {
+  return Object.entries(options).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
+}
+
+// The option values (GET /api/games: an agent's cannot_play) that keep this computer player from the
+// chosen options, or null: the server refuses such a seat, so the lobby does not offer it.
+function refusal(agent, chosen) {
+  return (agent.cannot_play || []).find((c) =>
+    Object.entries(c.options).every(([k, v]) => String(chosen[k]) === String(v))) || null;
+}
+
 export class Lobby {
   constructor(root, params) {
     this.root = root;
@@ -138,13 +149,15 @@ export class Lobby {
         input = el("input", { name: o.name, "data-option": o.name, type: o.type === "int" ? "number" : "text",
           placeholder: "as the rule set says" });
       }
-      if (o.name === "players") input.addEventListener("change", () => this.renderSeats());
+      // The player count and which computer players can play follow the options.
+      input.addEventListener("change", () => this.renderSeats());
       const hint = el("span.opt-default");
       this.optionRows.push({ o, input, hint });
       opts.append(el("div.opt", el("label", el("span.opt-name", o.name.replace(/_/g, " ")), input, hint),
         o.doc ? el("p.opt-doc", o.doc) : null));
     }
     this.seatBox = el("div.seats");
+    this.seatSelects = []; // another game's seat choices do not carry over
     const clock = el("select#clock", { name: "clock" }, CLOCKS.map(([v, t]) => el("option", { value: v === null ? "" : v }, t)));
     const onTimeout = el("select#on-timeout", { name: "on_timeout" },
       el("option", { value: "bot" }, "a computer player moves for them"), el("option", { value: "forfeit" }, "they lose the game"));
@@ -193,11 +206,25 @@ export class Lobby {
     return g.players[0];
   }
 
+  // Every option as the table would have it: typed, else the rule set's, else the default.
+  chosenOptions() {
+    const rs = this.game.rulesets.find((r) => r.name === this.form.ruleset.value);
+    const out = {};
+    for (const { o, input } of this.optionRows) {
+      out[o.name] = input.value !== "" ? input.value : rs && o.name in rs.options ? rs.options[o.name] : o.default;
+    }
+    return out;
+  }
+
   renderSeats() {
     const g = this.game;
     const n = this.playerCount();
-    const agents = [...g.agents].sort((a, b) => a.strength - b.strength);
-    const best = agents[agents.length - 1];
+    const chosen = this.chosenOptions();
+    const agents = [...g.agents].sort((a, b) => a.strength - b.strength)
+      .map((a) => ({ ...a, refused: refusal(a, chosen) }));
+    const playable = agents.filter((a) => !a.refused);
+    const best = playable[playable.length - 1];
+    const before = (this.seatSelects || []).map((s) => s.value);
     const box = clear(this.seatBox);
     this.seatSelects = [];
     // The game names its seats (GET /api/games: seat_labels by player count).
@@ -207,13 +234,24 @@ export class Lobby {
       const sel = el("select", { "data-seat": i, "aria-label": `Seat ${i + 1}` },
         el("option", { value: "you" }, "You"),
         el("option", { value: "friend" }, "A friend (invite link)"),
-        agents.map((a) => el("option", { value: `agent:${a.spec}` }, `${stars(a.strength)} Computer — ${a.label}`)));
-      sel.value = i === 0 ? "you" : `agent:${best.spec}`;
+        agents.map((a) => (a.refused
+          ? el("option", { value: `agent:${a.spec}`, disabled: true, title: a.refused.why },
+            `${stars(a.strength)} Computer — ${a.label} (cannot play ${optionWords(a.refused.options)})`)
+          : el("option", { value: `agent:${a.spec}` }, `${stars(a.strength)} Computer — ${a.label}`))));
+      // A choice made before the options changed stays while it is still offered.
+      const kept = before[i];
+      const offered = kept && [...sel.options].some((o) => o.value === kept && !o.disabled);
+      sel.value = offered ? kept : i === 0 ? "you" : `agent:${best.spec}`;
       sel.addEventListener("change", () => {
         if (sel.value === "you") for (const s of this.seatSelects) if (s !== sel && s.value === "you") s.value = "friend";
       });
       this.seatSelects.push(sel);
       box.append(el("div.field.seat-field", el("label", label(i)), sel));
+    }
+    // Why a computer player is missing: the server would refuse it at this table.
+    for (const a of agents.filter((x) => x.refused)) {
+      box.append(el("p.opt-doc", { "data-testid": "not-offered", title: a.refused.why },
+        `Not offered with ${optionWords(a.refused.options)}: ${a.label.split(":")[0]} (${a.refused.why}).`));
     }
   }
 
