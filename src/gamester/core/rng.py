@@ -525,15 +525,8 @@ DRAWS: Final = "gamester-draws-1"
 _UNIT: Final = 1.1102230246251565e-16  # 2 ** -53
 
 
-def bits_of(rng: random.Random) -> Callable[[int], int]:
-    """The ``getrandbits`` our draws read: a :class:`HashRandom`'s stream's own (one call fewer)."""
-    if type(rng) is HashRandom:
-        return rng._stream.getrandbits
-    return rng.getrandbits
-
-
 def below_bits(getrandbits: Callable[[int], int], n: int) -> int:
-    """:func:`below` given the ``getrandbits`` to read (from :func:`bits_of`, taken once per loop)."""
+    """:func:`below` given the ``getrandbits`` to read (a generator that is not a HashRandom)."""
     if n < 1:  # drawing from nothing is an error, not an endless loop
         raise ValueError(f"below: no number below {n}")
     k = (n - 1).bit_length()
@@ -561,20 +554,22 @@ def below_of(rng: random.Random) -> Callable[[int], int]:
 
 def unit(rng: random.Random) -> float:
     """A uniform float in [0, 1): 53 bits times 2**-53."""
-    return bits_of(rng)(53) * _UNIT
+    if type(rng) is HashRandom:  # the stream's own method: a native call in the compiled build
+        return rng._stream.getrandbits(53) * _UNIT
+    return rng.getrandbits(53) * _UNIT
 
 
 def choice(rng: random.Random, seq: Sequence[Any]) -> Any:
     """``seq[below(rng, len(seq))]`` (an empty sequence raises ``IndexError``)."""
     if not seq:
         raise IndexError("choice from an empty sequence")
-    return seq[below_bits(bits_of(rng), len(seq))]
+    return seq[below(rng, len(seq))]
 
 
 def weighted(rng: random.Random, options: Sequence[Any], weights: Sequence[int]) -> Any:
     """An option with odds proportional to its whole-number weight: ``r = below(rng, sum(weights))``,
     the first option whose running total of weights exceeds r."""
-    r = below_bits(bits_of(rng), sum(weights))
+    r = below(rng, sum(weights))
     for option, w in zip(options, weights, strict=True):
         if r < w:
             return option
