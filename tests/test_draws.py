@@ -26,7 +26,6 @@ from gamester.core.rng import (
     sample,
     shuffle,
     unit,
-    unit_of,
     weighted,
 )
 
@@ -227,8 +226,6 @@ def test_a_hash_randoms_stream_draws_in_place_the_same_bits() -> None:
             assert [below(fast, n + 1) for _ in range(40)] == [below(slow, n + 1) for _ in range(40)]
             draw_fast, draw_slow = below_of(fast), below_of(slow)
             assert [draw_fast(n + 5) for _ in range(9)] == [draw_slow(n + 5) for _ in range(9)]
-            tie_fast, tie_slow = unit_of(fast), unit_of(slow)
-            assert [tie_fast() for _ in range(5)] == [tie_slow() for _ in range(5)]
         assert fast.getstate() == slow.inner.getstate()
     with pytest.raises(ValueError):
         below(make_rng(0), 0)

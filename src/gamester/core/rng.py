@@ -230,10 +230,6 @@ class BitStream:
             if r < n:
                 return r
 
-    def unit(self) -> float:
-        """:func:`unit` on this stream: 53 bits times 2**-53."""
-        return self.getrandbits(53) * 1.1102230246251565e-16  # 2 ** -53
-
     def copy(self) -> BitStream:
         """An independent stream at the same position."""
         c = BitStream(self.seed)
@@ -561,14 +557,6 @@ def unit(rng: random.Random) -> float:
     if type(rng) is HashRandom:  # the stream's own method: a native call in the compiled build
         return rng._stream.getrandbits(53) * _UNIT
     return rng.getrandbits(53) * _UNIT
-
-
-def unit_of(rng: random.Random) -> Callable[[], float]:
-    """``unit`` with ``rng`` bound, for a loop that draws often (a HashRandom's stream's own)."""
-    if type(rng) is HashRandom:
-        return rng._stream.unit
-    getrandbits = rng.getrandbits
-    return lambda: getrandbits(53) * _UNIT
 
 
 def choice(rng: random.Random, seq: Sequence[Any]) -> Any:
