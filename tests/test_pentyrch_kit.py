@@ -154,3 +154,17 @@ def test_generated_exchanges_are_the_exchange_rule(spec: str) -> None:
             assert got == want, (spec, CELL_NAMES[to], state.hand(state._owner[state._seat]))
             checked += 1
     assert checked > 20
+
+
+def test_step_codes_are_steps_and_home_ok() -> None:
+    """docs/rules/pentyrch.md, Moving: move generation walks ``board.STEP_CODES``, a packed form of
+    ``STEPS`` (every neighbour, with whether the step is forward or sideways) less the home cells
+    ``HOME_OK`` forbids the seat; unpacked, it is exactly those steps, in the same order."""
+    from gamester.games.pentyrch.board import HOME_OK, NUM_CELLS, STEP_CODES, STEPS
+
+    assert len(STEP_CODES) == 4 * NUM_CELLS
+    for seat in range(4):
+        for cell in range(NUM_CELLS):
+            got = [(c & 7, c >> 3 & 31, c >= 256) for c in STEP_CODES[seat * NUM_CELLS + cell]]
+            assert got == [(d, t, f) for d, t, f in STEPS[seat][cell] if HOME_OK[seat][t]]
+            assert all(c < 512 for c in STEP_CODES[seat * NUM_CELLS + cell])

@@ -106,6 +106,17 @@ STEPS: Final[tuple[tuple[tuple[tuple[int, int, bool], ...], ...], ...]] = tuple(
     for s in range(4)
 )
 
+# STEP_CODES[seat * NUM_CELLS + cell]: STEPS[seat][cell] less the steps onto a home cell the seat may
+# never stand on (HOME_OK), each step packed in one int, ``d | target << 3 | forward_ok << 8``: what move
+# generation walks at every court card of every turn. Made from STEPS and HOME_OK, not a second
+# statement of them: compiled, one int read from a tuple costs a fraction of unpacking a 3-tuple
+# (tests/test_pentyrch_kit.py checks the two tables agree).
+STEP_CODES: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(d | t << 3 | int(fwd) << 8 for d, t, fwd in STEPS[s][c] if HOME_OK[s][t])
+    for s in range(4)
+    for c in range(NUM_CELLS)
+)
+
 # DIR_BETWEEN[a][b]: the direction from cell a to the adjacent cell b, or -1.
 DIR_BETWEEN: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(next((d for d, t in NEIGHBOURS[a] if t == b), -1) for b in range(NUM_CELLS))

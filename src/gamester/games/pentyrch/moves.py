@@ -32,9 +32,11 @@ from gamester.games.pentyrch.board import (
     HOME,
     HOME_OK,
     NEIGH,
+    NUM_CELLS,
     OFF,
     OFF_SLOT,
     SLOTS,
+    STEP_CODES,
     STEPS,
 )
 from gamester.games.pentyrch.cards import BIT, EQ, GE, IDX40, NONCOURT, VALUE, canon_cards
@@ -208,8 +210,7 @@ def generate(state: PentyrchState) -> None:
     show = state._show
     always = state._always
     cover_any = state._cover_any
-    home_ok = HOME_OK[seat]
-    steps = STEPS[seat]
+    cells = seat * NUM_CELLS
     k0 = seat * 3
     for k in range(k0, k0 + 3):
         p = cpos[k]
@@ -230,16 +231,20 @@ def generate(state: PentyrchState) -> None:
         else:
             if stacks[p][-1] != k:
                 continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
-            for d, t, fwd in steps[p]:
+            # The steps a seat may take from p (STEP_CODES: STEPS without the home cells HOME_OK
+            # forbids, each as d | t << 3 | forward_ok << 8).
+            for code in STEP_CODES[cells + p]:
+                t = code >> 3 & 31
+                d = code & 7
                 st = stacks[t]
                 if st:
                     # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J;
                     # reversed on the free space. Covering may go backward with cover_any_direction.
-                    if len(st) < 3 and (fwd or cover_any) and home_ok[t]:
+                    if len(st) < 3 and (code >= 256 or cover_any):
                         top_rank = st[-1] % 3
                         if (rk < top_rank) if t == FREE else (rk > top_rank):
                             acts.append(base + d * PAYS)
-                elif not fwd or not home_ok[t]:
+                elif code < 256:  # a backward step: only covering may go backward
                     continue
                 elif t == FREE:
                     acts.append(base + d * PAYS)
