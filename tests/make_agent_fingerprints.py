@@ -1,11 +1,18 @@
 """The agent fingerprints (issue 15): what every agent chooses, for fixed seeds, at fixed positions.
 
-The golden file ``tests/data/agent_fingerprints.json`` was made by running THIS script on the code
-before the agent refactor of issue 15 (commit 0eb4823)::
+The golden file ``tests/data/agent_fingerprints.json`` was first made by running THIS script on the
+code before the agent refactor of issue 15 (commit 0eb4823). It was made again, once, by this script
+on the code of issue 27, right after the agents' generators became ``HashRandom`` and every draw
+went through our own draws ("gamester-draws-1", docs/randomness.md) instead of CPython's
+``random.Random`` methods: that changed what a seeded agent draws, so the old choices could no
+longer come out::
 
-    PYTHONPATH=/path/to/old/checkout/src python tests/make_agent_fingerprints.py
+    PYTHONPATH=$PWD/src python tests/make_agent_fingerprints.py
 
-It is rewritten only when an agent's behaviour changes on purpose, never to make a refactor pass:
+From now on the file pins the agents' decisions on top of a generator and draws that are ours, the
+same on every Python version and in either build: a refactor that changes a choice, an evaluation or
+a whole game fails the test. It is rewritten only when an agent's behaviour changes on purpose (a
+new version of the generator or of the draws is one such change), never to make a refactor pass:
 ``tests/test_agent_fingerprints.py`` replays every entry on the current code and must find the same
 choices, the same evaluations and the same whole games.
 
@@ -15,7 +22,9 @@ What is fixed, for each game and rule set in ``CONFIGS`` and each agent spec in 
   positions where each kind of decision first arises (redeal offers, Piquesept's give and first
   trick, Pentyrch entries, payments of two cards, shows, bear-offs). A position is stored as a record
   (game, options, deal seed, action notations), so it is rebuilt by ``gamester.replay`` whatever the
-  state's internals. Positions with a single legal move are skipped.
+  state's internals. Positions with a single legal move are skipped. (The random play that finds
+  them uses ``random.Random(text).choice``: only this script draws them, the test replays the stored
+  records, and keeping that draw kept the same positions through the regeneration of issue 27.)
 * **decisions**: a fresh ``make_agent(spec, game=game, seed=K)`` steps once at the position; a second
   fresh one (same seed) evaluates it, and the evaluation is kept with its numbers rounded to 9 digits.
 * **whole games** between seeded agents: the complete list of actions, which fixes how the agents use
@@ -250,7 +259,7 @@ def generate() -> dict[str, Any]:
     out: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "made_from": "gamester before the agent refactor of issue 15 (0eb4823)",
+        "made_from": "gamester after its own draws, gamester-draws-1 (issue 27)",
         "positions": [],
         "games": [],
     }

@@ -1,11 +1,12 @@
 """Every agent still chooses exactly as before for fixed seeds (issue 15, the fingerprint test).
 
-``tests/data/agent_fingerprints.json`` holds what the agents did on the code before the agent
-refactor (0eb4823): at fixed positions, a fresh seeded agent's step and evaluation, and whole games
-between seeded agents. Here every entry is replayed on the current code and must come out the same
-(numbers to 9 digits). ``tests/make_agent_fingerprints.py`` says what is fixed and how the file was
-made; regenerate it only for an intentional change of an agent's behaviour, never to make a refactor
-pass.
+``tests/data/agent_fingerprints.json`` holds what the agents did at fixed positions (a fresh seeded
+agent's step and evaluation) and in whole games between seeded agents. It was made on the code before
+the agent refactor of issue 15 (0eb4823), and made again once when the agents' draws became our own
+("gamester-draws-1", issue 27). Here every entry is replayed on the current code and must come out
+the same (numbers to 9 digits). ``tests/make_agent_fingerprints.py`` says what is fixed and how the
+file was made; regenerate it only for an intentional change of an agent's behaviour, never to make a
+refactor pass.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def _golden() -> dict[str, Any]:
     # A missing or unreadable golden file is a failure, never a skip: the test is the safety net.
     if not GOLDEN.exists():
         pytest.fail(
-            f"{GOLDEN} is missing: it must be generated from the code before the refactor "
-            "(PYTHONPATH=<old checkout>/src python tests/make_agent_fingerprints.py)"
+            f"{GOLDEN} is missing: see tests/make_agent_fingerprints.py for how it is made "
+            "(PYTHONPATH=src python tests/make_agent_fingerprints.py)"
         )
     data: dict[str, Any] = json.loads(GOLDEN.read_text())
     if data.get("format") != FORMAT or data.get("version") != VERSION:

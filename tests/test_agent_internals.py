@@ -15,20 +15,6 @@ import pytest
 from gamester.agents import futures
 from gamester.agents.base import make_agent
 from gamester.core.registry import load_game
-from gamester.core.rng import randbelow
-
-
-def test_randbelow_draws_what_randrange_draws() -> None:
-    for seed in range(40):
-        a, b = random.Random(seed), random.Random(seed)
-        for n in (1, 2, 3, 5, 7, 8, 9, 13, 31, 32, 33, 52, 64, 100, 1000, 2**40 + 1):
-            assert [randbelow(a.getrandbits, n) for _ in range(20)] == [b.randrange(n) for _ in range(20)]
-        assert a.getstate() == b.getstate()
-
-
-def test_randbelow_refuses_an_empty_range() -> None:
-    with pytest.raises(ValueError):
-        randbelow(random.Random(0).getrandbits, 0)
 
 
 def _race_by_bisection(bank: futures.Bank, dealer: int, need0: int, need1: int) -> float:
@@ -93,35 +79,3 @@ def test_make_agent_still_refuses_unknown_parameters_after_caching() -> None:
         make_agent("heuristic:seed=3", game=game)
         with pytest.raises(ValueError, match="unknown parameter 'depth'"):
             make_agent("heuristic:depth=2", game=game)
-
-
-@pytest.mark.parametrize("seed", [0, 5, 2**70, 123456789])
-def test_a_lazy_random_is_the_random_of_its_seed(seed: int) -> None:
-    import copy
-    import pickle
-
-    from gamester.agents.base import LazyRandom
-
-    def draws(r: random.Random) -> list[object]:
-        items = list(range(10))
-        r.shuffle(items)
-        return [r.random(), r.randrange(10), r.getrandbits(70), r.choice("abcdef"), r.gauss(), items]
-
-    assert draws(LazyRandom(seed)) == draws(random.Random(seed))
-    assert LazyRandom(seed).getstate() == random.Random(seed).getstate()
-    assert draws(pickle.loads(pickle.dumps(LazyRandom(seed)))) == draws(random.Random(seed))
-    assert draws(copy.deepcopy(LazyRandom(seed))) == draws(random.Random(seed))
-    moved = LazyRandom(seed)
-    moved.setstate(random.Random(seed + 1).getstate())
-    assert draws(moved) == draws(random.Random(seed + 1))
-    reseeded = LazyRandom(seed)
-    reseeded.seed(seed + 2)
-    assert draws(reseeded) == draws(random.Random(seed + 2))
-    # After its first draw (when it hands draws to the generator itself), copies carry on alike.
-    started, plain = LazyRandom(seed), random.Random(seed)
-    assert started.random() == plain.random()
-    assert started.getstate() == plain.getstate()
-    twins = [pickle.loads(pickle.dumps(started)), copy.deepcopy(started), copy.copy(started)]
-    want = draws(plain)
-    assert [draws(t) for t in twins] == [want] * 3
-    assert draws(started) == want

@@ -12,6 +12,7 @@ from gamester.agents import best_agent_spec, make_agent
 from gamester.agents.base import View
 from gamester.core.errors import AgentError
 from gamester.core.protocol import State
+from gamester.core.rng import make_rng
 
 # Every game these tests cover. A game that is not registered or fails to import is an error here,
 # never a game silently left out (test_the_games_here_are_registered_and_load).
@@ -174,14 +175,14 @@ def test_rollout_values_are_heuristic_playouts(name: str) -> None:
         if 53 in state.legal_actions() and name == "penneech":
             continue
         info = make_agent("rollout:worlds=1", game=state.game, seed=4).evaluate(View(state, p))
-        rng = random.Random(4)
+        rng = make_rng(4)
         world = View(state, p).determinize(rng)
         tie_seed = rng.getrandbits(32)
         for a in state.legal_actions():
             w = world.clone()
             w.apply_action(a)
             marker = model.start(w) if model else None
-            ties = random.Random(tie_seed)
+            ties = make_rng(tie_seed)
             steps = 0
             while not w.is_terminal() and not (model and model.stop(w, marker, steps)):
                 q = w.current_player()

@@ -36,6 +36,7 @@ from gamester.core import registry
 from gamester.core.errors import AgentError, GameError, IllegalActionError, OptionError, RecordError
 from gamester.core.kit import Kit
 from gamester.core.protocol import State
+from gamester.core.rng import make_rng
 from gamester.testing import check_game
 from gamester.testing.leaks import check_twin
 from tests.fourth_game import MiniTrickGame
@@ -376,7 +377,7 @@ def test_futures_without_a_race_plays_exactly_as_rollout() -> None:
     state.apply_action(state.string_to_action("QS"))
     view = View(state, 0)
     ev = make_agent("futures:worlds=6", game=state.game, seed=3).evaluate(view)
-    same = RolloutAgent(state.game, 6, None, 1, random.Random(3).getrandbits(32)).evaluate(view)
+    same = RolloutAgent(state.game, 6, None, 1, make_rng(3).getrandbits(32)).evaluate(view)
     assert ev == same and "inconsistent_worlds" not in ev
 
 

@@ -8,7 +8,6 @@ accident, and two states that look the same to the seat lead a seeded agent to t
 
 from __future__ import annotations
 
-import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -17,9 +16,6 @@ from gamester.core._mypyc import mypyc_attr
 from gamester.core.errors import AgentError
 from gamester.core.kit import View as View  # re-exported: agents take a View
 from gamester.core.protocol import Game
-from gamester.core.rng import randbelow as randbelow  # re-exported: the agents' draws
-
-_Random = random.Random
 
 
 # Agents of other packages and of plain-Python code subclass these (interop's OpenSpiel ISMCTS agent,
@@ -212,56 +208,6 @@ def float_param(name: str, value: Any, minimum: float = 0.0) -> float:
 
 def seed_param(value: Any) -> int | None:
     return None if value is None else int_param("seed", value)
-
-
-# A plain Python class (with compiled methods): mypyc's native layout of a random.Random subclass
-# crashes as soon as random.py's own code sets an attribute on it (Random.seed sets gauss_next).
-@mypyc_attr(native_class=False)
-class LazyRandom(random.Random):
-    """``random.Random(seed)``, seeded at its first use: the same numbers, the same state.
-
-    Seeding a Mersenne Twister (624 words, twice over through ``Random.__init__``) costs several
-    microseconds, and many generators are never drawn from: Penneech's and Piquesept's heuristics
-    break no tie by chance, yet ``rollout`` gives every action of every world its own generator, and
-    ``simulate`` makes a seeded agent per seat per game. Every draw of ``random.Random`` goes
-    through ``random()`` or ``getrandbits()``, and its state through ``getstate()``/``setstate()``/
-    ``seed()``, so seeding there first is enough; after that the generator's own methods answer.
-    """
-
-    def __init__(self, seed: int | None = None) -> None:
-        # Not Random.__init__: that is the seeding put off. (Random.__new__ leaves the state unset.)
-        self._seed_later = seed
-        self._unseeded = True
-        self.gauss_next = None
-
-    def _start(self) -> None:
-        self._unseeded = False
-        super().seed(self._seed_later)
-        # From now on draws go straight to the generator (an instance attribute comes first).
-        vars(self).update(random=_Random.random.__get__(self), getrandbits=_Random.getrandbits.__get__(self))
-
-    def random(self) -> float:
-        if self._unseeded:
-            self._start()
-        return super().random()
-
-    def getrandbits(self, k: int, /) -> int:
-        if self._unseeded:
-            self._start()
-        return super().getrandbits(k)
-
-    def getstate(self) -> tuple[Any, ...]:
-        if self._unseeded:
-            self._start()
-        return super().getstate()
-
-    def setstate(self, state: tuple[Any, ...]) -> None:
-        self._unseeded = False
-        super().setstate(state)
-
-    def seed(self, a: Any = None, version: int = 2) -> None:
-        self._unseeded = False
-        super().seed(a, version)
 
 
 register_agent("random", "gamester.agents.random_agent:RandomAgent")

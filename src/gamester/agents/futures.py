@@ -42,6 +42,7 @@ from gamester.agents.rollout import Finish, RolloutAgent, rule_decision, search_
 from gamester.core.errors import AgentError
 from gamester.core.kit import DealRace, Kit
 from gamester.core.protocol import Game, State
+from gamester.core.rng import choice, make_rng
 
 _BANK_SEED = 0x5EED_F00D
 # (options, bank size) -> per next dealer, per simulated game: the running points of seat 0 and of
@@ -268,7 +269,7 @@ class FuturesAgent(EvaluatingAgent):
         self.prune = int_param("prune", prune) > 0
         self.bank_size = int_param("bank", bank, 10)
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
-        self.rng = random.Random(seed_param(seed))
+        self.rng = make_rng(seed_param(seed))
         # The heuristic's tie-breaks in replays and playouts (Penneech's card plays break none by
         # chance); one generator per agent, not a new one per call.
         self._tie = random.Random(0)
@@ -335,7 +336,7 @@ class FuturesAgent(EvaluatingAgent):
             if miss < best_miss:
                 best, best_miss = world, miss
         if pool:
-            return race.restock(self.rng.choice(pool), self.rng), 0
+            return race.restock(choice(self.rng, pool), self.rng), 0
         return best, best_miss
 
     def evaluate(self, view: View) -> dict[str, Any]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gamester.agents.base import Agent, LazyRandom, View, seed_param
+from gamester.agents.base import Agent, View, seed_param
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
 from gamester.core.protocol import Game
+from gamester.core.rng import make_rng
 
 
 def heuristic_kit(name: str, game: Game) -> Kit:
@@ -30,8 +31,7 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def __init__(self, game: Game | None = None, seed: Any = None) -> None:
-        # Seeded at its first tie: simulate makes one agent per seat per game.
-        self.rng: random.Random = LazyRandom(seed_param(seed))
+        self.rng: random.Random = make_rng(seed_param(seed))
         if game is not None:
             heuristic_kit(self.name, game)
 

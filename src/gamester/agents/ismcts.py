@@ -30,10 +30,11 @@ import random
 import time
 from typing import Any
 
-from gamester.agents.base import Agent, View, float_param, int_param, randbelow, seed_param
+from gamester.agents.base import Agent, View, float_param, int_param, seed_param
 from gamester.core.errors import AgentError
 from gamester.core.kit import RolloutModel
 from gamester.core.protocol import Game, State
+from gamester.core.rng import below_of, make_rng
 
 
 class _Edge:
@@ -76,7 +77,7 @@ class ISMCTSAgent(Agent):
                 "policy and cut-off, if it has them), random (uniform to the end)"
             )
         self.rollout = rollout
-        self.rng = random.Random(seed_param(seed))
+        self.rng = make_rng(seed_param(seed))
         self.last_iterations = 0
 
     def step(self, view: View) -> int:
@@ -133,7 +134,7 @@ def _iterate(
     log = math.log
     sqrt = math.sqrt
     scale = c * (spread[1] - spread[0]) if spread[1] > spread[0] else c
-    bits = rng.getrandbits
+    draw = below_of(rng)
     # Selection and expansion.
     while not state.is_terminal():
         p = state.current_player()
@@ -141,7 +142,7 @@ def _iterate(
         children = node.children
         untried = [a for a in legal if a not in children]
         if untried:
-            a = untried[randbelow(bits, len(untried))] if len(untried) > 1 else untried[0]
+            a = untried[draw(len(untried))] if len(untried) > 1 else untried[0]
             for b in legal:
                 e = children.get(b)
                 if e is not None:
@@ -168,7 +169,7 @@ def _iterate(
     if model is None:
         while not state.is_terminal():
             la = state.legal_actions()
-            state.apply_action(la[randbelow(bits, len(la))] if len(la) > 1 else la[0])
+            state.apply_action(la[draw(len(la))] if len(la) > 1 else la[0])
         returns = state.returns()
     else:
         estimate = model_rollout(state, model, rng)
@@ -194,7 +195,7 @@ def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list
     marker = model.start(state)
     stop = model.stop
     policy = model.policy
-    bits = rng.getrandbits
+    draw = below_of(rng)
     steps = 0
     while not state.is_terminal():
         if stop(state, marker, steps):
@@ -203,7 +204,7 @@ def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list
         if len(la) == 1:
             state.apply_action(la[0])
         elif policy is None:
-            state.apply_action(la[randbelow(bits, len(la))])
+            state.apply_action(la[draw(len(la))])
         else:
             state.apply_action(policy(state, la, rng))
         steps += 1

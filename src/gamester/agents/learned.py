@@ -29,9 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from gamester.agents.base import Agent, LazyRandom, View, float_param
+from gamester.agents.base import Agent, View, float_param
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game
+from gamester.core.rng import make_rng
 
 # Games with at most this many distinct actions read the action as its dense id.
 DENSE_LIMIT = 1024
@@ -70,7 +71,7 @@ def heuristic_move(view: View, legal: list[int]) -> int | None:
     kit = view.game.kit()
     if not kit.has_heuristic:
         return None
-    return kit.heuristic(view, view.observation(), legal, LazyRandom(0))
+    return kit.heuristic(view, view.observation(), legal, make_rng(0))
 
 
 def mismatch(meta: dict[str, Any], game: Game) -> str | None:

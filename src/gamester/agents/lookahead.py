@@ -42,6 +42,7 @@ from gamester.agents.base import Agent, View, float_param, int_param, seed_param
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
 from gamester.core.protocol import Game, State
+from gamester.core.rng import make_rng
 
 
 def _kit(game: Game) -> Kit:
@@ -105,7 +106,7 @@ class LookaheadAgent(Agent):
             self.worlds = 24
         self.candidates = int_param("candidates", candidates, 1)
         self.horizon = int_param("horizon", horizon, 0)
-        self.rng = random.Random(seed_param(seed))
+        self.rng = make_rng(seed_param(seed))
         if game is not None:
             _kit(game)
 
@@ -148,7 +149,7 @@ class LookaheadAgent(Agent):
             for c in alive:
                 s = world.clone()
                 s.apply_action(c.action)
-                r = self._playout(kit, s, random.Random(seed))
+                r = self._playout(kit, s, make_rng(seed))
                 c.add(r[me], _share(r[me], len(r)))
                 playouts += 1
             done += 1

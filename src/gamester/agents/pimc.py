@@ -24,7 +24,6 @@ optimistic figure, since each world is solved as if every card were seen.
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Any
 
@@ -32,6 +31,7 @@ from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, 
 from gamester.core.errors import AgentError
 from gamester.core.kit import Solver
 from gamester.core.protocol import Game
+from gamester.core.rng import make_rng
 
 
 def solver_of(game: Game) -> Solver:
@@ -51,7 +51,7 @@ class PIMCAgent(EvaluatingAgent):
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
-        self.rng = random.Random(seed_param(seed))
+        self.rng = make_rng(seed_param(seed))
         if game is not None:
             solver_of(game)
 

@@ -34,6 +34,7 @@ from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
 from gamester.core.protocol import State
 from gamester.core.record import replay, winners
+from gamester.core.rng import below, make_rng
 
 MISTAKE = 0.10
 """A drop in the chance of winning of at least this much (and clear of noise) is a mistake."""
@@ -146,10 +147,10 @@ def review_step(
         raise GameError(f"agent {spec!r} chose an illegal move at action {index}")
     text = view.action_to_string
     if best == played:
-        p = chances(view, [played], worlds, random.Random(world_seed))[played]
+        p = chances(view, [played], worlds, make_rng(world_seed))[played]
         m = sum(p) / len(p)
         return Step(index, text(played), text(best), m, m, 0.0)
-    got = chances(view, [played, best], worlds, random.Random(world_seed))
+    got = chances(view, [played, best], worlds, make_rng(world_seed))
     a, b = got[played], got[best]
     diffs = [y - x for x, y in zip(a, b, strict=True)]
     n = len(diffs)
@@ -169,7 +170,7 @@ def chances(view: View, actions: list[int], worlds: int, rng: random.Random) -> 
         for a in actions:
             w = world.clone()
             w.apply_action(a)
-            out[a].append(_playout(w, me, random.Random(playout_seed)))
+            out[a].append(_playout(w, me, make_rng(playout_seed)))
     return out
 
 
@@ -196,5 +197,5 @@ def _playout(world: State, me: int, rng: random.Random) -> float:
         elif kit.has_heuristic:
             world.apply_action(kit.playout(world, legal, rng))
         else:
-            world.apply_action(legal[int(rng.random() * len(legal))])
+            world.apply_action(legal[below(rng, len(legal))])
     return _terminal_chance(world, me)

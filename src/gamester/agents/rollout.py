@@ -39,11 +39,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gamester.agents.base import EvaluatingAgent, LazyRandom, View, float_param, int_param, seed_param
+from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
 from gamester.agents.heuristic import heuristic_kit
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
 from gamester.core.protocol import Game, State
+from gamester.core.rng import make_rng
 
 
 def _win_share(r: float) -> float:
@@ -75,7 +76,7 @@ class RolloutAgent(EvaluatingAgent):
         self.worlds = int_param("worlds", worlds, 1)
         self.prune = int_param("prune", prune) > 0
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
-        self.rng = random.Random(seed_param(seed))
+        self.rng = make_rng(seed_param(seed))
         if game is not None:
             heuristic_kit(self.name, game)
 
@@ -92,8 +93,8 @@ class RolloutAgent(EvaluatingAgent):
         def sample() -> tuple[State, Finish, int]:
             world = view.determinize(self.rng)
             tie_seed = self.rng.getrandbits(32)
-            # The playout's own tie-breaker per action (seeded only if a tie is ever drawn).
-            return world, lambda w: _finish(w, me, kit, LazyRandom(tie_seed)), 0
+            # The playout's own tie-breaker per action.
+            return world, lambda w: _finish(w, me, kit, make_rng(tie_seed)), 0
 
         out, _ = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
         return out

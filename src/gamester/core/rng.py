@@ -1,16 +1,21 @@
-"""Randomness: every state owns a ``random.Random``; chance outcomes come from it or from a record.
+"""Randomness: our generator, our draws; chance outcomes come from a state's generator or a record.
 
-The generator a state owns is a :class:`HashRandom` (a ``random.Random`` whose bits are BLAKE2b digests
-of a counter and the seed): cheap to seed, cheap to copy, and the same on every platform and Python.
+The generator a state (or an agent) owns is a :class:`HashRandom`, a ``random.Random`` whose bits
+are those of a :class:`BitStream` (BLAKE2b digests of a counter and the seed, "gamester-blake2b-1"):
+cheap to seed, cheap to copy, and the same on every platform and Python.
+
+Every draw made from a generator goes through the draws at the end of this module ("gamester-draws-1":
+:func:`below`, :func:`unit`, :func:`choice`, :func:`weighted`, :func:`shuffle`, :func:`sample`), never
+through ``random.Random``'s own methods; they read only ``getrandbits``. docs/randomness.md states both
+versions and what a change of either changes.
 
 :class:`Chance` is the single door through which a game receives chance outcomes. Given a record's
 ``chance`` list it hands out those entries in order (checking each); otherwise it draws them from the
 state's own generator. Either way it logs every outcome, so ``record()`` can always write ``chance``
-and a saved game replays identically under any Python.
+and a saved game replays identically whatever the generator or the draws.
 
 :func:`shuffled` is an exactly uniform shuffle (unrolled Fisher–Yates whose indices are the digits of
-one random number, see :class:`Shuffler`): faster than ``random.shuffle`` for a 52-card pack, and under
-our control, so seeds give the same packs on every Python version.
+one random number, see :class:`Shuffler`): what :class:`Chance` deals packs with.
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from hashlib import blake2b
-from math import ceil, log
 from typing import Any, Final, final
 
 from gamester.core._mypyc import mypyc_attr
@@ -39,6 +43,7 @@ class Shuffler:
     (CPython's fast path). A plain loop over a precomputed plan (it used to be generated code run by
     ``exec``, about 15% faster in pure Python but never compiled by mypyc).
 
+    It is also our draws' :func:`shuffle` and :func:`sample` ("gamester-draws-1", docs/randomness.md).
     ``shuffler(rng, items)`` draws from any ``random.Random``; :meth:`from_stream` from a
     :class:`BitStream` directly (what :class:`Chance` does with the state's own generator: a native
     call in the compiled build). Both take the same bits, so both give the same pack.
@@ -72,7 +77,7 @@ class Shuffler:
             for si, (ks, sp) in enumerate(segments)
         )
 
-    def __call__(self, rng: random.Random, items: Sequence[int]) -> tuple[list[int], int]:
+    def __call__(self, rng: random.Random, items: Sequence[Any]) -> tuple[list[Any], int]:
         bits = self.bits
         limit = self.limit
         x = rng.getrandbits(bits)
@@ -80,7 +85,7 @@ class Shuffler:
             x = rng.getrandbits(bits)
         return self._order(items, x)
 
-    def from_stream(self, stream: BitStream, items: Sequence[int]) -> tuple[list[int], int]:
+    def from_stream(self, stream: BitStream, items: Sequence[Any]) -> tuple[list[Any], int]:
         bits = self.bits
         limit = self.limit
         x = stream.getrandbits(bits)
@@ -88,7 +93,7 @@ class Shuffler:
             x = stream.getrandbits(bits)
         return self._order(items, x)
 
-    def _order(self, items: Sequence[int], x: int) -> tuple[list[int], int]:
+    def _order(self, items: Sequence[Any], x: int) -> tuple[list[Any], int]:
         """The pack that the uniform number ``x`` (below the limit) stands for, and the quotient."""
         o = list(items)
         t, x = divmod(x, self.prod)
@@ -207,6 +212,24 @@ class BitStream:
         self.bits = bits - k
         return buf & ((1 << k) - 1)
 
+    def below(self, n: int) -> int:
+        """:func:`below` on this stream: the bits :meth:`getrandbits` would hand out, read in place
+        (one call a draw instead of two: agents' searches draw in their inner loops)."""
+        if n < 1:
+            raise ValueError(f"below: no number below {n}")
+        k = (n - 1).bit_length()
+        while True:
+            bits = self.bits
+            if k > bits:
+                r = self._refill(k)
+            else:
+                buf = self.buf
+                self.buf = buf >> k
+                self.bits = bits - k
+                r = buf & ((1 << k) - 1)
+            if r < n:
+                return r
+
     def copy(self) -> BitStream:
         """An independent stream at the same position."""
         c = BitStream(self.seed)
@@ -257,8 +280,10 @@ class HashRandom(random.Random):
 
     Seeding a Mersenne Twister costs about 3.5 µs (it fills 624 words), more than a tenth of a whole
     random Penneech deal; this generator starts in a fraction of that, copies in a few field writes,
-    and gives the same stream on every platform and Python version. All of ``random.Random``'s methods
-    work on it (``randrange``, ``shuffle``, ``choice`` ...) through ``getrandbits`` and ``random``.
+    and gives the same stream on every platform and Python version. gamester draws from it only
+    through this module's draws (:func:`below`, :func:`shuffle` ...); ``random.Random``'s other
+    methods (``randrange``, ``shuffle``, ``gauss`` ...) still work on it, through ``getrandbits`` and
+    ``random``, with CPython's algorithms and no promise across Python versions.
     """
 
     def __init__(self, seed: object = None) -> None:
@@ -455,8 +480,7 @@ class Chance:
     def draw(self, candidates: Sequence[int], parse: Callable[[Any], int]) -> int:
         """One outcome chosen uniformly from ``candidates`` (e.g. a card drawn from a hand)."""
         if self.given is None:
-            # A uniform index by rejection on just enough bits (what randrange does, by hand: this
-            # runs once per Piquesept deal, and it keeps the draw independent of the stdlib's code).
+            # A uniform index: below(n), spelled out on the stream (it runs once per Piquesept deal).
             if not self._owned:
                 self._own()
             n = len(candidates)
@@ -489,86 +513,97 @@ def missing_codes(cards: Sequence[int]) -> str:
     return "[" + " ".join(card_code(c) for c in cards) + "]" if cards else "none"
 
 
-# -- random.Random's draws, compiled ----------------------------------------------------------------
-# Worlds and searches draw from an agent's generator with ``random.Random``'s own randrange, shuffle and
-# sample. The functions below make exactly the same draws (CPython's Fisher-Yates and sample, each
-# index from ``_randbelow`` by ``getrandbits`` rejection, as Python 3.11 to 3.13 write them) as plain
-# loops: the
-# compiled build runs them natively instead of as interpreted library code (half of a compiled
-# determinize), and the pure build saves a call per draw. A generator that changes any of those
-# methods gets its own (``_standard``). tests/test_penneech.py and
-# tests/test_agent_internals.py check them against the library.
-_R: Final = random.Random
-_RANDBELOW: Final = getattr(random.Random, "_randbelow_with_getrandbits", None)
+# -- Our draws: "gamester-draws-1" ---------------------------------------------------------------
+# Every draw gamester makes from a generator (an agent's, a world's, a test's) goes through these
+# functions, never through random.Random's own randrange/choice/shuffle/sample (CPython's private
+# algorithms, free to change between versions). They read nothing of a generator but ``getrandbits``
+# (a HashRandom's stream directly), so a seed gives the same draws on every Python version and in both
+# builds; given some other random.Random (a caller's Mersenne Twister), they draw its bits the same
+# way. docs/randomness.md states them; change one and the version name changes with it.
+DRAWS: Final = "gamester-draws-1"
+
+_UNIT: Final = 1.1102230246251565e-16  # 2 ** -53
 
 
-def _standard(rng: random.Random) -> bool:
-    t = type(rng)
-    return t.shuffle is _R.shuffle and t.sample is _R.sample and getattr(t, "_randbelow", None) is _RANDBELOW
-
-
-def shuffle_as_random(rng: random.Random, x: list[int]) -> None:
-    """``rng.shuffle(x)``, the same draws (see above)."""
-    if not _standard(rng):
-        rng.shuffle(x)
-        return
-    getrandbits = rng.getrandbits
-    for i in range(len(x) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        x[i], x[j] = x[j], x[i]
-
-
-def sample_as_random(rng: random.Random, population: list[int], k: int) -> list[int]:
-    """``rng.sample(population, k)``, the same draws (see above)."""
-    n = len(population)
-    if not _standard(rng) or not 0 <= k <= n:
-        return rng.sample(population, k)
-    getrandbits = rng.getrandbits
-    result = [0] * k
-    setsize = 21  # the library's choice between a pool and a set of the indices taken
-    if k > 5:
-        setsize += 4 ** ceil(log(k * 3, 4))
-    if n <= setsize:
-        pool = list(population)
-        for i in range(k):
-            m = n - i
-            b = m.bit_length()
-            j = getrandbits(b)
-            while j >= m:
-                j = getrandbits(b)
-            result[i] = pool[j]
-            pool[j] = pool[m - 1]
-    else:
-        selected: set[int] = set()
-        b = n.bit_length()
-        for i in range(k):
-            j = getrandbits(b)
-            while j >= n:
-                j = getrandbits(b)
-            while j in selected:
-                j = getrandbits(b)
-                while j >= n:
-                    j = getrandbits(b)
-            selected.add(j)
-            result[i] = population[j]
-    return result
-
-
-def randbelow(getrandbits: Callable[[int], int], n: int) -> int:
-    """``rng.randrange(n)`` for ``n >= 1``, given ``rng.getrandbits``: the same number, drawn the
-    same way (CPython's ``Random._randbelow_with_getrandbits``: ``n.bit_length()`` bits, drawn again
-    while the number is not below ``n``; ``tests/test_agent_internals.py`` holds the two together),
-    without ``randrange``'s two interpreted calls and argument checks, and, with the bound method
-    taken once, without looking it up at every draw. Only for a ``random.Random`` that keeps its
-    own ``getrandbits``, as every agent's generator does."""
-    if n < 1:  # (randrange raises too; drawing 0 bits would loop for ever)
-        raise ValueError(f"randbelow: no number below {n}")
-    k = n.bit_length()
+def below_bits(getrandbits: Callable[[int], int], n: int) -> int:
+    """:func:`below` given the ``getrandbits`` to read (a generator that is not a HashRandom)."""
+    if n < 1:  # drawing from nothing is an error, not an endless loop
+        raise ValueError(f"below: no number below {n}")
+    k = (n - 1).bit_length()
     r = getrandbits(k)
     while r >= n:
         r = getrandbits(k)
     return r
+
+
+def below(rng: random.Random, n: int) -> int:
+    """A uniform int in ``0 … n-1``: ``k = (n-1).bit_length()`` bits, drawn again while not below n
+    (n = 1 draws no bit; ``n < 1`` raises ``ValueError``)."""
+    if type(rng) is HashRandom:
+        return rng._stream.below(n)
+    return below_bits(rng.getrandbits, n)
+
+
+def below_of(rng: random.Random) -> Callable[[int], int]:
+    """``below`` with ``rng`` bound, for a loop that draws often (a HashRandom's stream's own)."""
+    if type(rng) is HashRandom:
+        return rng._stream.below
+    getrandbits = rng.getrandbits
+    return lambda n: below_bits(getrandbits, n)
+
+
+def unit(rng: random.Random) -> float:
+    """A uniform float in [0, 1): 53 bits times 2**-53."""
+    if type(rng) is HashRandom:  # the stream's own method: a native call in the compiled build
+        return rng._stream.getrandbits(53) * _UNIT
+    return rng.getrandbits(53) * _UNIT
+
+
+def choice(rng: random.Random, seq: Sequence[Any]) -> Any:
+    """``seq[below(rng, len(seq))]`` (an empty sequence raises ``IndexError``)."""
+    if not seq:
+        raise IndexError("choice from an empty sequence")
+    return seq[below(rng, len(seq))]
+
+
+def weighted(rng: random.Random, options: Sequence[Any], weights: Sequence[int]) -> Any:
+    """An option with odds proportional to its whole-number weight: ``r = below(rng, sum(weights))``,
+    the first option whose running total of weights exceeds r."""
+    r = below(rng, sum(weights))
+    for option, w in zip(options, weights, strict=True):
+        if r < w:
+            return option
+        r -= w
+    raise AssertionError("unreachable: r < sum(weights)")
+
+
+def _top(rng: random.Random, items: Sequence[Any], n: int, steps: int) -> list[Any]:
+    """``items`` after ``steps`` Fisher–Yates steps from the top, drawn by :class:`Shuffler`."""
+    fn = _SHUFFLERS.get((n, steps)) or _shuffler(n, steps)
+    if type(rng) is HashRandom:
+        return fn.from_stream(rng._stream, items)[0]
+    return fn(rng, items)[0]
+
+
+def shuffle(rng: random.Random, x: list[Any]) -> None:
+    """Fisher–Yates from the top, in place: position ``i`` (``0 … n-2``) swaps with ``i + d_i``,
+    the ``d_i`` being the mixed-radix digits (radices ``n, n-1, …, 2``, lowest first) of one uniform
+    number below ``P = n!``, drawn as :class:`Shuffler` does: ``b = P.bit_length() + 64`` bits, drawn
+    again while at or above the largest multiple of P below ``2**b``, taken mod P. (The pack
+    shuffle of :class:`Chance`; fewer than two items draw nothing.)"""
+    n = len(x)
+    if n > 1:
+        x[:] = _top(rng, x, n, n - 1)
+
+
+def sample(rng: random.Random, population: Sequence[Any], k: int) -> list[Any]:
+    """``k`` distinct items in order: the top ``k`` of :func:`shuffle`'s steps stopped after
+    ``s = min(k, n-1)`` (one number below ``n·(n-1)···(n-s+1)``, drawn the same way); nothing is
+    drawn when ``s`` is 0. ``k`` outside ``0 … len(population)`` raises ``ValueError``."""
+    n = len(population)
+    if not 0 <= k <= n:
+        raise ValueError(f"sample: cannot take {k} of {n}")
+    steps = min(k, n - 1)
+    if steps < 1:
+        return list(population[:k])
+    return _top(rng, population, n, steps)[:k]

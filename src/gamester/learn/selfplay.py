@@ -10,7 +10,6 @@ regresses the return of the actions taken.
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from gamester.agents.base import Agent, View, make_agent
 from gamester.agents.learned import Model, action_tokens, heuristic_move
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
+from gamester.core.rng import below, make_rng, unit
 
 MAX_TOKENS = 48  # action inputs kept per sample (a notation has far fewer)
 
@@ -81,7 +81,7 @@ def _vocab(meta: dict[str, Any]) -> dict[str, int] | None:
 
 def play_job(job: SelfPlayJob) -> Samples:
     game = load_game(job.game)
-    rng = random.Random(job.seed)
+    rng = make_rng(job.seed)
     model = None if job.arrays is None else Model(job.arrays, job.meta)
     vocab = _vocab(job.meta)
     n = game.num_players
@@ -91,9 +91,9 @@ def play_job(job: SelfPlayJob) -> Samples:
     roles: list[list[bool]] = []  # True: the seat plays heuristic; False: the learner
     for _ in range(job.games):
         states.append(game.new_initial_state(seed=rng.getrandbits(62)))
-        row = [rng.random() < job.heuristic_share for _ in range(n)]
+        row = [unit(rng) < job.heuristic_share for _ in range(n)]
         if all(row):  # at least one learner seat per game
-            row[rng.randrange(n)] = False
+            row[below(rng, n)] = False
         roles.append(row)
     obs_rows: list[Any] = []
     act_rows: list[list[int]] = []
@@ -129,8 +129,8 @@ def play_job(job: SelfPlayJob) -> Samples:
             obs = view.observation_tensor()
             heuristic_seat = roles[g][p]
             h = heuristic_move(view, legal) if heuristic_seat or hcol is not None else None
-            if heuristic_seat or model is None or rng.random() < job.epsilon:
-                a = h if heuristic_seat and h is not None else legal[rng.randrange(len(legal))]
+            if heuristic_seat or model is None or unit(rng) < job.epsilon:
+                a = h if heuristic_seat and h is not None else legal[below(rng, len(legal))]
                 obs_rows.append(obs)
                 act_rows.append(inputs(view, a, h))
                 owners.append((g, p))
@@ -177,7 +177,7 @@ def play_job(job: SelfPlayJob) -> Samples:
 def build_vocab(game: Game, seed: int, games: int = 200) -> list[str]:
     """The notation tokens of every legal action met in ``games`` games (heuristic and random
     players, seeded), sorted: the action inputs of a game with too many actions for a dense id."""
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     seen: set[str] = set()
     for g in range(games):
         st = game.new_initial_state(seed=rng.getrandbits(62))

@@ -6,7 +6,6 @@ function here returns counts and elapsed time and leaves the comparing to its ca
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any
 
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
+from gamester.core.rng import below, make_rng, unit
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Tally:
 
 def random_playouts(game: Game, seconds: float, seed: int = 0) -> Tally:
     """Uniformly random complete games (dealing included) for about ``seconds``."""
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     randrange = rng.randrange
     actions = games = 0
     clock = time.perf_counter
@@ -80,14 +80,14 @@ def search_speed(
         from gamester.core.errors import AgentError
 
         raise AgentError(f"search_speed measures 'ismcts' (iterations per second), not {name!r}")
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     positions: list[State] = []
     state = game.new_initial_state(seed=seed)
     while not state.is_terminal() and len(positions) < 4:
-        if len(state.legal_actions()) > 1 and rng.random() < 0.3:
+        if len(state.legal_actions()) > 1 and unit(rng) < 0.3:
             positions.append(state.clone())
         la = state.legal_actions()
-        state.apply_action(la[rng.randrange(len(la))])
+        state.apply_action(la[below(rng, len(la))])
     if not positions:
         positions.append(game.new_initial_state(seed=seed))
     per = seconds / len(positions)
@@ -122,7 +122,7 @@ OPENSPIEL_PEERS = {
 def openspiel_playouts(game: Any, seconds: float, seed: int = 0) -> Tally:
     """Uniformly random games of a pyspiel game, in a loop of the same shape as
     :func:`random_playouts`; chance nodes are sampled from ``chance_outcomes()`` and not counted."""
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     randrange = rng.randrange
     actions = games = 0
     clock = time.perf_counter

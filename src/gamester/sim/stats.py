@@ -9,9 +9,10 @@ score interval for a share (:func:`wilson`), and a seeded percentile bootstrap w
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
+
+from gamester.core.rng import below, make_rng
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
@@ -73,11 +74,11 @@ def bootstrap(
     value = statistic(items)
     if value is None:
         return interval(None, None, None)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     n = len(items)
     stats = []
     for _ in range(resamples):
-        v = statistic([items[rng.randrange(n)] for _ in range(n)])
+        v = statistic([items[below(rng, n)] for _ in range(n)])
         if v is not None:
             stats.append(v)
     if not stats:

@@ -8,6 +8,7 @@ from typing import Any
 
 import gamester
 from gamester.core.protocol import Game, State
+from gamester.core.rng import below, make_rng
 
 GameLike = Game[Any] | str
 """A game object, or a spec such as ``"penneech(ruleset=ohio)"`` for a registered game."""
@@ -33,7 +34,7 @@ def play_random(state: State, rng: random.Random, max_actions: int = 100_000) ->
     n = 0
     while not state.is_terminal():
         legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+        state.apply_action(legal[below(rng, len(legal))])
         n += 1
         expect(n < max_actions, f"{state.game.spec()}: no end after {max_actions} actions")
     return state
@@ -43,7 +44,7 @@ def random_positions(game: GameLike, seed: int, every: int = 1) -> Iterator[Stat
     """Positions of one seeded random game (every ``every``-th one), up to and including the end.
     The same state object moves on: clone one to keep it."""
     g = as_game(game)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     state = g.new_initial_state(seed=seed)
     i = 0
     while True:
@@ -52,5 +53,5 @@ def random_positions(game: GameLike, seed: int, every: int = 1) -> Iterator[Stat
         if state.is_terminal():
             return
         legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+        state.apply_action(legal[below(rng, len(legal))])
         i += 1

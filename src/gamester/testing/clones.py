@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gamester.core.protocol import State
+from gamester.core.rng import choice, make_rng
 from gamester.testing._common import GameLike, as_game, expect
 
 BASE_SHARED: dict[str, str] = {
@@ -134,17 +135,17 @@ def spread_positions(game: GameLike, seed: int, count: int) -> Iterator[tuple[St
     """``count`` fresh positions spread over one seeded random game, the last one terminal (each
     replayed from the start, so the caller may play on with it)."""
     g = as_game(game)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     actions: list[int] = []
     s = g.new_initial_state(seed=seed)
     while not s.is_terminal():
-        actions.append(rng.choice(s.legal_actions()))
+        actions.append(choice(rng, s.legal_actions()))
         s.apply_action(actions[-1])
     for i in sorted({round(k * len(actions) / (count - 1)) for k in range(count)}):
         s = g.new_initial_state(seed=seed)
         for a in actions[:i]:
             s.apply_action(a)
-        yield s, random.Random(seed * 1000 + i)
+        yield s, make_rng(seed * 1000 + i)
 
 
 def snapshot(state: State) -> dict[str, Any]:
@@ -195,7 +196,7 @@ def check_clone_copies_every_field(
             for _ in range(12):
                 if clone.is_terminal():
                     break
-                a = rng.choice(clone.legal_actions())
+                a = choice(rng, clone.legal_actions())
                 actions.append(a)
                 clone.apply_action(a)
             after = snapshot(state)

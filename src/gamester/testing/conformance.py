@@ -18,6 +18,7 @@ from collections.abc import Callable
 import gamester
 from gamester.core.errors import IllegalActionError
 from gamester.core.protocol import TERMINAL, State
+from gamester.core.rng import below, make_rng
 from gamester.testing._common import GameLike, as_game, expect
 
 Invariant = Callable[[State], None]
@@ -42,9 +43,9 @@ def check_position(state: State, rng: random.Random) -> None:
         expect(state.string_to_action(text) == a, f"{where}: {text!r} does not parse back to action {a}")
     legal_set = set(legal)
     if len(legal_set) < game.num_distinct_actions:
-        action = rng.randrange(game.num_distinct_actions)
+        action = below(rng, game.num_distinct_actions)
         while action in legal_set:
-            action = rng.randrange(game.num_distinct_actions)
+            action = below(rng, game.num_distinct_actions)
         before = state.record()
         try:
             state.apply_action(action)
@@ -67,7 +68,7 @@ def check_position(state: State, rng: random.Random) -> None:
 def check_random_game(game: GameLike, seed: int, invariant: Invariant | None = None) -> None:
     """A seeded random game to the end, every third position checked, and its result."""
     g = as_game(game)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     state = g.new_initial_state(seed=seed)
     steps = 0
     while True:
@@ -78,7 +79,7 @@ def check_random_game(game: GameLike, seed: int, invariant: Invariant | None = N
         if state.is_terminal():
             break
         legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+        state.apply_action(legal[below(rng, len(legal))])
         steps += 1
         expect(steps < 20_000, f"{g.spec()} seed {seed}: no end after 20,000 actions")
     # One finite return per player; the winners are exactly the players with the highest return,
@@ -97,7 +98,7 @@ def check_random_game(game: GameLike, seed: int, invariant: Invariant | None = N
 def check_records_round_trip(game: GameLike, seed: int = 11) -> None:
     """At every few actions, the record survives JSON and replays to the same record and summary."""
     g = as_game(game)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     state = g.new_initial_state(seed=seed)
     stops = 0
     while True:
@@ -108,11 +109,11 @@ def check_records_round_trip(game: GameLike, seed: int = 11) -> None:
         expect(gamester.summary(again) == gamester.summary(state), f"{where}: the replayed summary differs")
         if state.is_terminal() or stops > 60:
             break
-        for _ in range(rng.randrange(1, 6)):
+        for _ in range(1 + below(rng, 5)):
             if state.is_terminal():
                 break
             legal = state.legal_actions()
-            state.apply_action(legal[rng.randrange(len(legal))])
+            state.apply_action(legal[below(rng, len(legal))])
         stops += 1
 
 
@@ -120,12 +121,12 @@ def check_seed_alone_replays(game: GameLike, seed: int = 5) -> None:
     """A record with a seed and no chance replays identically (chance comes from the seed)."""
     g = as_game(game)
     state = g.new_initial_state(seed=seed)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     for _ in range(30):
         if state.is_terminal():
             break
         legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+        state.apply_action(legal[below(rng, len(legal))])
     rec = state.record()
     del rec["chance"]
     expect(gamester.replay(rec).record() == state.record(), f"{g.spec()}: the seed alone replays otherwise")
@@ -134,48 +135,48 @@ def check_seed_alone_replays(game: GameLike, seed: int = 5) -> None:
 def check_clones_independent(game: GameLike, seed: int = 3) -> None:
     """Playing a clone on leaves the original as it was; two clones given the same actions agree."""
     g = as_game(game)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     state = g.new_initial_state(seed=seed)
     for _ in range(5):
         if state.is_terminal():
             break
         legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+        state.apply_action(legal[below(rng, len(legal))])
     before = state.record()
     obs_before = [state.observation(p) for p in range(g.num_players)]
     twin = state.clone()
     expect(twin.record() == before, f"{g.spec()}: a clone's record differs")
     while not twin.is_terminal():
         legal = twin.legal_actions()
-        twin.apply_action(legal[rng.randrange(len(legal))])
+        twin.apply_action(legal[below(rng, len(legal))])
     expect(state.record() == before, f"{g.spec()}: playing a clone changed the original's record")
     expect(
         [state.observation(p) for p in range(g.num_players)] == obs_before,
         f"{g.spec()}: playing a clone changed the original's views",
     )
     a, b = state.clone(), state.clone()
-    r1, r2 = random.Random(8), random.Random(8)
+    r1, r2 = make_rng(8), make_rng(8)
     while not a.is_terminal():
         la, lb = a.legal_actions(), b.legal_actions()
         expect(la == lb, f"{g.spec()}: two clones offer different moves")
-        a.apply_action(la[r1.randrange(len(la))])
-        b.apply_action(lb[r2.randrange(len(lb))])
+        a.apply_action(la[below(r1, len(la))])
+        b.apply_action(lb[below(r2, len(lb))])
     expect(a.record() == b.record(), f"{g.spec()}: two clones given the same actions end differently")
 
 
 def check_determinize(game: GameLike, seed: int = 21) -> None:
     """Worlds look to their seat exactly like the real state, and are complete replayable games."""
     g = as_game(game)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     state = g.new_initial_state(seed=seed)
     checked = 0
     while not state.is_terminal() and checked < 40:
         seat = state.current_player()
         where = f"{g.spec()} after {len(state.history_strings())} actions"
-        for p in {seat, rng.randrange(g.num_players)}:
+        for p in {seat, below(rng, g.num_players)}:
             obs = state.observation(p)
             for k in range(3):
-                w = state.determinize(p, random.Random(k))
+                w = state.determinize(p, make_rng(k))
                 expect(w.observation(p) == obs, f"{where}: seat {p}'s world shows it another view")
                 expect(
                     w.observation_tensor(p) == state.observation_tensor(p),
@@ -188,7 +189,7 @@ def check_determinize(game: GameLike, seed: int = 21) -> None:
                 )
             checked += 1
         legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+        state.apply_action(legal[below(rng, len(legal))])
 
 
 def check_determinism(game: GameLike, seed: int = 99) -> None:
@@ -197,10 +198,10 @@ def check_determinism(game: GameLike, seed: int = 99) -> None:
 
     def run() -> dict[str, object]:
         state = g.new_initial_state(seed=seed)
-        rng = random.Random(seed)
+        rng = make_rng(seed)
         while not state.is_terminal():
             legal = state.legal_actions()
-            state.apply_action(legal[rng.randrange(len(legal))])
+            state.apply_action(legal[below(rng, len(legal))])
         return state.record()
 
     saved = random.getstate()

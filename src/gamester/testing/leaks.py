@@ -26,6 +26,7 @@ from gamester.core.errors import GameError
 from gamester.core.kit import View
 from gamester.core.protocol import State, field_names
 from gamester.core.record import summary
+from gamester.core.rng import below, choice, make_rng, sample
 from gamester.testing._common import GameLike, as_game, expect, random_positions
 
 CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
@@ -87,12 +88,12 @@ def check_events_and_moves(game: GameLike, seed: int = 5, max_steps: int = 400) 
     the twin check (the old deal's cards are in new hands)."""
     g = as_game(game)
     n = g.num_players
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     state = g.new_initial_state(seed=seed)
     steps = 0
     while not state.is_terminal() and steps < max_steps:
         legal = state.legal_actions()
-        a = legal[rng.randrange(len(legal))]
+        a = legal[below(rng, len(legal))]
         told = {v: state.action_event_seen_by(a, v) for v in [None, *range(n)]}
         state.apply_action(a)
         steps += 1
@@ -128,7 +129,7 @@ def check_seat_summary(game: GameLike, seed: int = 8, every: int = 1) -> None:
 def twin(state: State, seat: int, salt: int) -> State:
     """A real state ``seat`` cannot tell from ``state``: one of its worlds, replayed from its record
     as a game of its own (same public history, the hidden cards drawn again)."""
-    w = state.determinize(seat, random.Random(salt))
+    w = state.determinize(seat, make_rng(salt))
     # A seed of its own (the chance list decides the cards), so that a world holding on to its
     # state's seed tells the two apart.
     return gamester.replay({**w.record(), "seed": 1_000_003 * (salt + 1) + state.seed % 1000})
@@ -201,8 +202,8 @@ def check_twin(state: State, other: State, seat: int) -> tuple[bool, State]:
     walk_pair(state, other, seat)
     wa = state
     for k in range(2):
-        wa = state.determinize(seat, random.Random(k))
-        wb = other.determinize(seat, random.Random(k))
+        wa = state.determinize(seat, make_rng(k))
+        wb = other.determinize(seat, make_rng(k))
         expect(
             world_fingerprint(wa) == world_fingerprint(wb),
             f"{state.game.spec()}: two states seat {seat} cannot tell apart give different worlds",
@@ -213,12 +214,12 @@ def check_twin(state: State, other: State, seat: int) -> tuple[bool, State]:
 def pair_positions(game: GameLike, seed: int = 17) -> Iterator[tuple[State, int]]:
     """A few positions of a seeded random game with a seat to look from (the mover or another)."""
     g = as_game(game)
-    rng = random.Random(seed)
+    rng = make_rng(seed)
     positions = [s.clone() for s in random_positions(g, seed)]
     last = len(positions) - 1
     # Early positions too: in some games hands are soon shown, and then nothing is hidden.
-    for i in sorted({min(2, last), last // 12, last // 3, rng.randrange(max(last, 1)), last}):
-        yield positions[i], rng.randrange(g.num_players)
+    for i in sorted({min(2, last), last // 12, last // 3, below(rng, max(last, 1)), last}):
+        yield positions[i], below(rng, g.num_players)
 
 
 def check_twins(game: GameLike, salts: int = 2, must_differ: bool = True) -> None:
@@ -247,7 +248,7 @@ def check_error_messages(
     """Whatever is typed, an error names only cards that were typed or that are public. ``typed``:
     extra notation to try (the game's own moves with other cards are always tried)."""
     g = as_game(game)
-    rng = random.Random(9)
+    rng = make_rng(9)
     n = g.num_players
     for state in random_positions(g, seed, every):
         if state.is_terminal():
@@ -279,11 +280,11 @@ def _bad_inputs(state: State, rng: random.Random) -> list[str]:
     ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]
     cards = [r + s for r in ranks for s in "CDHS"]
     out = []
-    for text in rng.sample(legal, min(4, len(legal))):
+    for text in sample(rng, legal, min(4, len(legal))):
         head = text.split()[:2]
-        pay = "+".join(rng.sample(cards, rng.choice((1, 2, 3))))
-        out += [" ".join([*head, pay]), " ".join([*head, "=" + rng.choice(cards)])]
-    out += rng.sample(cards, 4)
+        pay = "+".join(sample(rng, cards, choice(rng, (1, 2, 3))))
+        out += [" ".join([*head, pay]), " ".join([*head, "=" + choice(rng, cards)])]
+    out += sample(rng, cards, 4)
     return out
 
 
@@ -312,7 +313,7 @@ def check_worlds_do_not_rebuild_the_deal(game: GameLike) -> list[int]:
         truth = _others_hands(state, seat)
         history = state.history_strings()
         for k in range(4):
-            w = state.determinize(seat, random.Random(100 + k))
+            w = state.determinize(seat, make_rng(100 + k))
             tried += 1
             by_world += _others_hands(w, seat) == truth
             x = _rebuild_from_seed(w, w.seed, history)

@@ -9,13 +9,13 @@ fail too, a seeded random legal move), so a table never stalls on a slow or brok
 from __future__ import annotations
 
 import multiprocessing
-import random
 import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from gamester.agents import View, make_agent
 from gamester.core.record import replay
+from gamester.core.rng import choice, make_rng
 
 
 class _OverBudget(BaseException):
@@ -64,7 +64,7 @@ def choose(
             continue
         if a in legal:
             return state.action_to_string(a)
-    return state.action_to_string(random.Random(seed).choice(legal))
+    return state.action_to_string(choice(make_rng(seed), legal))
 
 
 def evaluate(record: dict[str, Any], player: int, spec: str, budget: float, seed: int) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from gamester.core.cards import (
 )
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.protocol import TERMINAL, Game, State
-from gamester.core.rng import Chance, make_rng, shuffle_as_random
+from gamester.core.rng import Chance, make_rng, shuffle
 from gamester.games.penneech import views, worlds
 
 # The deal's numbers, the views and the worlds live in deal.py, views.py and worlds.py; these names stay
@@ -443,7 +443,7 @@ class PenneechState(State[PenneechGame]):
         s = self.clone()
         pack = list(s._pack)
         rest = pack[s._pos :]
-        shuffle_as_random(rng, rest)
+        shuffle(rng, rest)
         pack[s._pos :] = rest
         s._pack = pack
         s.chance.rng = make_rng(rng.getrandbits(64))

@@ -19,6 +19,7 @@ import random
 from typing import Any
 
 from gamester.core.kit import RolloutModel, View
+from gamester.core.rng import below, unit
 from gamester.games.penneech.game import PLAY, REDEAL, PenneechState
 from gamester.games.penneech.rules import BEATERS, CARD_BONUS, POWER, TRICKS, TURNUP_POINTS, legal_mask
 from gamester.games.penneech.rules import outcomes as outcomes_of
@@ -278,12 +279,12 @@ def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
     """A cheap playout policy that reads both hands (a perfect-information rollout in a sampled world)."""
     led = state._led
     if legal[0] >= 52:
-        return legal[rng.randrange(len(legal))]
+        return legal[below(rng, len(legal))]
     trump = state._pack[state._pos - 1] // 13
     if led < 0:
         # Lead a card the opponent cannot beat when there is one, else the lowest plain card.
-        if rng.random() < 0.25:
-            return legal[rng.randrange(len(legal))]
+        if unit(rng) < 0.25:
+            return legal[below(rng, len(legal))]
         row = state._points[trump]
         other = state._hands[1 - state._cur]
         beaters = BEATERS[trump]
@@ -295,7 +296,7 @@ def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
     row = state._points[trump]
     beat = BEATERS[trump][led]
     winners = [c for c in legal if beat >> c & 1]
-    if winners and (row[led] or rng.random() < 0.6):
+    if winners and (row[led] or unit(rng) < 0.6):
         return min(winners, key=lambda c: (row[c] == 0, POWER[c]))
     return min(legal, key=lambda c: (row[c], POWER[c]))
 

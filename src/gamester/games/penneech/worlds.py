@@ -11,7 +11,7 @@ import random
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 
 from gamester.core.cards import SUITS, cards_of, mask_of, parse_card
-from gamester.core.rng import make_rng, sample_as_random, shuffle_as_random
+from gamester.core.rng import make_rng, sample, shuffle
 from gamester.games.penneech.deal import DEAL_READS, DRAW_RANK, HAND_SIZE, KEEP, REDEAL
 from gamester.games.penneech.rules import SUIT_MASKS, TRICKS, redeal_eligible
 
@@ -182,12 +182,12 @@ def determinize(state: PenneechState, player: int, rng: random.Random) -> Pennee
     k = state._hands[opp].bit_count()
     need_blocker = state._eligible[opp] is False and not state._played(opp) & state._blockers
     while True:
-        hidden = sample_as_random(rng, allowed, k)
+        hidden = sample(rng, allowed, k)
         hmask = mask_of(hidden)
         if not need_blocker or hmask & state._blockers:
             break
     rest = [c for c in unknown if not hmask >> c & 1]
-    shuffle_as_random(rng, rest)
+    shuffle(rng, rest)
     s._hands[opp] = hmask
     s._hl[opp] = cards_of(hmask)
     # Rebuild this deal's pack so the world is a complete, replayable deal.
@@ -268,7 +268,7 @@ def past_packs(state: PenneechState, player: int, rng: random.Random) -> list[An
             rule = knew[other] if other == nd else None
             pool = [c for c in range(52) if not hand[player] >> c & 1]
             while True:
-                hmask = mask_of(sample_as_random(rng, pool, HAND_SIZE))
+                hmask = mask_of(sample(rng, pool, HAND_SIZE))
                 if rule is None or bool(hmask & blockers) != rule:
                     break
             hand[other] = hmask

@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from gamester.core.cards import card_code, parse_card
 from gamester.core.kit import View
+from gamester.core.rng import unit
 from gamester.games.pentyrch.board import CELL_NAMES, COORDS, GOAL, NUM_CELLS, OFF
 from gamester.games.pentyrch.cards import COURT_IDS, COURT_OF_CARD, POINTS, VALUE, mask_value
 from gamester.games.pentyrch.moves import Move
@@ -114,5 +115,5 @@ def choose(view: View, obs: dict[str, Any], legal: list[int], rng: random.Random
     seat = obs["seat_to_move"]
     stacks, piles = board_of(obs)
     name = view.action_to_string
-    scored = [(move_score(seat, move_of(name(a)), stacks, piles), rng.random(), a) for a in legal]
+    scored = [(move_score(seat, move_of(name(a)), stacks, piles), unit(rng), a) for a in legal]
     return max(scored)[2]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gamester.core.cards import cards_of
-from gamester.core.rng import make_rng
+from gamester.core.rng import make_rng, shuffle
 from gamester.games.pentyrch.cards import BIT, HAND_CARDS, VALUE, cards_of_mask, mask_value
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def draw_hidden(
     parts: list[int] = []
     for _ in range(_TRIES):
         deck = cards[:]
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         parts = []
         i = 0
         ok = True

@@ -27,6 +27,7 @@ import random
 from typing import Any, NamedTuple
 
 from gamester.core.kit import View
+from gamester.core.rng import unit
 from gamester.games.piquesept.game import ACTION_OF_CODE, FIRST, GIVE, PHASE_OF_NAME, PiqueseptState
 from gamester.games.piquesept.rules import (
     ALL_CARDS,
@@ -160,9 +161,7 @@ def decide(k: Seen, legal: list[int], rng: random.Random) -> int:
             for a in sorted(legal, key=_lead_order):
                 if a >> 3 == SPADE and not unseen_spades:
                     continue
-                if beats_all(a, a >> 3, unseen) and (
-                    a >> 3 == SPADE or not unseen_spades or rng.random() < 0.5
-                ):
+                if beats_all(a, a >> 3, unseen) and (a >> 3 == SPADE or not unseen_spades or unit(rng) < 0.5):
                     return a
             side = [a for a in legal if a >> 3 != SPADE] or legal
             return min(side, key=lambda a: (PTS[a], -(hand & SUIT_MASK[a >> 3]).bit_count(), a & 7))

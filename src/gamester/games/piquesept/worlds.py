@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from gamester.core.cards import CODES
 from gamester.core.errors import GameError
-from gamester.core.rng import make_rng
+from gamester.core.rng import make_rng, shuffle, weighted
 from gamester.games.piquesept.deal import A2ID, mask_to_actions
 from gamester.games.piquesept.rules import (
     ALL_CARDS,
@@ -79,7 +79,7 @@ def _deal_hidden(free: int, allowed: list[int], caps: list[int], rng: random.Ran
     if not _feasible(counts, caps):
         return None
     cards = list(sig_of)
-    rng.shuffle(cards)
+    shuffle(rng, cards)
     out = [0] * k
     for c in cards:
         sig = sig_of[c]
@@ -87,7 +87,7 @@ def _deal_hidden(free: int, allowed: list[int], caps: list[int], rng: random.Ran
         options = [i for i in range(k) if sig >> i & 1 and caps[i] > 0]
         while True:
             # Weighted by room left, as a random deal would be.
-            pick = rng.choices(options, weights=[caps[i] for i in options])[0]
+            pick = weighted(rng, options, [caps[i] for i in options])
             caps[pick] -= 1
             if _feasible(counts, caps):
                 out[pick] |= 1 << c
@@ -151,7 +151,7 @@ def _world_deal(
         xs = mask_to_actions(unseen | later[r])
         candidates = [(y, y) for y in ys]
         candidates += [(x, y) for y in ys if t1[r] >> y & 1 for x in xs if x != y]
-    rng.shuffle(candidates)
+    shuffle(rng, candidates)
 
     others = [q for q in range(n) if q != p]
     for x, y in candidates:
@@ -213,7 +213,7 @@ def _world_deal(
         for q in range(n):
             j = (q - dealer - 1) % n
             ids = [A2ID[a] for a in mask_to_actions(start[q])]
-            rng.shuffle(ids)
+            shuffle(rng, ids)
             pack[j::n] = ids
         return pack, (A2ID[x] if x >= 0 else -1), y
     return None

@@ -233,7 +233,7 @@ TUTORIALS = [
         game="pentyrch",
         title="Pentyrch: the race across the cross",
         options={},
-        seed=108,
+        seed=143,
         seat=0,
         intro=(
             "Pentyrch is a race for four. Twenty-four Ace-6 cards make a cross with a free space in the "
