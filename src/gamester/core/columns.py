@@ -1,0 +1,103 @@
+"""Lines that fit a standard terminal: every line the command line prints for a person is at most
+:data:`WIDTH` columns (docs/cli-output.md). Terminal play, ``gamester rules``, the replay, the
+tournament table, analyses and error messages all wrap with these.
+
+>>> listing("wrote ", ["a.json", "b.jsonl", "c.png"], width=20, sep=", ")
+'wrote a.json,\\n      b.jsonl, c.png'
+>>> wrap_value("rollout:worlds=30,seconds=0.5", 20)
+['rollout:worlds=30,', 'seconds=0.5']
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import Sequence
+from typing import TextIO
+
+WIDTH = 80
+"""Columns every line printed for a person fits in (a standard terminal's width)."""
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """``text`` with each line wider than ``width`` wrapped, its continuation indented two columns
+    more than the line itself (a renderer's help is written as indented lines of any length)."""
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[: len(line) - len(line.lstrip())]
+        out.append(
+            textwrap.fill(
+                line.strip(),
+                width,
+                initial_indent=lead,
+                subsequent_indent=lead + "  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(out)
+
+
+def listing(head: str, items: Sequence[str], width: int = WIDTH, sep: str = "  ") -> str:
+    """``head`` then the items ``sep`` apart, on as many lines of ``width`` as they need, each
+    continuation lined up under the first item; an item is never split (a line that breaks after a
+    separator keeps its visible part, e.g. the comma of ``", "``)."""
+    lines: list[str] = []
+    line, empty = head, True
+    for item in items:
+        candidate = line + item if empty else line + sep + item
+        if empty or len(candidate) <= width:
+            line, empty = candidate, False
+        else:
+            lines.append(line + sep.rstrip())
+            line = " " * len(head) + item
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def wrap_value(text: str, width: int) -> list[str]:
+    """A value typed by a person (an agent spec, a reading's options) in pieces of at most
+    ``width`` columns: broken after its commas where it can be, and inside a piece only where one
+    piece alone is wider than ``width``."""
+    width = max(1, width)
+    pieces = [p + "," for p in text.split(",")]
+    pieces[-1] = pieces[-1][:-1]
+    lines: list[str] = []
+    line = ""
+    for piece in pieces:
+        if len(line) + len(piece) <= width:
+            line += piece
+            continue
+        if line:
+            lines.append(line)
+        while len(piece) > width:
+            lines.append(piece[:width])
+            piece = piece[width:]
+        line = piece
+    if line or not lines:
+        lines.append(line)
+    return lines
+
+
+def labelled(head: str, value: str, width: int = WIDTH) -> str:
+    """``head`` then ``value``; a value too long for the rest of the line continues on the next
+    lines lined up under its start (:func:`wrap_value`), so whatever a person typed, nothing before
+    it moves.
+
+    >>> print(labelled("agent: ", "ismcts:iterations=50,c=0.3", width=28))
+    agent: ismcts:iterations=50,
+           c=0.3
+    """
+    pieces = wrap_value(value, width - len(head))
+    return "\n".join([head + pieces[0], *(" " * len(head) + p for p in pieces[1:])])
+
+
+def say_error(text: str, stream: TextIO | None = None) -> None:
+    """Print a one-line message about bad input on ``stream`` (standard error). On a terminal it is
+    wrapped to :data:`WIDTH` columns; to a pipe or a file it stays one line, which scripts rely on."""
+    stream = stream or sys.stderr
+    isatty = getattr(stream, "isatty", None)
+    print(fit(text) if callable(isatty) and isatty() else text, file=stream, flush=True)
