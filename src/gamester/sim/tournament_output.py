@@ -5,61 +5,99 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from gamester.core.columns import WIDTH, fit, labelled
 
-def format_table(summary: dict[str, Any]) -> str:
-    rows = [("agent", "games", "win rate [95% CI]", "mean return [95% CI]", "rating mu±sigma", "s/move")]
+
+def letters(i: int) -> str:
+    """The label of the ``i``-th agent (from 0) in the table: ``A`` to ``Z``, then ``AA``, ``AB``…"""
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
+
+
+def _columns(rows: list[tuple[str, ...]], right: Sequence[int] = ()) -> list[str]:
+    """Rows as columns two spaces apart, each as wide as its widest cell (``right``: aligned right)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r)).rstrip()
+        for r in rows
+    ]
+
+
+def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
+    """The tournament for a terminal, in three blocks that fit ``width`` columns whatever the agents
+    are called: the agents, each under a letter, with its rating and thinking time (a spec too long
+    for the line wraps under itself); the results of each agent and each agent in each role; the
+    paired comparisons on the same deals (docs/tournaments.md, The table)."""
+    names = list(summary["agents"])
+    label = {a: letters(i) for i, a in enumerate(names)}
+
+    def role(text: str) -> str:  # "defender vs rollout:worlds=30" -> "defender vs B"
+        head, sep, other = text.rpartition(" vs ")
+        return f"{head} vs {label[other]}" if sep and other in label else text
 
     def iv(x: dict[str, float], pct: bool) -> str:
         if pct:
             return f"{100 * x['mean']:5.1f}% [{100 * x['low']:5.1f}, {100 * x['high']:5.1f}]"
         return f"{x['mean']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]"
 
+    lines = [
+        fit(
+            f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
+            f"= {summary['games']} games (duplicate deals)",
+            width,
+        ),
+        "95% intervals over per-deal means; paired X - Y: X's mean return minus Y's.",
+        "",
+    ]
+    legend: list[tuple[str, ...]] = [("", "rating", "sigma", "s/move", "agent")]
     for a, e in summary["agents"].items():
         rt = e.get("rating")
-        rows.append(
+        legend.append(
             (
-                a,
-                str(e["games"]),
-                iv(e["win_rate"], True),
-                iv(e["mean_return"], False),
-                f"{rt['mu']:.1f}±{rt['sigma']:.1f}" if rt else "-",
+                label[a],
+                f"{rt['mu']:.1f}" if rt else "-",
+                f"{rt['sigma']:.1f}" if rt else "-",
                 f"{e['seconds_per_move']:.3f}",
+                a,
             )
         )
-        for role, r in e["by_role"].items():
+    # The specs go last, so a long one only wraps within its own column.
+    shown = _columns([(*r[:-1], "") for r in legend], right=(1, 2, 3))
+    indent = max(len(x) for x in shown) + 2
+    lines += [labelled(head.ljust(indent), row[-1], width) for row, head in zip(legend, shown, strict=True)]
+    rows: list[tuple[str, ...]] = [("", "games", "win rate [95% CI]", "mean return [95% CI]")]
+    for a, e in summary["agents"].items():
+        rows.append((label[a], str(e["games"]), iv(e["win_rate"], True), iv(e["mean_return"], False)))
+        for r_name, r in e["by_role"].items():
             rows.append(
                 (
-                    f"  as {role}",
+                    f"  as {role(r_name)}",
                     str(r["games"]),
                     iv(r["win_rate"], True),
                     iv(r["mean_return"], False),
-                    "",
-                    "",
                 )
             )
-    for p in summary.get("paired", []):
-        rows.append(
-            (
-                f"{p['agent']} - {p['baseline']}",
-                str(p["deals"]),
-                f"as {p['role']}",
-                iv(p["return_difference"], False),
-                "(paired)",
-                "",
+    lines += ["", *_columns(rows, right=(1,))]
+    paired = summary.get("paired", [])
+    if paired:
+        rows = [("paired", "on the same deals", "deals", "return difference [95% CI]")]
+        for p in paired:
+            rows.append(
+                (
+                    f"{label[p['agent']]} - {label[p['baseline']]}",
+                    "same seat" if p["role"] == "same seat" else f"as {role(p['role'])}",
+                    str(p["deals"]),
+                    iv(p["return_difference"], False),
+                )
             )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [
-        f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
-        f"= {summary['games']} games (duplicate deals; CI over per-deal means)"
-    ]
-    for j, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
-        if j == 0:
-            lines.append("  ".join("-" * w for w in widths))
+        lines += ["", *_columns(rows, right=(2,))]
     return "\n".join(lines)
 
 
