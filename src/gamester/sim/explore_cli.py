@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gamester.core.columns import fit, labelled, listing, say_error
 from gamester.core.errors import GameError
 
 
@@ -37,7 +38,7 @@ def run_explore_cli(args: argparse.Namespace) -> int:
     options: dict[str, str] = {}
     for o in args.option or []:
         if "=" not in o:
-            print(f"gamester explore: --option {o!r} must be KEY=VALUE", file=sys.stderr)
+            say_error(f"gamester explore: --option {o!r} must be KEY=VALUE")
             return 2
         k, _, v = o.partition("=")
         options[k.strip()] = v.strip()
@@ -57,7 +58,7 @@ def run_explore_cli(args: argparse.Namespace) -> int:
         )
         doc = run_exploration(e, args.out, progress)
     except GameError as err:
-        print(f"gamester explore: {err}", file=sys.stderr)
+        say_error(f"gamester explore: {err}")
         return 2
     except KeyboardInterrupt:
         print(
@@ -72,11 +73,10 @@ def run_explore_cli(args: argparse.Namespace) -> int:
         v = row["score"]
         shown = "-" if v is None else f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
         opts = reading_key({k: row["options"][k] for k in doc["space"]})
-        print(f"{i + 1:3d}. {shown}  {row['games']:5d} games  {opts}")
+        # A reading's options (Pentyrch's seven ran to 116 columns) wrap after a comma.
+        print(labelled(f"{i + 1:3d}. {shown}  {row['games']:5d} games  ", opts))
     if len(doc["readings"]) > 10:
-        print(f"     … {len(doc['readings']) - 10} more in {args.out}/explore.json")
-    print(
-        f"wrote {args.out}/explore.json, rounds.json, report.md, records/*.jsonl"
-        + (", explore.png" if have_matplotlib() else "")
-    )
+        print(fit(f"     … {len(doc['readings']) - 10} more in {args.out}/explore.json"))
+    files = [f"{args.out}/explore.json", "rounds.json", "report.md", "records/*.jsonl"]
+    print(listing("wrote ", files + (["explore.png"] if have_matplotlib() else []), sep=", "))
     return 0

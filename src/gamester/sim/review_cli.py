@@ -9,6 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from gamester.core.columns import say_error
 from gamester.core.errors import GameError, RecordError
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
             progress=not args.quiet,
         )
     except KeyboardInterrupt:
-        print("\ngamester review: interrupted; nothing was reviewed", file=sys.stderr)
+        print(file=sys.stderr)
+        say_error("gamester review: interrupted; nothing was reviewed")
         return 130
     out = review_json(args.seat, steps)
     if args.plot:
