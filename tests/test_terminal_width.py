@@ -4,6 +4,7 @@ help text and the first few moves), for every game, rule set and player count, o
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import random
@@ -220,3 +221,186 @@ def test_a_replay_walk_through_fits_80_columns(tmp_path: Path, spec: str) -> Non
         assert " and player 2 and " not in r.stdout
         wide = [line for line in r.stdout.splitlines() if len(line) > WIDTH]
         assert not wide, "\n".join(wide[:5])
+
+
+# -- every command's human output (issue 27: terminal lines fit 80 columns everywhere) -------------
+LONG_SPEC = "random:seed=" + "1234567890" * 9  # a user-supplied value wider than the terminal
+
+
+class Terminal(io.StringIO):
+    """What a person's terminal is to the command: UTF-8 (so ``±`` and the suits are printed as
+    they are) and a tty (so the messages meant for people are the ones printed)."""
+
+    encoding = "utf-8"
+
+    def isatty(self) -> bool:
+        return True
+
+
+def command_lines(monkeypatch: pytest.MonkeyPatch, *argv: str) -> tuple[int, list[str]]:
+    """Run ``gamester ARGV`` in this process on an 80-column terminal: its exit status and every
+    line it printed, on stdout and on stderr."""
+    from gamester.play.cli import main
+
+    monkeypatch.setenv("COLUMNS", "80")
+    out, err = Terminal(), Terminal()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    try:
+        code = main(list(argv))
+    except SystemExit as e:
+        code = int(e.code or 0)
+    return code, (out.getvalue() + err.getvalue()).splitlines()
+
+
+def too_wide(lines: list[str]) -> str:
+    return "\n".join(f"{len(x)} columns: {x}" for x in lines if len(x) > WIDTH)
+
+
+def subcommands() -> list[str]:
+    from gamester.play.cli import COMMANDS
+
+    return sorted(COMMANDS)
+
+
+@pytest.mark.parametrize("command", ["", *subcommands()])
+def test_help_fits_80_columns(monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    code, lines = command_lines(monkeypatch, *([command] if command else []), "--help")
+    assert code == 0 and len(lines) > 5
+    assert not too_wide(lines), too_wide(lines)
+
+
+QUICK = "--quiet --workers 1"
+# Each command on a tiny budget (argv split on spaces; RECORD is a finished Pentyrch game's record).
+COMMAND_RUNS = {
+    "simulate, four agents, long specs": "simulate piquesept --games 1 --quiet "
+    f"--agents ismcts:iterations=5,c=0.3,rollout:worlds=2,heuristic,{LONG_SPEC}",
+    "tournament, two agents": f"tournament penneech --agents rollout:worlds=3,heuristic --games 2 {QUICK}",
+    "tournament, two agents, roles": "tournament piquesept --agents rollout:worlds=2,heuristic "
+    f"--games 1 {QUICK}",
+    "tournament, three agents, a very long spec": "tournament piquesept --games 1 "
+    f"--agents random,rollout:worlds=30,{LONG_SPEC} {QUICK}",
+    "tournament, four agents": "tournament pentyrch --games 1 "
+    f"--agents random,heuristic,random:seed=3,heuristic:seed=5 {QUICK}",
+    "tournament, Pentyrch for two": "tournament pentyrch --option players=2 --agents random,heuristic "
+    f"--games 1 {QUICK}",
+    "analyse, four seats and two roles": "analyse piquesept --games 2 --agents random --worlds 1 "
+    f"--skill-games 1 --skill-budgets 1,2 --info-games 0 {QUICK}",
+    "review": "review RECORD --seat 1 --agent heuristic --worlds 2 --quiet",
+    "replay": "replay RECORD",
+    "bench": "bench penneech --seconds 0.05",
+    "bench, a search": "bench pentyrch --seconds 0.05 --agent ismcts",
+    "error: a bad agent parameter": "simulate penneech --agents rollout:wrlds=3 --games 1",
+    "error: an unknown agent": f"tournament penneech --agents nosuch:worlds=3 {QUICK}",
+    "error: a bad option": "play piquesept --option players=9",
+    "error: a bad argument": "tournament penneech --games many --agents random",
+    "error: train without its extra": "train penneech --out OUT --games 1",
+}
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Path:
+    state = play_random(gamester.load_game("pentyrch").new_initial_state(seed=3), random.Random(3))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(make_record(state)))
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(COMMAND_RUNS))
+def test_command_output_fits_80_columns(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, record: Path, name: str
+) -> None:
+    """Every line of each command's table, summary or one-line error, on a terminal."""
+    if name.endswith("without its extra") and importlib.util.find_spec("torch") is not None:
+        pytest.skip("torch is installed: gamester train would train")
+    words = {"RECORD": str(record), "OUT": str(tmp_path / "out")}
+    code, lines = command_lines(monkeypatch, *(words.get(a, a) for a in COMMAND_RUNS[name].split()))
+    assert code == (2 if name.startswith("error") else 0), "\n".join(lines)
+    assert lines and not too_wide(lines), too_wide(lines)
+
+
+def test_the_files_written_fit_80_columns(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The lines naming the files written (an analysis of three rule sets writes six) wrap between
+    names, and the explore ranking wraps a reading's options."""
+    monkeypatch.chdir(tmp_path)
+    for argv in (
+        f"tournament penneech --agents random,heuristic --games 1 --out tournament-out {QUICK}",
+        "analyse penneech --games 1 --agents random --worlds 1 --skill-games 0 --info-games 0 "
+        f"--out analyse-out {QUICK}",
+        "explore penneech --budget 4 --agents random --worlds 1 --option follow=suit "
+        f"--option redeal=off --out explore-out {QUICK}",
+    ):
+        code, lines = command_lines(monkeypatch, *argv.split())
+        assert code == 0 and lines[-1].startswith("wrote ") or "wrote " in "\n".join(lines[-3:])
+        assert not too_wide(lines), too_wide(lines)
+
+
+def test_errors_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message about bad input is one line for scripts, several that fit for a person."""
+    argv = ["explore", "pentyrch", "--budget", "8", "--out", "x"]
+    code, lines = command_lines(monkeypatch, *argv)
+    assert code == 2 and len(lines) > 1 and lines[0].startswith("gamester explore: --budget 8 is too small")
+    assert not too_wide(lines), too_wide(lines)
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    from gamester.play.cli import main
+
+    assert main(argv) == 2
+    assert err.getvalue().count("\n") == 1 and err.getvalue().rstrip() == " ".join(x.strip() for x in lines)
+
+
+def test_the_tournament_table_on_a_console_without_symbols(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table is plain ASCII (the rating and its sigma in two columns, no ``±`` that a console
+    without it would print as three letters), so it keeps its columns everywhere."""
+    monkeypatch.setenv("GAMESTER_ASCII", "1")
+    code, lines = command_lines(
+        monkeypatch, *f"tournament piquesept --agents random,heuristic --games 1 {QUICK}".split()
+    )
+    assert code == 0 and all(x.isascii() for x in lines)
+    assert not too_wide(lines), too_wide(lines)
+
+
+def test_the_tournament_table_names_every_agent_once_and_keeps_its_columns() -> None:
+    """Agents are letters in the table and named once, in the legend; a spec wider than the
+    legend's last column wraps under itself and every figure stays in its column."""
+    from gamester.sim.tournament import play_tournament
+    from gamester.sim.tournament_output import format_table, letters
+
+    assert [letters(i) for i in (0, 1, 25, 26, 27, 701, 702)] == ["A", "B", "Z", "AA", "AB", "ZZ", "AAA"]
+    specs = ["rollout:worlds=2", LONG_SPEC]
+    summary, _ = play_tournament("piquesept", specs, 1, seed=0, workers=1, progress=False)
+    lines = format_table(summary).splitlines()
+    assert not too_wide(lines), too_wide(lines)
+    top = lines.index("   rating  sigma  s/move  agent")
+    assert lines[top + 1].startswith("A  ") and lines[top + 1].endswith("  rollout:worlds=2")
+    assert lines[top + 2].startswith("B  ")
+    column = lines[top].index("agent")
+    pieces = [lines[top + 2][column:]]
+    for line in lines[top + 3 :]:
+        if not line:
+            break
+        assert line[:column].strip() == ""  # the continuation sits under the spec
+        pieces.append(line[column:])
+    assert "".join(pieces) == LONG_SPEC and len(pieces) > 1
+    below = "\n".join(lines[top + 2 + len(pieces) :])
+    assert "rollout" not in below and "random:" not in below  # below the legend: letters only
+    assert "  as soloist vs B " in below and "  as defender vs A " in below and "A - B" in below
+    # Every figure in its column: the win rates' "%" and the brackets line up in every row.
+    rows = [x for x in lines if "% [" in x]
+    assert len(rows) > 4 and len({x.index("% [") for x in rows}) == 1
+    assert len({x.rindex("[") for x in rows}) == 1
+
+
+def test_bench_comparison_fits_80_columns() -> None:
+    from gamester.sim.bench import Tally, format_comparison
+
+    text = format_comparison(
+        {
+            "piquesept(ruleset=three_hand)": Tally(1_000_000, 9_000, 2.0),
+            "openspiel oh_hell(players=3,num_tricks_fixed=7,off_bid_penalty=true,points_per_trick=2)": Tally(
+                500_000, 4_000, 2.0
+            ),
+        }
+    )
+    assert not too_wide(text.splitlines()), text
+    assert text.splitlines()[-1] == "ratio gamester / OpenSpiel per player action: 2.00x"
