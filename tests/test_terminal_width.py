@@ -404,3 +404,15 @@ def test_bench_comparison_fits_80_columns() -> None:
     )
     assert not too_wide(text.splitlines()), text
     assert text.splitlines()[-1] == "ratio gamester / OpenSpiel per player action: 2.00x"
+
+
+@pytest.mark.parametrize("name", ["penneech", "piquesept", "pentyrch"])
+def test_the_help_is_written_for_80_columns(name: str) -> None:
+    """'help' in play: the notation and the commands are written in lines that fit, so nothing has
+    to be wrapped for them (wrapped by :func:`fit`, their lines once broke mid-phrase)."""
+    from gamester.play.terminal import COMMANDS_HELP, renderer
+
+    help_text = getattr(renderer(name), "HELP", "")
+    assert help_text.startswith("How to ")
+    for text in (help_text, COMMANDS_HELP):
+        assert fit(text) == text, "\n".join(x for x in text.splitlines() if len(x) > WIDTH)

@@ -32,8 +32,9 @@ from gamester.play.tutorials import Tutorial, closing, coach, refuse
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
 COMMANDS_HELP = (
-    "Commands: a move's number or the move itself; 'board' shows the table again, 'hint' asks\n"
-    "the computer, 'help' shows this, 'quit' leaves (you may save the game to resume)."
+    "Commands: a move's number or the move itself; 'board' shows the table again,\n"
+    "'hint' asks the computer, 'help' shows this, 'quit' leaves (you may save the\n"
+    "game to resume)."
 )
 
 
