@@ -1,5 +1,5 @@
 """Lines that fit a standard terminal: every line the command line prints for a person is at most
-:data:`WIDTH` columns (docs/cli-output.md). Terminal play, ``gamester rules``, the replay, the
+:data:`WIDTH` columns (README.md, The command line). Terminal play, ``gamester rules``, the replay, the
 tournament table, analyses and error messages all wrap with these.
 
 >>> listing("wrote ", ["a.json", "b.jsonl", "c.png"], width=20, sep=", ")

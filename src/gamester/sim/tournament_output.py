@@ -75,10 +75,11 @@ def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
     rows: list[tuple[str, ...]] = [("", "games", "win rate [95% CI]", "mean return [95% CI]")]
     for a, e in summary["agents"].items():
         rows.append((label[a], str(e["games"]), iv(e["win_rate"], True), iv(e["mean_return"], False)))
-        for r_name, r in e["by_role"].items():
+        # In the order of their labels: "as defender vs A" before "as defender vs B".
+        for shown_role, r in sorted((role(k), v) for k, v in e["by_role"].items()):
             rows.append(
                 (
-                    f"  as {role(r_name)}",
+                    f"  as {shown_role}",
                     str(r["games"]),
                     iv(r["win_rate"], True),
                     iv(r["mean_return"], False),
@@ -88,16 +89,16 @@ def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
     paired = summary.get("paired", [])
     if paired:
         rows = [("paired", "on the same deals", "deals", "return difference [95% CI]")]
-        for p in paired:
-            rows.append(
-                (
-                    f"{label[p['agent']]} - {label[p['baseline']]}",
-                    "same seat" if p["role"] == "same seat" else f"as {role(p['role'])}",
-                    str(p["deals"]),
-                    iv(p["return_difference"], False),
-                )
+        cells = [
+            (
+                f"{label[p['agent']]} - {label[p['baseline']]}",
+                "same seat" if p["role"] == "same seat" else f"as {role(p['role'])}",
+                str(p["deals"]),
+                iv(p["return_difference"], False),
             )
-        lines += ["", *_columns(rows, right=(2,))]
+            for p in paired
+        ]
+        lines += ["", *_columns(rows + sorted(cells, key=lambda c: (len(c[0]), c[0], c[1])), right=(2,))]
     return "\n".join(lines)
 
 
