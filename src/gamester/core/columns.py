@@ -10,9 +10,10 @@ tournament table, analyses and error messages all wrap with these.
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import TextIO
 
 WIDTH = 80
@@ -59,27 +60,70 @@ def listing(head: str, items: Sequence[str], width: int = WIDTH, sep: str = "  "
 
 
 def wrap_value(text: str, width: int) -> list[str]:
-    """A value typed by a person (an agent spec, a reading's options) in pieces of at most
-    ``width`` columns: broken after its commas where it can be, and inside a piece only where one
-    piece alone is wider than ``width``."""
+    """A value typed by a person or made by a program (an agent spec, a reading's options, a move
+    with its payment) in pieces of at most ``width`` columns: broken after a comma, a ``+`` or a
+    space where it can be, and inside a piece only where one piece alone is wider than ``width``.
+
+    >>> wrap_value("QC d5-c5 2C+2D+2H+2S+AD+AS", 16)
+    ['QC d5-c5 2C+2D+', '2H+2S+AD+AS']
+    """
     width = max(1, width)
-    pieces = [p + "," for p in text.split(",")]
-    pieces[-1] = pieces[-1][:-1]
     lines: list[str] = []
     line = ""
-    for piece in pieces:
-        if len(line) + len(piece) <= width:
+    for piece in re.findall(r"[^,+ ]*[,+ ]|[^,+ ]+$", text):
+        if len(line) + len(piece.rstrip(" ")) <= width:
             line += piece
             continue
-        if line:
-            lines.append(line)
-        while len(piece) > width:
+        if line.rstrip(" "):
+            lines.append(line.rstrip(" "))
+        while len(piece.rstrip(" ")) > width:
             lines.append(piece[:width])
             piece = piece[width:]
         line = piece
-    if line or not lines:
-        lines.append(line)
+    if line.rstrip(" ") or not lines:
+        lines.append(line.rstrip(" "))
     return lines
+
+
+def table(
+    rows: Sequence[Sequence[str]],
+    right: Container[int] = (),
+    wrap: Sequence[int] = (),
+    width: int = WIDTH,
+) -> list[str]:
+    """Rows as columns two spaces apart, each as wide as its widest cell (``right``: aligned right).
+    When that is wider than ``width``, the columns in ``wrap`` (values such as moves or specs) are
+    narrowed, the widest first, and their cells continue on the next lines within their column.
+
+    >>> print("\\n".join(table([("#", "move", "chance"), ("3", "JH a4-b4 3S+5D+7C", "40%")],
+    ...     right=(0, 2), wrap=(1,), width=28)))
+    #  move               chance
+    3  JH a4-b4 3S+5D+7C     40%
+    >>> print("\\n".join(table([("#", "move", "chance"), ("3", "JH a4-b4 3S+5D+7C", "40%")],
+    ...     right=(0, 2), wrap=(1,), width=20)))
+    #  move       chance
+    3  JH a4-b4      40%
+       3S+5D+7C
+    """
+    n = len(rows[0])
+    widths = [max(len(r[i]) for r in rows) for i in range(n)]
+    least = {i: max(8, len(rows[0][i])) for i in wrap}
+    while sum(widths) + 2 * (n - 1) > width:
+        shrinkable = [i for i in wrap if widths[i] > least[i]]
+        if not shrinkable:
+            break
+        widths[max(shrinkable, key=lambda i: widths[i])] -= 1
+    out = []
+    for r in rows:
+        cells = [wrap_value(c, widths[i]) if i in wrap else [c] for i, c in enumerate(r)]
+        for k in range(max(len(c) for c in cells)):
+            parts = [c[k] if k < len(c) else "" for c in cells]
+            out.append(
+                "  ".join(
+                    p.rjust(widths[i]) if i in right else p.ljust(widths[i]) for i, p in enumerate(parts)
+                ).rstrip()
+            )
+    return out
 
 
 def labelled(head: str, value: str, width: int = WIDTH) -> str:

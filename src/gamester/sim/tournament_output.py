@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
-from gamester.core.columns import WIDTH, fit, labelled
+from gamester.core.columns import WIDTH, fit, labelled, table
 
 
 def letters(i: int) -> str:
@@ -19,15 +19,6 @@ def letters(i: int) -> str:
         i, r = divmod(i - 1, 26)
         out = chr(ord("A") + r) + out
     return out
-
-
-def _columns(rows: list[tuple[str, ...]], right: Sequence[int] = ()) -> list[str]:
-    """Rows as columns two spaces apart, each as wide as its widest cell (``right``: aligned right)."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [
-        "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r)).rstrip()
-        for r in rows
-    ]
 
 
 def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
@@ -69,7 +60,7 @@ def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
             )
         )
     # The specs go last, so a long one only wraps within its own column.
-    shown = _columns([(*r[:-1], "") for r in legend], right=(1, 2, 3))
+    shown = table([(*r[:-1], "") for r in legend], right=(1, 2, 3))
     indent = max(len(x) for x in shown) + 2
     lines += [labelled(head.ljust(indent), row[-1], width) for row, head in zip(legend, shown, strict=True)]
     rows: list[tuple[str, ...]] = [("", "games", "win rate [95% CI]", "mean return [95% CI]")]
@@ -85,7 +76,7 @@ def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
                     iv(r["mean_return"], False),
                 )
             )
-    lines += ["", *_columns(rows, right=(1,))]
+    lines += ["", *table(rows, right=(1,))]
     paired = summary.get("paired", [])
     if paired:
         rows = [("paired", "on the same deals", "deals", "return difference [95% CI]")]
@@ -98,7 +89,7 @@ def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
             )
             for p in paired
         ]
-        lines += ["", *_columns(rows + sorted(cells, key=lambda c: (len(c[0]), c[0], c[1])), right=(2,))]
+        lines += ["", *table(rows + sorted(cells, key=lambda c: (len(c[0]), c[0], c[1])), right=(2,))]
     return "\n".join(lines)
 
 
