@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from gamester.core.columns import fit, say_error
+from gamester.core.columns import WIDTH, fit, say_error
 
 
 class UsageError(Exception):
@@ -499,7 +499,9 @@ def _save_record(path: str, state: Any, play_info: dict[str, Any], quiet_errors:
             say_error(f"gamester play: cannot write {path}: {e.strerror}")
         return False
     if not state.is_terminal():
-        print(f"Game saved to {path}; continue it with: gamester play {state.game.name} --resume {path}")
+        line = f"Game saved to {path}; continue it with: gamester play {state.game.name} --resume {path}"
+        # Too wide for the terminal: the command on a line of its own, whole, to be copied.
+        print(line if len(line) <= WIDTH else line.replace(" with: ", " with:\n  ", 1))
     else:
         print(f"Record saved to {path}.")
     return True
