@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Any
 
+from gamester.core.columns import fit, say_error
 from gamester.core.errors import GameError
 
 LEARN_HINT = "pip install 'gamester[learn]'"
@@ -40,16 +40,16 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
     try:
         import torch  # noqa: F401  (the extra's one heavy dependency, checked first)
     except ImportError:
-        print(f"gamester train: needs the learn extra (torch is missing): {LEARN_HINT}", file=sys.stderr)
+        say_error(f"gamester train: needs the learn extra (torch is missing): {LEARN_HINT}")
         return 2
     from gamester.core.registry import load_game
     from gamester.learn.train import TrainConfig, train
 
     if args.hours is not None and args.hours <= 0 or args.games is not None and args.games < 1:
-        print("gamester train: --hours must be above 0 and --games at least 1", file=sys.stderr)
+        say_error("gamester train: --hours must be above 0 and --games at least 1")
         return 2
     if args.eval_deals < 1:
-        print("gamester train: --eval-deals must be at least 1", file=sys.stderr)
+        say_error("gamester train: --eval-deals must be at least 1")
         return 2
     try:
         game = load_game(args.game, **options)
@@ -67,13 +67,25 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
         )
         last = train(cfg)
     except (GameError, OSError) as err:
-        print(f"gamester train: {err}", file=sys.stderr)
+        say_error(f"gamester train: {err}")
         return 2
-    vs = last.get("vs_heuristic", {})
-    print(
-        f"{game.spec()}: {last['games']} games in {last['seconds']:.0f} s, "
-        f"{last['selfplay_decisions_per_second']:.0f} self-play decisions/s; "
-        f"vs heuristic {vs.get('mean', float('nan')):+.3f} over {vs.get('deals', 0)} deals; "
-        f"weights in {os.path.join(args.out, 'model.npz')}"
-    )
+    print(trained(game.spec(), last, args.out))
     return 0
+
+
+def trained(spec: str, last: dict[str, Any], out: str) -> str:
+    """The closing lines of ``gamester train``: the budget spent, the speed, the last point of the
+    curve and where the weights are (one line of 110 columns before issue 27; now lines that fit).
+
+    >>> print(trained("penneech", {"games": 40, "seconds": 61.2, "selfplay_decisions_per_second": 812.4,
+    ...     "vs_heuristic": {"mean": -0.05, "deals": 200}}, "runs/pn"))
+    penneech: 40 games in 61 s, 812 self-play decisions/s;
+      vs heuristic -0.050 over 200 deals; weights in runs/pn/model.npz
+    """
+    vs = last.get("vs_heuristic", {})
+    return fit(
+        f"{spec}: {last['games']} games in {last['seconds']:.0f} s, "
+        f"{last['selfplay_decisions_per_second']:.0f} self-play decisions/s;\n"
+        f"  vs heuristic {vs.get('mean', float('nan')):+.3f} over {vs.get('deals', 0)} deals; "
+        f"weights in {os.path.join(out, 'model.npz')}"
+    )
