@@ -51,7 +51,9 @@ class PenneechRace:
         return world.restocked(rng)
 
     def race_now(self, view: View) -> float:
-        return self.chance(view.observation()["scores"], view.player)
+        obs = view.observation()
+        mine, theirs = obs["scores"][view.player], obs["scores"][1 - view.player]
+        return solver.race(mine, theirs, obs["target"])
 
     def chance(self, scores: list[int], seat: int) -> float:
         return solver.race(scores[seat], scores[1 - seat], self.target)
