@@ -29,6 +29,13 @@ def add_train_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--workers", type=int, default=1, help="local self-play processes (default 1)")
     sp.add_argument("--eval-deals", type=int, default=200, help="deals against heuristic per curve point")
+    sp.add_argument(
+        "--target",
+        choices=("game", "deal"),
+        default="game",
+        help="each decision's label: the game's final return (default), or the race's estimate from the "
+        "scores at the end of its deal (games played as a race of deals: penneech)",
+    )
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -63,6 +70,7 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
             workers=args.workers,
             ray_address=args.ray_address,
             eval_deals=args.eval_deals,
+            target=args.target,
             progress=not args.quiet,
         )
         last = train(cfg)
