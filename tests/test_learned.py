@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -167,9 +168,15 @@ def test_train_refuses_bad_budgets(capsys: pytest.CaptureFixture[str], tmp_path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("name", "target"), [("piquesept", "game"), ("pentyrch", "game"), ("penneech", "deal")]
+    ("name", "target", "teacher"),
+    [
+        ("piquesept", "game", None),
+        ("pentyrch", "game", None),
+        ("penneech", "deal", None),
+        ("piquesept", "game", "rollout:worlds=2"),
+    ],
 )
-def test_tiny_training_is_reproducible(name: str, target: str, tmp_path: Path) -> None:
+def test_tiny_training_is_reproducible(name: str, target: str, teacher: str | None, tmp_path: Path) -> None:
     """The same seed and budget give the same weights; another seed gives others. Writes the log,
     the curve and weights the agent loads (and says which label they were trained on)."""
     pytest.importorskip("torch")
@@ -179,7 +186,7 @@ def test_tiny_training_is_reproducible(name: str, target: str, tmp_path: Path) -
         cfg = TrainConfig(
             game=name, out=str(tmp_path / out), games=64, seed=seed, hidden=16, games_per_job=8,
             eval_every=2, eval_deals=4, margin_deals=4, vocab_games=10, progress=False, buffer=5_000,
-            target=target,
+            target=target, teacher=teacher, teach_share=0.5,
         )  # fmt: skip
         train(cfg)
         with np.load(tmp_path / out / "model.npz") as f:
@@ -193,7 +200,12 @@ def test_tiny_training_is_reproducible(name: str, target: str, tmp_path: Path) -
     assert len(log) == 3 and '"vs_heuristic"' in log[1]  # two rounds, then the margins tried
     meta = load_model(tmp_path / "a" / "model.npz").meta
     assert json.loads(log[2])["margin"] == meta["margin"]
-    assert meta["target"] == target
+    assert meta["target"] == (target if teacher is None else "teacher")
+    assert meta["teacher"] == teacher
+    if teacher is not None:  # the teacher's speed is logged like the other timings
+        first = json.loads(log[0])
+        assert first["taught"] > 0 and first["labels"] >= first["taught"]
+        assert first["teacher_labels_per_second"] > 0 and first["times"]["teacher"] > 0
     assert (tmp_path / "a" / "curve.png").stat().st_size > 1000
     game = load_game(name)
     agent = make_agent(f"learned:model={tmp_path / 'a' / 'model.npz'}", game=game)
@@ -280,3 +292,109 @@ def test_ray_backend_gives_the_same_weights(tmp_path: Path) -> None:
 
     a, b = run("local", "local"), run("ray", "ray")
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_teacher_values_read_each_search_agent_s_evaluation() -> None:
+    """``teacher_values`` maps an evaluation onto legal action ids: ``rollout``/``futures`` by
+    notation, ``learned`` by id, ``lookahead`` by its candidates' mean return; others get none."""
+    from gamester.learn.selfplay import teacher_values
+
+    game = load_game("piquesept")
+    state = game.new_initial_state(seed=11)
+    while len(state.legal_actions()) < 3:
+        state.apply_action(state.legal_actions()[0])
+    p = state.current_player()
+    view = View(state, p)
+    a, b, c = state.legal_actions()[:3]
+    ta, tb = view.action_to_string(a), view.action_to_string(b)
+    assert teacher_values(view, [a, b, c], {"values": {ta: 0.75, tb: -0.25}}) == {a: 0.75, b: -0.25}
+    assert teacher_values(view, [a, b, c], {"values": {b: 1.5, 999: 2.0}}) == {b: 1.5}
+    lookahead = {"candidates": {tb: {"n": 3, "mean_return": 0.5}, ta: {"n": 0, "mean_return": None}}}
+    assert teacher_values(view, [a, b, c], lookahead) == {b: 0.5}
+    assert teacher_values(view, [a, b, c], {"action": a, "values": {}}) == {}
+
+
+def test_teacher_labels_are_its_values_and_the_play_is_unchanged() -> None:
+    """With a teacher, the first decision's samples are every legal action labelled by that teacher's
+    own evaluation of the seat's view (a teacher rebuilt from the job's seed gives the same); the
+    games played are those without a teacher (same observations)."""
+    from gamester.core.rng import make_rng
+    from gamester.learn import selfplay
+
+    game = load_game("piquesept")
+    meta = {"vocab": None, "heuristic_input": True}
+    spec = "rollout:worlds=3"
+    job = selfplay.SelfPlayJob("piquesept", meta, None, seed=4, games=2, epsilon=0.1, heuristic_share=0.75)
+    plain = selfplay.play_job(job)
+    taught = selfplay.play_job(dataclasses.replace(job, teacher=spec))
+    assert plain.returns.size and taught.returns.size > plain.returns.size
+    assert taught.taught == len(plain.returns)  # every decision with a choice evaluated
+    assert {r.tobytes() for r in taught.obs} == {r.tobytes() for r in plain.obs}
+    # The first decision with a choice, evaluated again by hand.
+    state = game.new_initial_state(seed=make_rng(4).getrandbits(62))
+    while len(state.legal_actions()) == 1:
+        state.apply_action(state.legal_actions()[0])
+    view = View(state, state.current_player())
+    legal = state.legal_actions()
+    teacher = selfplay.make_teacher(game, spec, make_rng(4 ^ selfplay._TEACH_SALT).getrandbits(32))
+    values = selfplay.teacher_values(view, legal, teacher.evaluate(view))
+    assert len(values) == len(legal) > 1 and len(set(values.values())) > 1
+    assert taught.returns[: len(legal)].tolist() == pytest.approx([values[a] for a in legal])
+    assert np.array_equal(taught.acts[: len(legal), 0], legal)
+    # Half the decisions: fewer labels, the same games.
+    half = selfplay.play_job(dataclasses.replace(job, teacher=spec, teach_share=0.5))
+    assert 0 < half.taught < taught.taught
+
+
+def test_the_teacher_reads_only_the_view() -> None:
+    """A twin (the seat's hidden cards dealt again) gets the same labels from a teacher seeded alike."""
+    from gamester.learn.selfplay import make_teacher, teacher_values
+
+    game = load_game("piquesept")
+    checked = 0
+    for seed in range(3):
+        state = game.new_initial_state(seed=200 + seed)
+        bots = [make_agent("heuristic", game=game, seed=p) for p in range(game.num_players)]
+        for step in range(12):
+            p = state.current_player()
+            legal = state.legal_actions()
+            if len(legal) > 1 and step % 4 == 3:
+                other = twin(state, p, salt=step)
+                assert any(other.observation(q) != state.observation(q) for q in range(4) if q != p)
+                got = [
+                    teacher_values(
+                        View(s, p), legal, make_teacher(game, "rollout:worlds=4", 9).evaluate(View(s, p))
+                    )
+                    for s in (state, other)
+                ]
+                assert got[0] == got[1] and got[0]
+                checked += 1
+            state.apply_action(bots[p].step(View(state, p)))
+    assert checked >= 3
+
+
+def test_a_bad_teacher_is_one_clear_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    cases = [
+        (["--teacher", "heuristic"], "gives no evaluation to learn from"),
+        (["--teacher", "rollout:wrlds=3"], "unknown parameter 'wrlds'"),
+        (["--teacher", "rollout", "--teach-share", "0"], "share must be above 0"),
+    ]
+    for extra, words in cases:
+        assert main(["train", "piquesept", "--out", str(tmp_path), "--games", "4", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("gamester train: ") and words in err and err.count("\n") == 1
+    args = [
+        "train",
+        "penneech",
+        "--out",
+        str(tmp_path),
+        "--games",
+        "4",
+        "--target",
+        "deal",
+        "--teacher",
+        "rollout",
+    ]
+    assert main(args) == 2
+    assert "does not go with it" in capsys.readouterr().err

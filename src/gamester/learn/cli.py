@@ -36,6 +36,26 @@ def add_train_arguments(sp: argparse.ArgumentParser) -> None:
         help="each decision's label: the game's final return (default), or the race's estimate from the "
         "scores at the end of its deal (games played as a race of deals: penneech)",
     )
+    sp.add_argument(
+        "--teacher",
+        metavar="SPEC",
+        default=None,
+        help="label with a search agent's values of every legal action (expert iteration), e.g. "
+        "rollout:worlds=8, instead of final returns",
+    )
+    sp.add_argument(
+        "--teach-share",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="with --teacher: the share of decisions with a choice it evaluates (default 1)",
+    )
+    sp.add_argument(
+        "--buffer", type=int, default=150_000, metavar="N", help="replay buffer in samples (default 150000)"
+    )
+    sp.add_argument(
+        "--reuse", type=float, default=4.0, metavar="R", help="gradient samples per new sample (default 4)"
+    )
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -55,8 +75,8 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
     if args.hours is not None and args.hours <= 0 or args.games is not None and args.games < 1:
         say_error("gamester train: --hours must be above 0 and --games at least 1")
         return 2
-    if args.eval_deals < 1:
-        say_error("gamester train: --eval-deals must be at least 1")
+    if args.eval_deals < 1 or args.buffer < 1 or args.reuse <= 0:
+        say_error("gamester train: --eval-deals and --buffer must be at least 1, --reuse above 0")
         return 2
     try:
         game = load_game(args.game, **options)
@@ -71,6 +91,10 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
             ray_address=args.ray_address,
             eval_deals=args.eval_deals,
             target=args.target,
+            teacher=args.teacher,
+            teach_share=args.teach_share,
+            buffer=args.buffer,
+            reuse=args.reuse,
             progress=not args.quiet,
         )
         last = train(cfg)

@@ -8,6 +8,13 @@ the action's inputs, and at the end its label), whoever made it: deep Monte Carl
 label of the actions taken. The label is the seat's final return (``target="game"``) or, in a game
 played as a race of deals (``game.kit().race``), the game's own estimate of that return from the scores
 at the end of the sample's deal (``target="deal"``): one deal's cards instead of every later deal's.
+
+With a *teacher* (a search agent's spec, ``rollout:worlds=8``), the labels come from search instead (one
+step of expert iteration): at a sampled share of the decisions with a choice, the teacher evaluates the
+seat's view, and each legal action it gives a value becomes a sample labelled by that value. The
+teacher gets the same :class:`View` as any agent, so it reads only what the seat knows. The play is the
+same as without it (the teacher has generators of its own); only which samples there are and their
+labels change.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import numpy as np
 
 from gamester.agents.base import Agent, View, make_agent
 from gamester.agents.learned import Model, action_tokens, heuristic_move
-from gamester.core.errors import GameError
+from gamester.core.errors import AgentError, GameError
 from gamester.core.kit import DealRace
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
@@ -56,6 +63,8 @@ class SelfPlayJob:
     epsilon: float
     heuristic_share: float
     target: str = "game"  # TARGETS
+    teacher: str | None = None  # an agent spec whose evaluations label the samples (expert iteration)
+    teach_share: float = 1.0  # the share of decisions with a choice the teacher labels
 
 
 @dataclass
@@ -66,6 +75,57 @@ class Samples:
     games: int = 0
     decisions: int = 0  # every move played, forced ones included
     times: dict[str, float] = field(default_factory=dict)
+    taught: int = 0  # decisions the teacher evaluated (its samples are every action it valued there)
+
+
+def teacher_values(view: View, legal: list[int], evaluation: dict[str, Any] | None) -> dict[int, float]:
+    """Each legal action's value in a search agent's evaluation (``evaluate``), in units of return.
+
+    ``rollout`` and ``futures`` give ``values`` by the action's notation (``learned`` by its id);
+    ``lookahead`` gives its candidates' ``mean_return`` by notation. Actions the search left out
+    (lookahead's other candidates, a decision the heuristic makes by rule) get none.
+    """
+    if not evaluation:
+        return {}
+    by_text = {view.action_to_string(a): a for a in legal}
+    out: dict[int, float] = {}
+    values = evaluation.get("values")
+    if isinstance(values, dict):
+        for key, v in values.items():
+            a = by_text.get(key) if isinstance(key, str) else key if key in legal else None
+            if a is not None and v is not None:
+                out[a] = float(v)
+    candidates = evaluation.get("candidates")
+    if isinstance(candidates, dict):
+        for key, c in candidates.items():
+            a = by_text.get(key)
+            if a is not None and isinstance(c, dict) and c.get("mean_return") is not None:
+                out[a] = float(c["mean_return"])
+    return out
+
+
+def check_teacher(game: Game, spec: str, target: str, share: float) -> None:
+    """One clear line (GameError) if ``spec`` cannot teach ``game``: an agent that gives values, a share
+    in (0, 1], and the teacher's labels are not mixed with ``target="deal"``."""
+    if not 0.0 < share <= 1.0:
+        raise GameError(f"the teacher's share must be above 0 and at most 1, not {share}")
+    if target != "game":
+        raise GameError(f"a teacher labels the samples itself: target {target!r} does not go with it")
+    try:
+        make_teacher(game, spec, 0)
+    except AgentError as e:
+        raise GameError(f"teacher {spec!r}: {e}") from None
+
+
+_TEACH_SALT = 0x7EAC_4E55  # the teacher's generators, apart from the play's
+
+
+def make_teacher(game: Game, spec: str, seed: int) -> Agent:
+    """The teacher for a job: the agent ``spec`` names, seeded; one clear line if it has no values."""
+    agent = make_agent(spec, game=game, seed=seed)
+    if type(agent).evaluate is Agent.evaluate:
+        raise GameError(f"teacher {spec!r} gives no evaluation to learn from: choose a search agent")
+    return agent
 
 
 _ROWS: dict[str, list[int]] = {}  # notation -> action inputs, for the vocabulary of _ROWS_VOCAB
@@ -106,6 +166,8 @@ def play_job(job: SelfPlayJob) -> Samples:
     check_target(game, job.target)
     race = game.kit().race if job.target == "deal" else None
     rng = make_rng(job.seed)
+    teach_rng = make_rng(job.seed ^ _TEACH_SALT)
+    teacher = None if job.teacher is None else make_teacher(game, job.teacher, teach_rng.getrandbits(32))
     model = None if job.arrays is None else Model(job.arrays, job.meta)
     vocab = _vocab(job.meta)
     n = game.num_players
@@ -122,10 +184,16 @@ def play_job(job: SelfPlayJob) -> Samples:
     obs_rows: list[Any] = []
     act_rows: list[list[int]] = []
     owners: list[tuple[int, int, int]] = []  # (game, player, deals ended before it) of each sample
+    taught_obs: list[Any] = []  # the teacher's samples and their labels
+    taught_acts: list[list[int]] = []
+    taught_values: list[float] = []
+    taught = 0
+    t_teacher = 0.0
     finals: dict[int, list[float]] = {}  # game -> its returns
     ends: list[list[list[float]]] = [[] for _ in states]  # game -> the labels at each deal's end
     deal_no = [0 if race is None else race.deal_number(st) for st in states]
     t_engine = t_features = t_forward = 0.0
+    learn_returns = teacher is None  # with a teacher, its values are the only labels
     decisions = 0
     active = list(range(job.games))
 
@@ -157,11 +225,22 @@ def play_job(job: SelfPlayJob) -> Samples:
             obs = view.observation_tensor()
             heuristic_seat = roles[g][p]
             h = heuristic_move(view, legal) if heuristic_seat or hcol is not None else None
+            if teacher is not None and unit(teach_rng) < job.teach_share:
+                t2 = time.perf_counter()
+                values = teacher_values(view, legal, teacher.evaluate(view))
+                t_teacher += time.perf_counter() - t2
+                taught += 1
+                for a in legal:
+                    if a in values:
+                        taught_obs.append(obs)
+                        taught_acts.append(inputs(view, a, h))
+                        taught_values.append(values[a])
             if heuristic_seat or model is None or unit(rng) < job.epsilon:
                 a = h if heuristic_seat and h is not None else legal[below(rng, len(legal))]
-                obs_rows.append(obs)
-                act_rows.append(inputs(view, a, h))
-                owners.append((g, p, len(ends[g])))
+                if learn_returns:
+                    obs_rows.append(obs)
+                    act_rows.append(inputs(view, a, h))
+                    owners.append((g, p, len(ends[g])))
                 t_features += time.perf_counter() - t1
                 st.apply_action(a)
                 continue
@@ -180,27 +259,32 @@ def play_job(job: SelfPlayJob) -> Samples:
                 best = k + int(np.argmax(q[k : k + len(legal)]))
                 i = best - k
                 k += len(legal)
-                obs_rows.append(obs)
-                act_rows.append(rows[i])
-                owners.append((g, p, len(ends[g])))
+                if learn_returns:
+                    obs_rows.append(obs)
+                    act_rows.append(rows[i])
+                    owners.append((g, p, len(ends[g])))
                 states[g].apply_action(legal[i])
         t_engine += time.perf_counter() - t0
+    labels = [ends[g][k][p] if k < len(ends[g]) else finals[g][p] for g, p, k in owners]
+    if not learn_returns:
+        obs_rows, act_rows, labels = taught_obs, taught_acts, taught_values
     size = game.observation_tensor_size
     obs_arr = np.asarray(obs_rows, dtype=np.float16).reshape(len(obs_rows), size)
     acts = np.full((len(act_rows), MAX_TOKENS), -1, dtype=np.int32)
     for i, arow in enumerate(act_rows):
         acts[i, : len(arow)] = arow
-    rets = np.asarray(
-        [ends[g][k][p] if k < len(ends[g]) else finals[g][p] for g, p, k in owners], dtype=np.float32
-    )
-    engine = t_engine - t_features - t_forward
+    engine = t_engine - t_features - t_forward  # t_features holds the teacher's time too
+    times = {"engine": engine, "features": t_features - t_teacher, "forward": t_forward}
+    if teacher is not None:
+        times["teacher"] = t_teacher
     return Samples(
         obs_arr,
         acts,
-        rets,
+        np.asarray(labels, dtype=np.float32),
         games=job.games,
         decisions=decisions,
-        times={"engine": engine, "features": t_features, "forward": t_forward},
+        times=times,
+        taught=taught,
     )
 
 

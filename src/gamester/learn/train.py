@@ -4,8 +4,10 @@ Rounds of: self-play jobs with the current weights (numpy, batched; any backend)
 a replay buffer, Adam steps on the squared error between the network's estimate and the seat's final
 return. Every few rounds the learner plays fixed deals against ``heuristic`` for the curve. Everything
 is seeded and the network trains on one thread, so the same seed and the same budget in games give the
-same weights on the same machine; a budget in hours stops after the round that crosses it, so how many
-games that is depends on the machine (the log says, and ``--games`` replays it).
+same weights on the same machine. With a teacher (``TrainConfig.teacher``, a search agent's spec) the
+labels are the teacher's values of every legal action at the decisions it evaluates, one step of
+expert iteration, instead of final returns. A budget in hours stops after the round that crosses it,
+so how many games that is depends on the machine (the log says, and ``--games`` replays it).
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ from torch import nn
 from gamester.agents.learned import DENSE_LIMIT, Model
 from gamester.core.protocol import Game
 from gamester.core.registry import load_game
-from gamester.learn.selfplay import MAX_TOKENS, SelfPlayJob, build_vocab, check_target, evaluate, play_job
+from gamester.learn.selfplay import (
+    MAX_TOKENS,
+    SelfPlayJob,
+    build_vocab,
+    check_target,
+    check_teacher,
+    evaluate,
+    play_job,
+)
 from gamester.sim.backend import check_backend, ray_session, run_jobs
 from gamester.sim.stats import mean_ci
 
@@ -55,6 +65,8 @@ class TrainConfig:
     margin_deals: int = 400  # deals per margin tried at the end
     heuristic_input: bool = True  # an action input on for the heuristic's move (docs/learning.md)
     target: str = "game"  # the label: "game" (final return) or "deal" (selfplay.TARGETS, docs/learning.md)
+    teacher: str | None = None  # a search agent's spec: its values are the labels (expert iteration)
+    teach_share: float = 1.0  # the share of decisions with a choice the teacher evaluates
     progress: bool = True
 
 
@@ -119,6 +131,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     torch.use_deterministic_algorithms(True)
     game = load_game(cfg.game)
     check_target(game, cfg.target)
+    if cfg.teacher is not None:
+        check_teacher(game, cfg.teacher, cfg.target, cfg.teach_share)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     lo, hi, _ = game.bounds()
@@ -136,10 +150,15 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         "scale": scale,
         "hidden": cfg.hidden,
         "seed": cfg.seed,
-        "method": "deep Monte Carlo: "
-        + ("final-return" if cfg.target == "game" else "deal-end race estimate")
+        "method": (
+            f"expert iteration (one step): regression on {cfg.teacher}'s values of every legal action"
+            if cfg.teacher is not None
+            else "deep Monte Carlo: " + ("final-return" if cfg.target == "game" else "deal-end race estimate")
+        )
         + " regression, epsilon-greedy self-play with heuristic seats",
-        "target": cfg.target,
+        "target": cfg.target if cfg.teacher is None else "teacher",
+        "teacher": cfg.teacher,
+        "teach_share": cfg.teach_share if cfg.teacher is not None else None,
     }
     net = Net(game.observation_tensor_size + width, cfg.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
@@ -148,8 +167,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     log_path = out / "train.jsonl"
     log = log_path.open("w")
     start = time.monotonic()
-    games = decisions = 0
+    games = decisions = taught = labels = 0
     totals = {"engine": 0.0, "features": 0.0, "forward": 0.0, "learn": 0.0, "eval": 0.0}
+    if cfg.teacher is not None:
+        totals["teacher"] = 0.0
     model: Model | None = None
     last: dict[str, Any] = {}
     bar = _bar(cfg)
@@ -170,6 +191,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     epsilon=cfg.epsilon,
                     heuristic_share=cfg.heuristic_share,
                     target=cfg.target,
+                    teacher=cfg.teacher,
+                    teach_share=cfg.teach_share,
                 )
                 for j in range(cfg.jobs_per_round)
             ]
@@ -187,6 +210,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 new += len(s.returns)
                 games += s.games
                 decisions += s.decisions
+                taught += s.taught
                 for k, v in s.times.items():
                     totals[k] += v
             play_seconds = time.monotonic() - t_play
@@ -204,6 +228,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 losses.append(float(loss.detach()))
             totals["learn"] += time.monotonic() - t_learn
             model = to_model(net, meta)
+            labels += new
             rnd += 1
             elapsed = time.monotonic() - start
             done = (cfg.games is not None and games >= cfg.games) or (
@@ -217,11 +242,21 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 "loss": sum(losses) / len(losses),
                 "seconds": round(elapsed, 2),
                 "selfplay_decisions_per_second": round(
-                    decisions / max(1e-9, totals["engine"] + totals["features"] + totals["forward"]), 1
+                    decisions
+                    / max(
+                        1e-9,
+                        sum(totals[k] for k in ("engine", "features", "forward", "teacher") if k in totals),
+                    ),
+                    1,
                 ),
                 "round_play_seconds": round(play_seconds, 3),
                 "times": {k: round(v, 3) for k, v in totals.items()},
             }
+            if cfg.teacher is not None:  # the teacher's own speed: what bounds self-play with one
+                last["taught"] = taught
+                last["labels"] = labels
+                last["teacher_decisions_per_second"] = round(taught / max(1e-9, totals["teacher"]), 2)
+                last["teacher_labels_per_second"] = round(labels / max(1e-9, totals["teacher"]), 2)
             if rnd % cfg.eval_every == 0 or done:
                 t_eval = time.monotonic()
                 rets = evaluate(game, model, cfg.eval_deals, seed=10**9 + cfg.seed)
