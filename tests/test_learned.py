@@ -166,10 +166,12 @@ def test_train_refuses_bad_budgets(capsys: pytest.CaptureFixture[str], tmp_path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["piquesept", "pentyrch"])
-def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "target"), [("piquesept", "game"), ("pentyrch", "game"), ("penneech", "deal")]
+)
+def test_tiny_training_is_reproducible(name: str, target: str, tmp_path: Path) -> None:
     """The same seed and budget give the same weights; another seed gives others. Writes the log,
-    the curve and weights the agent loads."""
+    the curve and weights the agent loads (and says which label they were trained on)."""
     pytest.importorskip("torch")
     from gamester.learn.train import TrainConfig, train
 
@@ -177,6 +179,7 @@ def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
         cfg = TrainConfig(
             game=name, out=str(tmp_path / out), games=64, seed=seed, hidden=16, games_per_job=8,
             eval_every=2, eval_deals=4, margin_deals=4, vocab_games=10, progress=False, buffer=5_000,
+            target=target,
         )  # fmt: skip
         train(cfg)
         with np.load(tmp_path / out / "model.npz") as f:
@@ -188,13 +191,69 @@ def test_tiny_training_is_reproducible(name: str, tmp_path: Path) -> None:
     assert not np.array_equal(a["w1"], c["w1"])
     log = (tmp_path / "a" / "train.jsonl").read_text().splitlines()
     assert len(log) == 3 and '"vs_heuristic"' in log[1]  # two rounds, then the margins tried
-    assert json.loads(log[2])["margin"] == load_model(tmp_path / "a" / "model.npz").meta["margin"]
+    meta = load_model(tmp_path / "a" / "model.npz").meta
+    assert json.loads(log[2])["margin"] == meta["margin"]
+    assert meta["target"] == target
     assert (tmp_path / "a" / "curve.png").stat().st_size > 1000
     game = load_game(name)
     agent = make_agent(f"learned:model={tmp_path / 'a' / 'model.npz'}", game=game)
     state = game.new_initial_state(seed=1)
     p = state.current_player()
     assert agent.step(View(state, p)) in state.legal_actions()
+
+
+def test_deal_target_labels_a_decision_by_the_race_at_its_deal_s_end() -> None:
+    """With ``target="deal"`` each Penneech sample is labelled by the race's estimate from the scores
+    as its deal ended (the last deal's by the game's result); the play, so the samples, are those of
+    ``target="game"``."""
+    from gamester.games.penneech import solver
+    from gamester.learn.selfplay import SelfPlayJob, deal_labels, play_job
+
+    game = load_game("penneech")
+    race = game.kit().race
+    assert race is not None
+    # deal_labels: 2 * chance - 1 from the scores with the next deal's turn-up taken back.
+    state = game.new_initial_state(seed=4)
+    bots = [make_agent("heuristic", game=game, seed=p) for p in range(2)]
+    while race.deal_number(state) == 0:
+        p = state.current_player()
+        state.apply_action(bots[p].step(View(state, p)))
+    s = race.scores_before_next_deal(state)
+    target = game.options.target
+    assert deal_labels(game, race, state) == [
+        2 * solver.race(s[0], s[1], target) - 1,
+        2 * solver.race(s[1], s[0], target) - 1,
+    ]
+    meta = {"vocab": None, "heuristic_input": True}
+    by = {
+        t: play_job(
+            SelfPlayJob("penneech", meta, None, seed=9, games=6, epsilon=0.1, heuristic_share=0.75, target=t)
+        )
+        for t in ("game", "deal")
+    }
+    a, b = by["game"], by["deal"]
+    assert np.array_equal(a.obs, b.obs) and np.array_equal(a.acts, b.acts)
+    assert set(np.unique(a.returns)) == {-1.0, 1.0}
+    inner = b.returns[(b.returns > -1) & (b.returns < 1)]
+    assert len(inner) > len(b.returns) // 4  # most decisions are in a deal that does not end the game
+    assert np.all((b.returns == a.returns) | (np.abs(b.returns) < 1))  # the last deal: the result
+
+
+def test_deal_target_needs_a_race_of_deals(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from gamester.core.errors import GameError
+    from gamester.learn.selfplay import check_target
+
+    check_target(load_game("penneech"), "deal")
+    with pytest.raises(GameError, match="needs a game played as a race of deals"):
+        check_target(load_game("piquesept"), "deal")
+    with pytest.raises(GameError, match="needs a game played as a race of deals"):
+        check_target(load_game("penneech", objective="deal"), "deal")
+    with pytest.raises(GameError, match="unknown target"):
+        check_target(load_game("penneech"), "final")
+    pytest.importorskip("torch")
+    assert main(["train", "piquesept", "--out", str(tmp_path), "--games", "4", "--target", "deal"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gamester train: target 'deal' needs") and err.count("\n") == 1
 
 
 def test_learned_is_listed() -> None:

@@ -228,7 +228,7 @@ def test_piquesept_hint_without_the_flag_then_quit_save_and_resume(
         t.send("quit")
         t.expect(r"Save the game to resume it later\? File name \(empty to skip\): ")
         t.send(str(save))
-        t.expect("continue it with: gamester play piquesept --resume ")
+        t.expect(r"continue it with:\s+gamester play piquesept --resume ")
         assert t.finish() == 0
     finally:
         t.close()

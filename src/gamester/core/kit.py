@@ -145,6 +145,9 @@ class DealRace(Protocol):
     def race_now(self, view: View) -> float:
         """The seat's chance to win from the present scores, at a deal's start."""
 
+    def chance(self, scores: list[int], seat: int) -> float:
+        """``seat``'s chance to win from ``scores`` at a deal's end (the game's own estimate)."""
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Kit:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Any
 
+from gamester.core.columns import fit, say_error
 from gamester.core.errors import GameError
 
 LEARN_HINT = "pip install 'gamester[learn]'"
@@ -29,6 +29,13 @@ def add_train_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--workers", type=int, default=1, help="local self-play processes (default 1)")
     sp.add_argument("--eval-deals", type=int, default=200, help="deals against heuristic per curve point")
+    sp.add_argument(
+        "--target",
+        choices=("game", "deal"),
+        default="game",
+        help="each decision's label: the game's final return (default), or the race's estimate from the "
+        "scores at the end of its deal (games played as a race of deals: penneech)",
+    )
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -40,16 +47,16 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
     try:
         import torch  # noqa: F401  (the extra's one heavy dependency, checked first)
     except ImportError:
-        print(f"gamester train: needs the learn extra (torch is missing): {LEARN_HINT}", file=sys.stderr)
+        say_error(f"gamester train: needs the learn extra (torch is missing): {LEARN_HINT}")
         return 2
     from gamester.core.registry import load_game
     from gamester.learn.train import TrainConfig, train
 
     if args.hours is not None and args.hours <= 0 or args.games is not None and args.games < 1:
-        print("gamester train: --hours must be above 0 and --games at least 1", file=sys.stderr)
+        say_error("gamester train: --hours must be above 0 and --games at least 1")
         return 2
     if args.eval_deals < 1:
-        print("gamester train: --eval-deals must be at least 1", file=sys.stderr)
+        say_error("gamester train: --eval-deals must be at least 1")
         return 2
     try:
         game = load_game(args.game, **options)
@@ -63,17 +70,30 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
             workers=args.workers,
             ray_address=args.ray_address,
             eval_deals=args.eval_deals,
+            target=args.target,
             progress=not args.quiet,
         )
         last = train(cfg)
     except (GameError, OSError) as err:
-        print(f"gamester train: {err}", file=sys.stderr)
+        say_error(f"gamester train: {err}")
         return 2
-    vs = last.get("vs_heuristic", {})
-    print(
-        f"{game.spec()}: {last['games']} games in {last['seconds']:.0f} s, "
-        f"{last['selfplay_decisions_per_second']:.0f} self-play decisions/s; "
-        f"vs heuristic {vs.get('mean', float('nan')):+.3f} over {vs.get('deals', 0)} deals; "
-        f"weights in {os.path.join(args.out, 'model.npz')}"
-    )
+    print(trained(game.spec(), last, args.out))
     return 0
+
+
+def trained(spec: str, last: dict[str, Any], out: str) -> str:
+    """The closing lines of ``gamester train``: the budget spent, the speed, the last point of the
+    curve and where the weights are (one line of 110 columns before issue 27; now lines that fit).
+
+    >>> print(trained("penneech", {"games": 40, "seconds": 61.2, "selfplay_decisions_per_second": 812.4,
+    ...     "vs_heuristic": {"mean": -0.05, "deals": 200}}, "runs/pn"))
+    penneech: 40 games in 61 s, 812 self-play decisions/s;
+      vs heuristic -0.050 over 200 deals; weights in runs/pn/model.npz
+    """
+    vs = last.get("vs_heuristic", {})
+    return fit(
+        f"{spec}: {last['games']} games in {last['seconds']:.0f} s, "
+        f"{last['selfplay_decisions_per_second']:.0f} self-play decisions/s;\n"
+        f"  vs heuristic {vs.get('mean', float('nan')):+.3f} over {vs.get('deals', 0)} deals; "
+        f"weights in {os.path.join(out, 'model.npz')}"
+    )

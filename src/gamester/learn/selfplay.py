@@ -4,8 +4,10 @@ A job is a plain picklable :class:`SelfPlayJob` (its own seed, the weights as ar
 same in this process, in a worker process or on a Ray node (``gamester.sim.backend.run_jobs``), and the
 same job always gives the same samples. Each seat of each game is either the learner (the network,
 epsilon-greedy) or ``heuristic``; every decision with a choice becomes a sample (the seat's observation,
-the action's inputs, and at the end the seat's final return), whoever made it: deep Monte Carlo
-regresses the return of the actions taken.
+the action's inputs, and at the end its label), whoever made it: deep Monte Carlo regresses the
+label of the actions taken. The label is the seat's final return (``target="game"``) or, in a game
+played as a race of deals (``game.kit().race``), the game's own estimate of that return from the scores
+at the end of the sample's deal (``target="deal"``): one deal's cards instead of every later deal's.
 """
 
 from __future__ import annotations
@@ -18,11 +20,30 @@ import numpy as np
 
 from gamester.agents.base import Agent, View, make_agent
 from gamester.agents.learned import Model, action_tokens, heuristic_move
+from gamester.core.errors import GameError
+from gamester.core.kit import DealRace
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
 from gamester.core.rng import below, make_rng, unit
 
 MAX_TOKENS = 48  # action inputs kept per sample (a notation has far fewer)
+TARGETS = ("game", "deal")  # what a sample's label is (the module's docstring, docs/learning.md)
+
+
+def check_target(game: Game, target: str) -> None:
+    """One clear line (GameError) if ``target`` cannot label ``game``'s samples."""
+    if target not in TARGETS:
+        raise GameError(f"unknown target {target!r}: choose from {', '.join(TARGETS)}")
+    if target == "deal" and game.kit().race is None:
+        raise GameError(f"target 'deal' needs a game played as a race of deals, and {game.spec()!r} is not")
+
+
+def deal_labels(game: Game, race: DealRace, state: State) -> list[float]:
+    """Each seat's estimated return right after a deal ended: its chance to win from the scores as
+    the deal ended (the race's own estimate), mapped onto the game's range of returns."""
+    lo, hi, _ = game.bounds()
+    scores = race.scores_before_next_deal(state)
+    return [lo + (hi - lo) * race.chance(scores, p) for p in range(game.num_players)]
 
 
 @dataclass(frozen=True)
@@ -34,13 +55,14 @@ class SelfPlayJob:
     games: int
     epsilon: float
     heuristic_share: float
+    target: str = "game"  # TARGETS
 
 
 @dataclass
 class Samples:
     obs: Any  # float16 (N, obs_size)
     acts: Any  # int32 (N, MAX_TOKENS), -1 padded
-    returns: Any  # float32 (N,)
+    returns: Any  # float32 (N,): the labels (final returns, or with target 'deal' the deals' ends)
     games: int = 0
     decisions: int = 0  # every move played, forced ones included
     times: dict[str, float] = field(default_factory=dict)
@@ -81,6 +103,8 @@ def _vocab(meta: dict[str, Any]) -> dict[str, int] | None:
 
 def play_job(job: SelfPlayJob) -> Samples:
     game = load_game(job.game)
+    check_target(game, job.target)
+    race = game.kit().race if job.target == "deal" else None
     rng = make_rng(job.seed)
     model = None if job.arrays is None else Model(job.arrays, job.meta)
     vocab = _vocab(job.meta)
@@ -97,8 +121,10 @@ def play_job(job: SelfPlayJob) -> Samples:
         roles.append(row)
     obs_rows: list[Any] = []
     act_rows: list[list[int]] = []
-    owners: list[tuple[int, int]] = []  # (game, player) of each sample
-    returns: dict[tuple[int, int], float] = {}
+    owners: list[tuple[int, int, int]] = []  # (game, player, deals ended before it) of each sample
+    finals: dict[int, list[float]] = {}  # game -> its returns
+    ends: list[list[list[float]]] = [[] for _ in states]  # game -> the labels at each deal's end
+    deal_no = [0 if race is None else race.deal_number(st) for st in states]
     t_engine = t_features = t_forward = 0.0
     decisions = 0
     active = list(range(job.games))
@@ -114,9 +140,11 @@ def play_job(job: SelfPlayJob) -> Samples:
         for g in active:
             st = states[g]
             if st.is_terminal():
-                for p, r in enumerate(st.returns()):
-                    returns[(g, p)] = r
+                finals[g] = st.returns()
                 continue
+            if race is not None and race.deal_number(st) != deal_no[g]:  # a deal ended last move
+                ends[g].append(deal_labels(game, race, st))
+                deal_no[g] = race.deal_number(st)
             still.append(g)
             p = st.current_player()
             legal = st.legal_actions()
@@ -133,7 +161,7 @@ def play_job(job: SelfPlayJob) -> Samples:
                 a = h if heuristic_seat and h is not None else legal[below(rng, len(legal))]
                 obs_rows.append(obs)
                 act_rows.append(inputs(view, a, h))
-                owners.append((g, p))
+                owners.append((g, p, len(ends[g])))
                 t_features += time.perf_counter() - t1
                 st.apply_action(a)
                 continue
@@ -154,7 +182,7 @@ def play_job(job: SelfPlayJob) -> Samples:
                 k += len(legal)
                 obs_rows.append(obs)
                 act_rows.append(rows[i])
-                owners.append((g, p))
+                owners.append((g, p, len(ends[g])))
                 states[g].apply_action(legal[i])
         t_engine += time.perf_counter() - t0
     size = game.observation_tensor_size
@@ -162,7 +190,9 @@ def play_job(job: SelfPlayJob) -> Samples:
     acts = np.full((len(act_rows), MAX_TOKENS), -1, dtype=np.int32)
     for i, arow in enumerate(act_rows):
         acts[i, : len(arow)] = arow
-    rets = np.asarray([returns[o] for o in owners], dtype=np.float32)
+    rets = np.asarray(
+        [ends[g][k][p] if k < len(ends[g]) else finals[g][p] for g, p, k in owners], dtype=np.float32
+    )
     engine = t_engine - t_features - t_forward
     return Samples(
         obs_arr,

@@ -25,7 +25,7 @@ from torch import nn
 from gamester.agents.learned import DENSE_LIMIT, Model
 from gamester.core.protocol import Game
 from gamester.core.registry import load_game
-from gamester.learn.selfplay import MAX_TOKENS, SelfPlayJob, build_vocab, evaluate, play_job
+from gamester.learn.selfplay import MAX_TOKENS, SelfPlayJob, build_vocab, check_target, evaluate, play_job
 from gamester.sim.backend import check_backend, ray_session, run_jobs
 from gamester.sim.stats import mean_ci
 
@@ -54,6 +54,7 @@ class TrainConfig:
     vocab_games: int = 200  # seeded games whose notation tokens make the vocabulary (many actions)
     margin_deals: int = 400  # deals per margin tried at the end
     heuristic_input: bool = True  # an action input on for the heuristic's move (docs/learning.md)
+    target: str = "game"  # the label: "game" (final return) or "deal" (selfplay.TARGETS, docs/learning.md)
     progress: bool = True
 
 
@@ -117,6 +118,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     game = load_game(cfg.game)
+    check_target(game, cfg.target)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     lo, hi, _ = game.bounds()
@@ -134,7 +136,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         "scale": scale,
         "hidden": cfg.hidden,
         "seed": cfg.seed,
-        "method": "deep Monte Carlo: final-return regression, epsilon-greedy self-play with heuristic seats",
+        "method": "deep Monte Carlo: "
+        + ("final-return" if cfg.target == "game" else "deal-end race estimate")
+        + " regression, epsilon-greedy self-play with heuristic seats",
+        "target": cfg.target,
     }
     net = Net(game.observation_tensor_size + width, cfg.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
@@ -164,6 +169,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     games=cfg.games_per_job,
                     epsilon=cfg.epsilon,
                     heuristic_share=cfg.heuristic_share,
+                    target=cfg.target,
                 )
                 for j in range(cfg.jobs_per_round)
             ]

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from gamester.core.columns import WIDTH, fit, say_error
+
 
 class UsageError(Exception):
     """Bad input on the command line: printed as one line, exit status 2."""
@@ -23,7 +25,8 @@ class Parser(argparse.ArgumentParser):
     wrong, exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        say_error(f"{self.prog}: {message} (see {self.prog} --help)")
+        self.exit(2)
 
 
 def _options(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -299,7 +302,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return int(COMMANDS[args.command](args))
     except (GameError, UsageError) as e:
-        print(f"gamester {args.command}: {e}", file=sys.stderr)
+        say_error(f"gamester {args.command}: {e}")
         return 2
     except BrokenPipeError:
         return 0
@@ -493,10 +496,12 @@ def _save_record(path: str, state: Any, play_info: dict[str, Any], quiet_errors:
             f.write("\n")
     except OSError as e:
         if not quiet_errors:
-            print(f"gamester play: cannot write {path}: {e.strerror}", file=sys.stderr)
+            say_error(f"gamester play: cannot write {path}: {e.strerror}")
         return False
     if not state.is_terminal():
-        print(f"Game saved to {path}; continue it with: gamester play {state.game.name} --resume {path}")
+        line = f"Game saved to {path}; continue it with: gamester play {state.game.name} --resume {path}"
+        # Too wide for the terminal: the command on a line of its own, whole, to be copied.
+        print(line if len(line) <= WIDTH else line.replace(" with: ", " with:\n  ", 1))
     else:
         print(f"Record saved to {path}.")
     return True
@@ -576,7 +581,7 @@ def _read_record(path: str, index: int | None = None) -> Any:
 def cmd_replay(args: argparse.Namespace) -> int:
     from gamester.core.record import replay, summary
     from gamester.core.words import Names, and_list, cards, pretty
-    from gamester.play.terminal import fit, renderer
+    from gamester.play.terminal import renderer
 
     record = _read_record(args.record, args.index)
     state = replay(record)
@@ -692,7 +697,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     try:
         from gamester.sim.tournament import run_cli
     except ImportError as e:
-        print(f"gamester tournament: not available in this installation ({e})", file=sys.stderr)
+        say_error(f"gamester tournament: not available in this installation ({e})")
         return 2
     return int(run_cli(args))
 
@@ -736,7 +741,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.agent:
         search_speed = getattr(bench, "search_speed", None)
         if search_speed is None:
-            print("gamester bench: search benchmarks are not available yet", file=sys.stderr)
+            say_error("gamester bench: search benchmarks are not available yet")
             return 2
         res = search_speed(game, args.agent, args.seconds)
         for k, v in res.items():
@@ -746,12 +751,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         try:
             totals = bench.compare_with_openspiel(game, args.peer, rounds=max(1, int(args.seconds / 0.5)))
         except ImportError:
-            print("gamester bench: --compare needs OpenSpiel: pip install 'gamester[bench]'", file=sys.stderr)
+            say_error("gamester bench: --compare needs OpenSpiel: pip install 'gamester[bench]'")
             return 2
         print(bench.format_comparison(totals))
         return 0
     t = bench.random_playouts(game, args.seconds)
-    print(f"{game.spec()}: random playouts through the public API for {t.seconds:.1f} s")
+    print(fit(f"{game.spec()}: random playouts through the public API for {t.seconds:.1f} s"))
     print(f"  player actions per second: {t.actions_per_second:,.0f}")
     print(f"  games per second:          {t.games_per_second:,.1f}")
     print(f"  mean actions per game:     {t.actions / max(1, t.games):.1f}")
@@ -762,10 +767,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from gamester.web.server import serve
     except ImportError as e:  # the web extra is missing
-        print(
-            f"gamester serve: needs the web extra ({e.name} is missing): pip install 'gamester[web]'",
-            file=sys.stderr,
-        )
+        say_error(f"gamester serve: needs the web extra ({e.name} is missing): pip install 'gamester[web]'")
         return 2
     return serve(args.host, args.port, args.db, limits=args.limits, allow_origins=args.allow_origin)
 

@@ -22,57 +22,19 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from gamester.agents.base import Agent, View
+from gamester.core.columns import WIDTH as WIDTH  # re-exported: terminal play's width, fit and listing
+from gamester.core.columns import fit as fit
+from gamester.core.columns import listing as listing
 from gamester.core.errors import GameError, IllegalActionError
 from gamester.core.protocol import State
 from gamester.core.words import Names, and_list, player_message, pretty
 from gamester.play.tutorials import Tutorial, closing, coach, refuse
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
-WIDTH = 80
-"""Columns every line of terminal play fits in (a standard terminal's width)."""
-
-
-def fit(text: str, width: int = WIDTH) -> str:
-    """``text`` with each line wider than ``width`` wrapped, its continuation indented two columns
-    more than the line itself (a renderer's help is written as indented lines of any length)."""
-    out = []
-    for line in text.splitlines():
-        if len(line) <= width:
-            out.append(line)
-            continue
-        lead = line[: len(line) - len(line.lstrip())]
-        out.append(
-            textwrap.fill(
-                line.strip(),
-                width,
-                initial_indent=lead,
-                subsequent_indent=lead + "  ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
-    return "\n".join(out)
-
-
-def listing(head: str, items: Sequence[str], width: int = WIDTH) -> str:
-    """``head`` then the items two spaces apart, on as many lines of ``width`` as they need, each
-    continuation lined up under the first item; an item is never split."""
-    lines: list[str] = []
-    line, empty = head, True
-    for item in items:
-        candidate = line + item if empty else line + "  " + item
-        if empty or len(candidate) <= width:
-            line, empty = candidate, False
-        else:
-            lines.append(line)
-            line = " " * len(head) + item
-    lines.append(line.rstrip())
-    return "\n".join(lines)
-
-
 COMMANDS_HELP = (
-    "Commands: a move's number or the move itself; 'board' shows the table again, 'hint' asks\n"
-    "the computer, 'help' shows this, 'quit' leaves (you may save the game to resume)."
+    "Commands: a move's number or the move itself; 'board' shows the table again,\n"
+    "'hint' asks the computer, 'help' shows this, 'quit' leaves (you may save the\n"
+    "game to resume)."
 )
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from gamester.core.columns import listing, say_error
 from gamester.core.errors import GameError
 
 
@@ -64,16 +64,16 @@ def _budgets(text: str) -> tuple[int, ...]:
 def run_analyse_cli(args: argparse.Namespace) -> int:
     from gamester.sim.analyse import Analysis, run_analysis
     from gamester.sim.plots import have_matplotlib
-    from gamester.sim.report import _cell
+    from gamester.sim.report import cell_parts
 
     options: dict[str, str] = {}
     for o in args.option or []:
         if "=" not in o:
-            print(f"gamester analyse: --option {o!r} must be KEY=VALUE", file=sys.stderr)
+            say_error(f"gamester analyse: --option {o!r} must be KEY=VALUE")
             return 2
         k, _, v = o.partition("=")
         if k.strip() == "ruleset":
-            print("gamester analyse: choose rule sets with --ruleset, not --option ruleset=", file=sys.stderr)
+            say_error("gamester analyse: choose rule sets with --ruleset, not --option ruleset=")
             return 2
         options[k.strip()] = v.strip()
     try:
@@ -97,18 +97,21 @@ def run_analyse_cli(args: argparse.Namespace) -> int:
         )
         summary = run_analysis(a, args.out)
     except GameError as e:
-        print(f"gamester analyse: {e}", file=sys.stderr)
+        say_error(f"gamester analyse: {e}")
         return 2
     for name, rs in summary["rulesets"].items():
         print(f"{summary['game']} {name}: {rs['games']} games")
         for metric, entry in rs["metrics"].items():
-            print(f"  {metric:17s} {_cell(entry)}")
+            # A value by seat and role (four seats and two roles ran to 195 columns): a line each
+            # (width 0: every part on its own line, lined up under the first).
+            print(listing(f"  {metric:17s} ", cell_parts(entry), width=0, sep=";"))
     if args.out:
-        print(
-            f"wrote {args.out}/summary.json, report.md, "
-            + ", ".join(f"{n}/records.jsonl" for n in summary["rulesets"])
-            + (", plots (*.png)" if have_matplotlib() else "")
-        )
+        files = [
+            f"{args.out}/summary.json",
+            "report.md",
+            *(f"{n}/records.jsonl" for n in summary["rulesets"]),
+        ]
+        print(listing("wrote ", files + (["plots (*.png)"] if have_matplotlib() else []), sep=", "))
         if not have_matplotlib():
             print("note: no plots: matplotlib is not installed (pip install 'gamester[sim]')")
     return 0

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gamester.core.columns import labelled
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.rng import below, make_rng, unit
@@ -175,10 +176,13 @@ def compare_with_openspiel(
 
 
 def format_comparison(totals: dict[str, Tally]) -> str:
-    lines = [
-        f"{name:50s} {t.actions_per_second:>11,.0f} player actions/s  ({t.games:,} games)"
-        for name, t in totals.items()
-    ]
+    """Each side's speed, then the ratio; a long peer (an OpenSpiel game with its parameters) wraps
+    under itself, the figures stay in their columns."""
+    rows = [(f"{t.actions_per_second:,.0f}", f"{t.games:,}", name) for name, t in totals.items()]
+    w0 = max(len("actions/s"), *(len(r[0]) for r in rows))
+    w1 = max(len("games"), *(len(r[1]) for r in rows))
+    lines = [f"{'actions/s':>{w0}}  {'games':>{w1}}  player actions per second, random playouts"]
+    lines += [labelled(f"{r[0]:>{w0}}  {r[1]:>{w1}}  ", r[2]) for r in rows]
     ours, theirs = (t.actions_per_second for t in totals.values())
     lines.append(f"ratio gamester / OpenSpiel per player action: {ours / theirs:.2f}x")
     return "\n".join(lines)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
+from gamester.core.columns import fit, labelled, listing, say_error
 from gamester.core.errors import GameError
 
 
@@ -31,13 +33,12 @@ def add_explore_arguments(sp: argparse.ArgumentParser) -> None:
 
 
 def run_explore_cli(args: argparse.Namespace) -> int:
-    from gamester.sim.explore import Exploration, Progress, reading_key, run_exploration
-    from gamester.sim.plots import have_matplotlib
+    from gamester.sim.explore import Exploration, Progress, run_exploration
 
     options: dict[str, str] = {}
     for o in args.option or []:
         if "=" not in o:
-            print(f"gamester explore: --option {o!r} must be KEY=VALUE", file=sys.stderr)
+            say_error(f"gamester explore: --option {o!r} must be KEY=VALUE")
             return 2
         k, _, v = o.partition("=")
         options[k.strip()] = v.strip()
@@ -57,26 +58,34 @@ def run_explore_cli(args: argparse.Namespace) -> int:
         )
         doc = run_exploration(e, args.out, progress)
     except GameError as err:
-        print(f"gamester explore: {err}", file=sys.stderr)
+        say_error(f"gamester explore: {err}")
         return 2
     except KeyboardInterrupt:
-        print(
-            f"\ngamester explore: interrupted after {progress.done} of {progress.total} games; "
-            f"nothing written to {args.out}",
-            file=sys.stderr,
-            flush=True,
+        print(file=sys.stderr)
+        say_error(
+            f"gamester explore: interrupted after {progress.done} of {progress.total} games; "
+            f"nothing written to {args.out}"
         )
         return 130
+    print(ranking(doc, args.out))
+    return 0
+
+
+def ranking(doc: dict[str, Any], out: str) -> str:
+    """What the command prints: the first ten readings with their scores, and the files written."""
+    from gamester.sim.explore import reading_key
+    from gamester.sim.plots import have_matplotlib
+
+    lines = []
     for i, row in enumerate(doc["readings"][:10]):
         lo, hi = row["ci"]
         v = row["score"]
         shown = "-" if v is None else f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
         opts = reading_key({k: row["options"][k] for k in doc["space"]})
-        print(f"{i + 1:3d}. {shown}  {row['games']:5d} games  {opts}")
+        # A reading's options (Pentyrch's seven ran to 116 columns) wrap after a comma.
+        lines.append(labelled(f"{i + 1:3d}. {shown}  {row['games']:5d} games  ", opts))
     if len(doc["readings"]) > 10:
-        print(f"     … {len(doc['readings']) - 10} more in {args.out}/explore.json")
-    print(
-        f"wrote {args.out}/explore.json, rounds.json, report.md, records/*.jsonl"
-        + (", explore.png" if have_matplotlib() else "")
-    )
-    return 0
+        lines.append(fit(f"     … {len(doc['readings']) - 10} more in {out}/explore.json"))
+    files = [f"{out}/explore.json", "rounds.json", "report.md", "records/*.jsonl"]
+    lines.append(listing("wrote ", files + (["explore.png"] if have_matplotlib() else []), sep=", "))
+    return "\n".join(lines)

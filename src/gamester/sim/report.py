@@ -39,13 +39,18 @@ def _fmt(x: float | None) -> str:
     return f"{x:.3f}" if abs(x) < 10 else f"{x:.1f}"
 
 
-def _cell(entry: dict[str, Any] | None) -> str:
+def cell_parts(entry: dict[str, Any] | None) -> list[str]:
+    """A metric's value with its 95% interval; one part per key of a value by seat or role."""
     if not entry or entry.get("value") is None:
-        return "not measured"
+        return ["not measured"]
     v, ci = entry["value"], entry["ci"]
     if isinstance(v, dict):
-        return "; ".join(f"{k} {_fmt(x)} [{_fmt(ci[k][0])}, {_fmt(ci[k][1])}]" for k, x in v.items())
-    return f"{_fmt(v)} [{_fmt(ci[0])}, {_fmt(ci[1])}]"
+        return [f"{k} {_fmt(x)} [{_fmt(ci[k][0])}, {_fmt(ci[k][1])}]" for k, x in v.items()]
+    return [f"{_fmt(v)} [{_fmt(ci[0])}, {_fmt(ci[1])}]"]
+
+
+def _cell(entry: dict[str, Any] | None) -> str:
+    return "; ".join(cell_parts(entry))
 
 
 def _comparison(metric: str, summary: dict[str, Any]) -> str:

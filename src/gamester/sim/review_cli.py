@@ -9,6 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from gamester.core.columns import say_error, table
 from gamester.core.errors import GameError, RecordError
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
             progress=not args.quiet,
         )
     except KeyboardInterrupt:
-        print("\ngamester review: interrupted; nothing was reviewed", file=sys.stderr)
+        print(file=sys.stderr)
+        say_error("gamester review: interrupted; nothing was reviewed")
         return 130
     out = review_json(args.seat, steps)
     if args.plot:
@@ -74,15 +76,21 @@ def format_review(out: dict[str, Any], steps: list[Step]) -> str:
     seat = out["seat"]
     if not steps:
         return f"Player {seat} made no decision in this record (no turn with more than one legal move)."
-    w = max(6, *(len(s.action) for s in steps), *(len(s.best) for s in steps))
     lines = [f"Review of player {seat}: chance of winning after the move played and after the best"]
-    lines.append(f"{'#':>5}  {'played':<{w}}  {'chance':>6}  {'best':<{w}}  {'chance':>6}  mark")
+    rows = [("#", "played", "chance", "best", "chance", "mark")]
     for s in steps:
-        same = s.action == s.best
-        lines.append(
-            f"{s.index:>5}  {s.action:<{w}}  {s.p_played:>6.0%}  {'=' if same else s.best:<{w}}  "
-            f"{s.p_best:>6.0%}  {s.mark}".rstrip()
+        rows.append(
+            (
+                str(s.index),
+                s.action,
+                f"{s.p_played:.0%}",
+                "=" if s.action == s.best else s.best,
+                f"{s.p_best:.0%}",
+                s.mark,
+            )
         )
+    # A move with a long payment (Pentyrch for two pays up to six cards) continues under itself.
+    lines += table(rows, right=(0, 2, 4), wrap=(1, 3))
     summ = summarise(steps)
     lines.append(
         f"{len(steps)} decisions; accuracy {summ['accuracy']:.0%}; {summ['mistakes']} mistake(s) "

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gamester.agents.base import View, make_agent, split_agents
+from gamester.core.columns import fit, labelled
 from gamester.core.errors import AgentError
 from gamester.core.record import winners
 from gamester.core.registry import load_game
@@ -138,8 +139,10 @@ def run_simulation(
                 wins[w] += 1
     if out and partial:
         os.replace(partial, out)
-    print(f"{games} games of {game.spec()}" + (f", records in {out}" if out else ""))
+    print(fit(f"{games} games of {game.spec()}" + (f", records in {out}" if out else "")))
     for p in range(n):
-        print(f"  player {p} ({specs[p]}): mean return {totals[p] / games:+.3f}, wins {wins[p]}")
+        print(
+            labelled(f"  player {p}: mean return {totals[p] / games:+.3f}, wins {wins[p]}; agent ", specs[p])
+        )
     sys.stdout.flush()
     return 0

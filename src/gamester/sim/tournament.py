@@ -26,12 +26,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from gamester.agents.base import View, make_agent, split_agents
+from gamester.core.columns import listing, say_error
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
@@ -283,7 +283,7 @@ def run_cli(args: argparse.Namespace) -> int:
     if options:
         for o in options:
             if "=" not in o:
-                print(f"gamester tournament: --option {o!r} is not K=V", file=sys.stderr)
+                say_error(f"gamester tournament: --option {o!r} is not K=V")
                 return 2
         inner = ",".join(options)
         game_spec = f"{game_spec[:-1]},{inner})" if game_spec.endswith(")") else f"{game_spec}({inner})"
@@ -306,18 +306,18 @@ def run_cli(args: argparse.Namespace) -> int:
         )
         written = write_outputs(out, summary, results) if out else []
     except GameError as e:
-        print(f"gamester tournament: {e}", file=sys.stderr)
+        say_error(f"gamester tournament: {e}")
         return 2
     print(format_table(summary))
     missing = missing_extras()
     if missing:
         what = {"openskill": "ratings", "matplotlib": "chart.png"}
         print(
-            f"note: no {' and no '.join(what[m] for m in missing)}: {', '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} not installed ({SIM_HINT})"
+            f"note: no {' and no '.join(what[m] for m in missing)}: {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed\n  ({SIM_HINT} adds them)"
         )
     if out:
-        print(f"wrote {', '.join(os.path.join(out, w) for w in written)}")
+        print(listing("wrote ", [os.path.join(out, w) for w in written], sep=", "))
     return 0
 
 

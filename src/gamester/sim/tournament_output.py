@@ -8,58 +8,88 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from gamester.core.columns import WIDTH, fit, labelled, table
 
-def format_table(summary: dict[str, Any]) -> str:
-    rows = [("agent", "games", "win rate [95% CI]", "mean return [95% CI]", "rating mu±sigma", "s/move")]
+
+def letters(i: int) -> str:
+    """The label of the ``i``-th agent (from 0) in the table: ``A`` to ``Z``, then ``AA``, ``AB``…"""
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
+
+
+def format_table(summary: dict[str, Any], width: int = WIDTH) -> str:
+    """The tournament for a terminal, in three blocks that fit ``width`` columns whatever the agents
+    are called: the agents, each under a letter, with its rating and thinking time (a spec too long
+    for the line wraps under itself); the results of each agent and each agent in each role; the
+    paired comparisons on the same deals (docs/tournaments.md, The table)."""
+    names = list(summary["agents"])
+    label = {a: letters(i) for i, a in enumerate(names)}
+
+    def role(text: str) -> str:  # "defender vs rollout:worlds=30" -> "defender vs B"
+        head, sep, other = text.rpartition(" vs ")
+        return f"{head} vs {label[other]}" if sep and other in label else text
 
     def iv(x: dict[str, float], pct: bool) -> str:
         if pct:
             return f"{100 * x['mean']:5.1f}% [{100 * x['low']:5.1f}, {100 * x['high']:5.1f}]"
         return f"{x['mean']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]"
 
+    lines = [
+        fit(
+            f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
+            f"= {summary['games']} games (duplicate deals)",
+            width,
+        ),
+        "95% intervals over per-deal means; paired X - Y: X's mean return minus Y's.",
+        "",
+    ]
+    legend: list[tuple[str, ...]] = [("", "rating", "sigma", "s/move", "agent")]
     for a, e in summary["agents"].items():
         rt = e.get("rating")
-        rows.append(
+        legend.append(
             (
-                a,
-                str(e["games"]),
-                iv(e["win_rate"], True),
-                iv(e["mean_return"], False),
-                f"{rt['mu']:.1f}±{rt['sigma']:.1f}" if rt else "-",
+                label[a],
+                f"{rt['mu']:.1f}" if rt else "-",
+                f"{rt['sigma']:.1f}" if rt else "-",
                 f"{e['seconds_per_move']:.3f}",
+                a,
             )
         )
-        for role, r in e["by_role"].items():
+    # The specs go last, so a long one only wraps within its own column.
+    shown = table([(*r[:-1], "") for r in legend], right=(1, 2, 3))
+    indent = max(len(x) for x in shown) + 2
+    lines += [labelled(head.ljust(indent), row[-1], width) for row, head in zip(legend, shown, strict=True)]
+    rows: list[tuple[str, ...]] = [("", "games", "win rate [95% CI]", "mean return [95% CI]")]
+    for a, e in summary["agents"].items():
+        rows.append((label[a], str(e["games"]), iv(e["win_rate"], True), iv(e["mean_return"], False)))
+        # In the order of their labels: "as defender vs A" before "as defender vs B".
+        for shown_role, r in sorted((role(k), v) for k, v in e["by_role"].items()):
             rows.append(
                 (
-                    f"  as {role}",
+                    f"  as {shown_role}",
                     str(r["games"]),
                     iv(r["win_rate"], True),
                     iv(r["mean_return"], False),
-                    "",
-                    "",
                 )
             )
-    for p in summary.get("paired", []):
-        rows.append(
+    lines += ["", *table(rows, right=(1,))]
+    paired = summary.get("paired", [])
+    if paired:
+        rows = [("paired", "on the same deals", "deals", "return difference [95% CI]")]
+        cells = [
             (
-                f"{p['agent']} - {p['baseline']}",
+                f"{label[p['agent']]} - {label[p['baseline']]}",
+                "same seat" if p["role"] == "same seat" else f"as {role(p['role'])}",
                 str(p["deals"]),
-                f"as {p['role']}",
                 iv(p["return_difference"], False),
-                "(paired)",
-                "",
             )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [
-        f"{summary['game']}: {summary['deals']} deals x {len(summary['seatings'])} seatings "
-        f"= {summary['games']} games (duplicate deals; CI over per-deal means)"
-    ]
-    for j, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
-        if j == 0:
-            lines.append("  ".join("-" * w for w in widths))
+            for p in paired
+        ]
+        lines += ["", *table(rows + sorted(cells, key=lambda c: (len(c[0]), c[0], c[1])), right=(2,))]
     return "\n".join(lines)
 
 

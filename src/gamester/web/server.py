@@ -21,6 +21,7 @@ from typing import Any
 
 import uvicorn
 
+from gamester.core.columns import WIDTH, fit, say_error
 from gamester.store.repository import default_sqlite_url, make_engine, open_repository
 from gamester.web.app import MAX_WS_MESSAGE, create_app
 from gamester.web.connections import guarded_protocol
@@ -48,22 +49,21 @@ def serve(
     try:
         chosen = load_limits(limits)
     except LimitsError as e:
-        print(f"gamester serve: {e}", file=sys.stderr)
+        say_error(f"gamester serve: {e}")
         return 2
     for origin in allow_origins:
         if netloc(origin) is None:
-            print(
-                f"gamester serve: --allow-origin {origin!r}: expected a site such as https://example.org",
-                file=sys.stderr,
+            say_error(
+                f"gamester serve: --allow-origin {origin!r}: expected a site such as https://example.org"
             )
             return 2
     if not 0 <= port <= 65535:
-        print(f"gamester serve: --port {port}: expected a port from 0 to 65535", file=sys.stderr)
+        say_error(f"gamester serve: --port {port}: expected a port from 0 to 65535")
         return 2
     try:
         open_repository(url).dispose()
     except ValueError as e:
-        print(f"gamester serve: {e}", file=sys.stderr)
+        say_error(f"gamester serve: {e}")
         return 2
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
@@ -72,12 +72,15 @@ def serve(
         sock.listen(2048)  # connections made during start-up wait in the backlog instead of failing
     except OSError as e:
         why = "already in use" if e.errno == errno.EADDRINUSE else (e.strerror or str(e))
-        print(f"gamester serve: cannot listen on {host}:{port}: {why}", file=sys.stderr)
+        say_error(f"gamester serve: cannot listen on {host}:{port}: {why}")
         return 2
     if url.startswith("sqlite"):
-        print(f"gamester: database {url} (file {url.split(':///', 1)[1]})", flush=True)
+        # The URL (for --db) and the file: on one line if it fits, else the file on the next.
+        path = url.split(":///", 1)[1]
+        line = f"gamester: database {url} (file {path})"
+        print(line if len(line) <= WIDTH else f"gamester: database {url}\n  the file: {path}", flush=True)
     else:
-        print(f"gamester: database {_shown(url)}", flush=True)
+        print(fit(f"gamester: database {_shown(url)}"), flush=True)
     shown_host = f"[{host}]" if ":" in host else host
     actual_port = sock.getsockname()[1]
     print(f"gamester: serving on http://{shown_host}:{actual_port}/ (Ctrl-C stops)", flush=True)

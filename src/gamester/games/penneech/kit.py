@@ -55,6 +55,9 @@ class PenneechRace:
         mine, theirs = obs["scores"][view.player], obs["scores"][1 - view.player]
         return solver.race(mine, theirs, obs["target"])
 
+    def chance(self, scores: list[int], seat: int) -> float:
+        return solver.race(scores[seat], scores[1 - seat], self.target)
+
 
 class PenneechKit(Kit):
     has_heuristic = True

@@ -8,11 +8,13 @@ from gamester.core.cards import SUIT_NAMES, SUITS
 from gamester.core.words import Names, card, cards, plural
 
 HELP = """How to write a move in Penneech:
-  a card: its rank then its suit, e.g. 7D or 7♦ (seven of diamonds), 10S or TS, QH, AC
-  keep / redeal: keep a hand with nothing above a ten, or throw it in for a new deal
+  a card: its rank then its suit, e.g. 7D or 7♦ (seven of diamonds), 10S or TS,
+    QH, AC
+  keep / redeal: keep a hand with nothing above a ten, or throw it in for a
+    new deal
   Ranks 2-10, J, Q, K, A; suits C ♣ clubs, D ♦ diamonds, H ♥ hearts, S ♠ spades.
-  A new trump is turned up before every trick; you must follow suit if you can (see gamester rules
-  penneech for the rule set in use)."""
+  A new trump is turned up before every trick; you must follow suit if you can
+  (see gamester rules penneech for the rule set in use)."""
 
 
 NARRATED_ACTIONS = ("keep", "redeal")  # their events say it all: no "X played keep." line

@@ -28,18 +28,26 @@ _W = 9  # characters inside a cell
 NARRATES_MOVES = True  # the events say what each move did; no "X played …" line is needed
 
 HELP = """How to read the Pentyrch board and write a move:
-  The cross: files a-g, ranks 1-7; d4 in the middle is the free space. Each cell shows the value of
-  the top card of its pile (A = 1), the pile's size in brackets when it holds more than one card, then
-  the court cards standing there, bottom to top: "5(3) J♥Q♦" is a pile of 3 with a 5 on top, a jack of
-  hearts under a queen of diamonds. W: N: E: S: mark the homes; # frames your home and your goal.
-  Your court cards (J, Q, K of your suit) enter at your home and race to the home opposite.
+  The cross: files a-g, ranks 1-7; d4 in the middle is the free space. Each cell
+  shows the value of the top card of its pile (A = 1), the pile's size in
+  brackets when it holds more than one card, then the court cards standing
+  there, bottom to top: "5(3) J♥Q♦" is a pile of 3 with a 5 on top, a jack of
+  hearts under a queen of diamonds. W: N: E: S: mark the homes; # frames your
+  home and your goal.
+  Your court cards (J, Q, K of your suit) enter at your home and race to the
+  home opposite.
   A move: court card, where, then payment (cards from your hand, 7-10):
-    JH a4-b4 9C     step from a4 to b4, laying the 9♣ on the pile you take (exchange)
+    JH a4-b4 9C     step from a4 to b4, laying the 9♣ on the pile you take
+                    (exchange)
     JH a4-b4 3S+5D  several cards laid, the first one ends on top
-    JH a4-b4 =6C    show a 6 instead of exchanging (the pile there is a single 6)
-    QH @a4 9C       enter the queen of hearts on a4 by exchange; QH @a4 alone enters by covering
-    JH c4-d4        step onto the free space, or cover a court card, paying nothing
-    JH off          bear off from your goal to safety;   pass   when no move is possible
+    JH a4-b4 =6C    show a 6 instead of exchanging (the pile there is a
+                    single 6)
+    QH @a4 9C       enter the queen of hearts on a4 by exchange; QH @a4 alone
+                    enters by covering
+    JH c4-d4        step onto the free space, or cover a court card, paying
+                    nothing
+    JH off          bear off from your goal to safety
+    pass            when no move is possible
   Type the move's number from the list, or the move itself."""
 
 

@@ -13,11 +13,14 @@ from gamester.core.words import card as _sym
 from gamester.core.words import cards as _cards
 
 HELP = """How to write a move in Piquesept:
-  a card: its rank then its suit, e.g. 7S or 7♠ (seven of spades), 10H or TH, QD, AC
-  Ranks 7 8 9 10 J Q K A; suits C ♣ clubs, D ♦ diamonds, H ♥ hearts, S ♠ spades (spades are trump).
-  The holder of 7♠ plays alone and leads it; after the first trick the defender on the soloist's left
-  draws a card from the soloist's hand and gives one back (type the card to give). 66 card points of
-  130 win the deal (see gamester rules piquesept)."""
+  a card: its rank then its suit, e.g. 7S or 7♠ (seven of spades), 10H or TH,
+    QD, AC
+  Ranks 7 8 9 10 J Q K A; suits C ♣ clubs, D ♦ diamonds, H ♥ hearts, S ♠ spades
+  (spades are trump).
+  The holder of 7♠ plays alone and leads it; after the first trick the defender
+  on the soloist's left draws a card from the soloist's hand and gives one back
+  (type the card to give). 66 card points of 130 win the deal (see gamester
+  rules piquesept)."""
 
 
 def _default(me: int, n: int, names: Names | None) -> Names:
