@@ -63,6 +63,7 @@ SHARED: dict[str, str] = {
     "PiqueseptState._past[]": "the outer list is copied; each entry is a finished deal, never changed",
     # Pentyrch
     "PentyrchState._events[]": "the outer list is copied; its entries are finished events",
+    "PentyrchState._taken": "the pile the last exchange took, off the board: replaced, never changed",
     "PentyrchState._owner": "seat owners, set once per game of a match, replaced not changed",
     "PentyrchState._unit": "finishing units, set once per game of a match, replaced not changed",
     "PentyrchState._unit_seats": "finishing units' seats, set once per game, replaced not changed",

@@ -54,6 +54,14 @@ _BEAR_OFF: Final = Event.BEAR_OFF
 _PASS: Final = Event.PASS
 _FINISHED: Final = Event.FINISHED
 _GAME_OVER: Final = Event.GAME_OVER
+# The events of the commonest actions, shared and never appended to (an action whose events go on,
+# a bear-off or the end of a game, makes a list of its own): a step, exchange or show is the one
+# entry _MOVED, expanded from the history by events() when someone asks; a plain pass is one of
+# four constant lists.
+_MOVED_EVENT: Final[tuple[Any, ...]] = (Event.MOVED,)
+_MOVED: Final[list[tuple[Any, ...]]] = [_MOVED_EVENT]
+_PASSED: Final[tuple[list[tuple[Any, ...]], ...]] = tuple([(_PASS, s, None, False)] for s in range(4))
+_PASSED_SAFE: Final[tuple[list[tuple[Any, ...]], ...]] = tuple([(_PASS, s, None, True)] for s in range(4))
 
 
 class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this module
@@ -86,6 +94,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         "_over",
         "_hist",
         "_events",
+        "_taken",
         "_legal",
         "_combos",
         "_counts",
@@ -115,6 +124,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         self._partners = o.partners
         self._hist: list[Move] = []
         self._events: list[tuple[Any, ...]] = []
+        self._taken: list[int] = []  # the pile the last exchange took (its event, see events())
         self._total_scores = [0] * self._n
         self._total_returns = [0.0] * self._n
         self._results: list[dict[str, Any]] = []
@@ -243,7 +253,6 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         if lo == len(legal) or legal[lo] != action:
             raise IllegalActionError(reasons.why_illegal(self, action))
         m = decode(self, action)
-        self._events = []
         self._legal = None
         self._combos = None
         self._hist.append(m)
@@ -263,7 +272,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         if to == OFF:
             # docs/rules/pentyrch.md, Moving (1): the court card goes to safety.
             self._cpos[k] = SAFE
-            self._events.append((_BEAR_OFF, seat, k, frm))
+            self._events = [(_BEAR_OFF, seat, k, frm)]
             # docs/rules/pentyrch.md, The end: all the unit's court cards in safety: finished, no more turns.
             u = self._unit[seat]
             if u not in self._finished and scoring.unit_done(self, u):
@@ -288,7 +297,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
             else:
                 new = [top]
             self._piles[to] = new
-            self._events.append((_EXCHANGE, seat, k, frm, to, pile, top, rest))
+            self._taken = pile
             if not self._always and rest:
                 # The others now know no card of this hand reached the pile's value (determinize).
                 v = VALUE[pile[-1]]
@@ -298,9 +307,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
             # docs/rules/pentyrch.md, Moving, Showing: no card changes hands; the shown card is public.
             p = self._owner[seat]
             self._hidden[p] &= ~BIT[top]
-            self._events.append((_SHOW, seat, k, frm, to, top))
-        else:
-            self._events.append((_STEP, seat, k, frm, to, len(stacks[to])))
+        self._events = _MOVED  # the step, exchange or show of m (events() makes its tuple)
         stacks[to].append(k)
         self._cpos[k] = to
 
@@ -311,14 +318,14 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         all_safe = cpos[k0] == SAFE and cpos[k0 + 1] == SAFE and cpos[k0 + 2] == SAFE
         if all_safe:
             # docs/rules/pentyrch.md, Moving, No move: a seat with all its cards in safety simply passes.
-            self._events.append((_PASS, seat, None, True))
+            self._events = _PASSED_SAFE[seat]
             return
         if self._reveal:
             # docs/rules/pentyrch.md, Moving, No move (reveal_on_pass): the hand is shown to all.
             self._hidden[p] = 0
-            self._events.append((_PASS, seat, self._hands[p], False))
+            self._events = [(_PASS, seat, self._hands[p], False)]
             return
-        self._events.append((_PASS, seat, None, False))
+        self._events = _PASSED[seat]
         # The others learn that the hand could pay for none of the piles it could step onto.
         low = exchange_floor(self, seat)
         if low <= 10 and self._hidden[p]:
@@ -353,6 +360,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
             self._total_scores[p] += pts[p]
             self._total_returns[p] += rets[p]
         self._results.append(result)
+        self._events = self.events()[:]  # a list of this action's own: the shared ones stay as they are
         self._events.append((_GAME_OVER, self._g, reason, result["winners"], rets))
         if self._g + 1 < self._games:
             self._past_games += (
@@ -412,6 +420,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         s._over = self._over
         s._hist = self._hist[:]
         s._events = self._events[:]
+        s._taken = self._taken
         s._legal = self._legal
         s._combos = self._combos
         s._counts = self._counts[:]
@@ -488,6 +497,21 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         """A full state drawn uniformly from those ``player`` cannot tell apart from this one
         (``worlds.determinize``)."""
         return worlds.determinize(self, self.check_player(player), rng)
+
+    def events(self) -> list[tuple[Any, ...]]:
+        """The events of the last action as the tuples of :class:`~.views.Event` (read only), the
+        move's own made here from the history if it was left to be (``_MOVED``)."""
+        events = self._events
+        if not events or events[0] is not _MOVED_EVENT:
+            return events
+        k, frm, to, mode, top, rest = self._hist[-1]
+        seat = k // 3  # court card k is seat k // 3's (cards.py)
+        if mode == 1:
+            return [(_EXCHANGE, seat, k, frm, to, self._taken, top, rest)]
+        if mode == 2:
+            return [(_SHOW, seat, k, frm, to, top)]
+        # a step or an entry with no payment: how many court cards the card now covers
+        return [(_STEP, seat, k, frm, to, len(self._stacks[to]) - 1)]
 
     def last_events(self) -> list[dict[str, Any]]:
         return views.last_events(self)

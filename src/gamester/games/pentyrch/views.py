@@ -29,7 +29,9 @@ class Event(IntEnum):
     * ``NEW_GAME, g``; ``STEP, seat, k, frm, to, court cards under``;
     * ``EXCHANGE, seat, k, frm, to, pile taken, top, rest mask``; ``SHOW, seat, k, frm, to, card``;
     * ``BEAR_OFF, seat, k, frm``; ``PASS, seat, hand shown or None, all safe``;
-    * ``FINISHED, unit``; ``GAME_OVER, g, reason, winners, returns``.
+    * ``FINISHED, unit``; ``GAME_OVER, g, reason, winners, returns``;
+    * ``MOVED`` alone: the step, exchange or show of the last move played, its tuple made only when
+      asked for (``PentyrchState.events``), as most actions' events never are.
     """
 
     NEW_GAME = 0
@@ -40,6 +42,7 @@ class Event(IntEnum):
     PASS = 5
     FINISHED = 6
     GAME_OVER = 7
+    MOVED = 8
 
 
 # Observation tensor layout (per observing player):
@@ -202,7 +205,7 @@ def _move_event(seat: int, k: int, frm: int, to: int, how: str) -> dict[str, Any
 def last_events(state: PentyrchState) -> list[dict[str, Any]]:
     """The events of the last action as dictionaries (docs/records.md)."""
     out: list[dict[str, Any]] = []
-    for e in state._events:
+    for e in state.events():
         kind = e[0]
         if kind == Event.NEW_GAME:
             out.append(
