@@ -386,10 +386,13 @@ export class TableScreen {
   }
 
   // A page's first view with no saved log. Moves made before it arrived (a bot moves at once, a
-  // spectator comes late) are not narrated: the game module says where the game stands instead.
+  // spectator comes late) are not narrated: the game module says where the game stands instead,
+  // unless the last move's own events already say it (a deal that began with that move).
   openLog(msg) {
-    if (msg.seq > 0 && this.game.opening) {
-      this.addEvents(this.game.opening(msg.view), true);
+    if (msg.seq > 0) {
+      const told = new Set((msg.events || []).map((e) => e.type));
+      const opening = this.game.opening ? this.game.opening(msg.view).filter((e) => !told.has(e.type)) : [];
+      this.addEvents(opening, true);
       this.addLine({ text: "… (moves made before you arrived)", kind: "muted" });
     }
     this.addEvents(msg.events, true);
