@@ -337,13 +337,15 @@ def test_the_creator_is_seated_in_the_new_row() -> None:
     assert e.value.code == "bad_join", "a creator needs a token"
 
 
-def test_only_a_waiting_table_nobody_joined_or_watched_expires() -> None:
-    row, _ = table(["human", "human"])
+def test_only_a_waiting_table_nobody_but_its_creator_joined_or_watched_expires() -> None:
+    row, _ = table(["human", "human", "human", "human"], game="piquesept")
     assert not d.expires(row, False, NOW + 59, 60)
     assert d.expires(row, False, NOW + 61, 60)
     assert not d.expires(row, True, NOW + 61, 60), "watched"
     row.seats[0].token_hash = "h"
-    assert not d.expires(row, False, NOW + 61, 60), "joined"
-    row.seats[0].token_hash = None
+    assert d.expires(row, False, NOW + 61, 60), "its creator alone, gone from the page (issue 22)"
+    row.seats[1].token_hash = "h2"
+    assert not d.expires(row, False, NOW + 61, 60), "two have sat down"
+    row.seats[0].token_hash = row.seats[1].token_hash = None
     row.status = "playing"
     assert not d.expires(row, False, NOW + 61, 60), "playing"

@@ -79,3 +79,24 @@ def test_a_table_keeps_whose_turn_its_bots_take_over_a_restart(
     assert keys and set(keys) == {mine}, "every bot move took its turn as the creator's address"
     with TestClient(create_app(db_url, limits=THREE)) as two:
         assert two.app.state.people.store.repo.get(tid).turns_key == mine  # type: ignore[attr-defined]
+
+
+def test_an_address_holds_only_a_few_tables_waiting_for_players(db_url: str) -> None:  # noqa: F811
+    """Issue 22: tables made and left waiting from one address (each with its creator seated, so
+    they are not abandoned early) cannot push everyone else's out of the lobby: past the quota the
+    address is refused until one of its tables starts or goes; other addresses are not held up."""
+    few = Limits(waiting_per_address=2)
+    join = {**BODY, "join": {"seat": 0, "name": "Ann"}}
+    with TestClient(create_app(db_url, limits=few)) as c:
+        made = [c.post("/api/tables", json=join) for _ in range(3)]
+        assert [r.status_code for r in made] == [201, 201, 429]
+        refused = made[-1].json()
+        assert refused["error"] == "rate_limited" and "at most 2" in refused["message"], refused
+        bots = c.post("/api/tables", json={"game": "penneech", "seats": ["random", "random"]})
+        assert bots.status_code == 201, "a table that starts at once waits for nobody"
+        first = made[0].json()
+        friend = {"seat": 1, "name": "Bob", "invite": first["invites"]["1"]}
+        assert c.post(f"/api/tables/{first['id']}/join", json=friend).status_code == 200
+        assert c.post("/api/tables", json=join).status_code == 201, "a table that started frees a place"
+    with TestClient(create_app(db_url, limits=few), client=("10.0.0.9", 5000)) as other:
+        assert other.post("/api/tables", json=join).status_code == 201, "another address is not held up"

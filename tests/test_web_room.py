@@ -3,7 +3,8 @@
 Checked: moves sent at once through several sockets are taken in order (one wins each seq, every socket
 gets every view once, in seq order); the creator's seat taken in the create request (issue 22: nobody
 can sit down between creating and joining); hints asked by several sockets of one seat answered to each;
-a waiting table nobody joined or watched expires, one that is joined or watched does not.
+a waiting table nobody but its creator joined, and nobody watched, expires; one that two have joined
+or someone watches does not.
 """
 
 from __future__ import annotations
@@ -136,23 +137,27 @@ def _expiring(path: Path) -> TestClient:
     return TestClient(create_app(f"sqlite:///{path}", limits=limits, lease_seconds=0.6))
 
 
-def test_a_table_nobody_joined_or_watched_expires(tmp_path: Path) -> None:
+def test_a_table_nobody_but_its_creator_joined_or_watched_expires(tmp_path: Path) -> None:
+    four = ["human"] * 4
     with _expiring(tmp_path / "e.db") as c:
-        lonely = new_table(c, "penneech", ["human", "human"])
-        joined = new_table(c, "penneech", ["human", "human"])
+        lonely = new_table(c, "piquesept", four)
+        alone = new_table(c, "piquesept", four)  # its creator sat down, then left the page
+        join(c, alone, 0)
+        joined = new_table(c, "piquesept", four)  # two have sat down: they wait for the others
         join(c, joined, 0)
-        watched = new_table(c, "penneech", ["human", "human"])
+        join(c, joined, 1)
+        watched = new_table(c, "piquesept", four)
         with c.websocket_connect(f"/ws/tables/{watched}") as ws:
             next_view(ws)
             end = time.monotonic() + 30
-            while c.get(f"/api/tables/{lonely}").status_code != 404:
-                assert time.monotonic() < end, "the unjoined table never expired"
+            while {c.get(f"/api/tables/{t}").status_code for t in (lonely, alone)} != {404}:
+                assert time.monotonic() < end, "an abandoned table never expired"
                 time.sleep(0.1)
             time.sleep(1.5)  # a few more expiry rounds
             assert c.get(f"/api/tables/{watched}").status_code == 200, "a watched table is kept"
-        assert c.get(f"/api/tables/{joined}").status_code == 200, "a joined table is kept"
+        assert c.get(f"/api/tables/{joined}").status_code == 200, "a table two have joined is kept"
         ids = {t["id"] for t in c.get("/api/tables").json()["tables"]}
-        assert lonely not in ids and {joined, watched} <= ids
+        assert not {lonely, alone} & ids and {joined, watched} <= ids
 
 
 def _lose_the_first_bot_move(monkeypatch: pytest.MonkeyPatch, method: str) -> list[Any]:

@@ -202,15 +202,19 @@ def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
         open_repository(f"sqlite:///{p}")
 
 
-def test_delete_unjoined_refuses_a_table_someone_joined(repo: SqlTableRepository) -> None:
-    repo.create(_table("x", humans=2))
-    repo.create(_table("y", humans=2))
+def test_delete_abandoned_refuses_a_table_more_have_joined(repo: SqlTableRepository) -> None:
+    for t in "xyz":
+        repo.create(_table(t, humans=3))
     assert repo.join("y", 0, "Ann", "h0", lambda _row: False) is not None
-    assert {t.id for t in repo.waiting_since(1e18, 10)} == {"x", "y"}
+    assert repo.join("z", 0, "Ann", "h1", lambda _row: False) is not None
+    assert repo.join("z", 1, "Bob", "h2", lambda _row: False) is not None
+    assert {t.id for t in repo.waiting_since(1e18, 10)} == {"x", "y", "z"}
     assert repo.waiting_since(50.0, 10) == [], "only tables created before the time given"
-    assert repo.delete_unjoined("x") and repo.get("x") is None
-    assert not repo.delete_unjoined("y"), "a joined table is not deleted"
-    assert repo.get("y") is not None
+    assert not repo.delete_abandoned("y", 0), "one seat taken, none allowed"
+    assert repo.delete_abandoned("x", 1) and repo.get("x") is None
+    assert repo.delete_abandoned("y", 1) and repo.get("y") is None, "its creator alone"
+    assert not repo.delete_abandoned("z", 1), "two have sat down: a gathering is not deleted"
+    assert repo.get("z") is not None
 
 
 def test_lesson_tables_are_kept_but_never_listed(repo: SqlTableRepository) -> None:

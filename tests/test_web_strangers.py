@@ -314,6 +314,49 @@ def test_cross_site_requests_and_wrong_content_types_are_refused(server: ServerP
     assert status == 403 and ok
 
 
+def test_a_page_rebound_to_the_loopback_is_refused(server: ServerProcess) -> None:
+    """DNS rebinding (issue 22): a page on evil.example whose name the attacker then points at
+    127.0.0.1 sends its own name as both Host and Origin, so the Origin check alone lets it in. A
+    server on the loopback answers only to localhost and addresses in digits."""
+    port = server.port
+    body = json.dumps({"game": "penneech", "seats": ["human", "random"]})
+    json_type = {"content-type": "application/json"}
+    rebound = {**json_type, "host": f"evil.example:{port}", "origin": f"http://evil.example:{port}"}
+
+    def attack() -> dict[str, Any]:
+        with httpx.Client(base_url=server.base, timeout=30) as c:
+            return {
+                "rebound": c.post("/api/tables", content=body, headers=rebound),
+                "page": c.get("/", headers={"host": f"evil.example:{port}"}),
+                "localhost": c.post(
+                    "/api/tables", content=body, headers={**json_type, "host": f"localhost:{port}"}
+                ),
+                "digits": c.post("/api/tables", content=body, headers=json_type),
+            }
+
+    out = attack_while_victim_plays(server, attack, "a rebound page")
+    for name in ("rebound", "page"):
+        assert out[name].status_code == 403 and out[name].json()["error"] == "bad_host", name
+    assert out["localhost"].status_code == 201 and out["digits"].status_code == 201
+    table = out["digits"].json()["id"]
+
+    async def socket_status() -> int | None:
+        from websockets.asyncio.client import connect
+
+        try:
+            async with connect(
+                f"{server.ws_base}/ws/tables/{table}",
+                origin=f"http://evil.example:{port}",  # type: ignore[arg-type]
+                additional_headers={"host": f"evil.example:{port}"},
+                open_timeout=20,
+            ):
+                return None
+        except InvalidStatus as e:
+            return int(e.response.status_code)
+
+    assert asyncio.run(socket_status()) == 403
+
+
 def test_seats_and_options_beyond_the_menu_are_refused_without_building_anything(
     server: ServerProcess,
 ) -> None:

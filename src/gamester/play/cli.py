@@ -225,6 +225,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="another site whose pages may use this server (e.g. https://example.org); repeatable",
     )
+    sp.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name this server answers to besides localhost and its addresses (e.g. games.example.org;"
+        " on the loopback, other names are refused); repeatable",
+    )
 
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
@@ -769,7 +777,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:  # the web extra is missing
         say_error(f"gamester serve: needs the web extra ({e.name} is missing): pip install 'gamester[web]'")
         return 2
-    return serve(args.host, args.port, args.db, limits=args.limits, allow_origins=args.allow_origin)
+    return serve(
+        args.host,
+        args.port,
+        args.db,
+        limits=args.limits,
+        allow_origins=args.allow_origin,
+        allow_hosts=args.allow_host,
+    )
 
 
 COMMANDS = {

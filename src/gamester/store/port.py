@@ -131,12 +131,17 @@ class TableRepository(Protocol):
         """Playing tables whose lease expired or was never taken (not those marked ``NO_RUNNER``)."""
         ...
 
+    def waiting_count(self, turns_key: str) -> int:
+        """Waiting tables made from the address whose key is ``turns_key`` (its lobby places)."""
+        ...
+
     def waiting_since(self, before: float, limit: int) -> list[TableRow]:
         """Waiting tables created before ``before`` (oldest first): the candidates for expiry."""
         ...
 
-    def delete_unjoined(self, table_id: str) -> bool:
-        """Delete a table that is still waiting with no seat taken (False if it moved on meanwhile)."""
+    def delete_abandoned(self, table_id: str, seated_at_most: int) -> bool:
+        """Delete a table that is still waiting with at most ``seated_at_most`` seats taken (False if
+        it moved on meanwhile: a join at that instant wins)."""
         ...
 
     def mark_no_runner(self, table_id: str) -> None:

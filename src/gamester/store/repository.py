@@ -361,6 +361,15 @@ class SqlTableRepository:
         with self.engine.connect() as c:
             return [LeaseInfo(r[0], r[1], r[2]) for r in c.execute(q)]
 
+    def waiting_count(self, turns_key: str) -> int:
+        q = (
+            sa.select(sa.func.count())
+            .select_from(tables)
+            .where(tables.c.status == "waiting", tables.c.turns_key == turns_key)
+        )
+        with self.engine.connect() as c:
+            return int(c.execute(q).scalar_one())
+
     def waiting_since(self, before: float, limit: int) -> list[TableRow]:
         q = (
             sa.select(tables)
@@ -371,13 +380,23 @@ class SqlTableRepository:
         with self.engine.connect() as c:
             return self._rows(c, c.execute(q).all())
 
-    def delete_unjoined(self, table_id: str) -> bool:
-        taken = sa.exists().where(seats.c.table_id == table_id, seats.c.token_hash.is_not(None))
+    def delete_abandoned(self, table_id: str, seated_at_most: int) -> bool:
+        taken = (
+            sa.select(sa.func.count())
+            .select_from(seats)
+            .where(seats.c.table_id == table_id, seats.c.token_hash.is_not(None))
+            .scalar_subquery()
+        )
         with self._write() as c:
             # The guard is the write's (a join at this instant wins); which tables to try is the caller's.
             n = c.execute(
                 tables.update()
-                .where(tables.c.id == table_id, tables.c.status == "waiting", tables.c.seq == 0, ~taken)
+                .where(
+                    tables.c.id == table_id,
+                    tables.c.status == "waiting",
+                    tables.c.seq == 0,
+                    taken <= seated_at_most,
+                )
                 .values(status="expired")
             ).rowcount
             if n != 1:

@@ -16,7 +16,7 @@ import gc
 import os
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -121,12 +121,15 @@ def create_app(
     server_id: str | None = None,
     limits: Limits | None = None,
     allow_origins: Sequence[str] = (),
+    allow_hosts: Iterable[str] | None = None,
 ) -> FastAPI:
-    """The web app on ``db_url`` (default: the per-user SQLite file)."""
+    """The web app on ``db_url`` (default: the per-user SQLite file). ``allow_hosts``: the names it
+    answers to in ``Host`` (None: any; web/guard.py)."""
     url = db_url or default_sqlite_url()
     workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 2))
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
     sid = server_id or new_server_id()
+    quota = limits or Limits()
     holder: dict[str, Any] = {}
     people_holder: dict[str, People] = {}
 
@@ -155,8 +158,8 @@ def create_app(
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
-            unjoined_seconds=60.0 * (limits or Limits()).unjoined_minutes,
-            bots_per_address=(limits or Limits()).bots_per_address if (limits or Limits()).per_address else 0,
+            unjoined_seconds=60.0 * quota.unjoined_minutes,
+            bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
         desk = ReviewDesk(registry)
         people = People(repo)
@@ -164,7 +167,7 @@ def create_app(
         people_holder["people"] = people
         _app.state.people = people
         # Tables made per address, counted where every server on this database sees them (web/guard.py).
-        per_minute = float((limits or Limits()).tables_per_minute)
+        per_minute = float(quota.tables_per_minute)
         _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
         hub = ChatHub(people.store, notifier.publish, time.time)
         notifier.subscribe(hub.on_notice)
@@ -188,7 +191,9 @@ def create_app(
 
     app = FastAPI(title="gamester", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
-    app.add_middleware(Guard, limits=limits, allow_origins=allow_origins)  # outermost: runs first
+    app.add_middleware(
+        Guard, limits=limits, allow_origins=allow_origins, allow_hosts=allow_hosts
+    )  # outermost: runs first
     app.state.db_url = url
     app.state.server_id = sid
     app.include_router(people_router(people_holder))
@@ -278,6 +283,16 @@ def create_app(
         )
         codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
         row.turns_key = address_key(address)  # kept with the table: its bots' turns survive a restart
+        if row.status == "waiting" and quota.per_address:
+            # One address holds only a few places in the lobby (and a few rows waiting for expiry).
+            held = await reg.db(reg.repo.waiting_count, row.turns_key)
+            if held >= quota.waiting_per_address:
+                raise ServiceError(
+                    "rate_limited",
+                    f"this address already has {held} tables waiting for players (at most "
+                    f"{quota.waiting_per_address}): start, join or leave one of them first",
+                    429,
+                )
         await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")

@@ -281,12 +281,16 @@ def new_table(
     return row, state
 
 
+ALONE = 1  # seats taken at most, for a waiting table to count as abandoned (its creator, alone)
+
+
 def expires(row: TableRow, watched: bool, now: float, after_seconds: float) -> bool:
-    """A waiting table nobody has joined, and nobody watches here, expires ``after_seconds`` after it
-    was created."""
+    """A waiting table nobody watches here expires ``after_seconds`` after it was created if nobody,
+    or only one person (its creator, who sat down in the create request), has sat down at it. A table
+    with two or more seated is a gathering: it waits for the rest however long it takes."""
     if row.status != "waiting" or watched or now - row.created < after_seconds:
         return False
-    return all(s.token_hash is None for s in row.seats)
+    return sum(s.token_hash is not None for s in row.seats) <= ALONE
 
 
 def check_clock(clock: Any) -> dict[str, Any] | None:

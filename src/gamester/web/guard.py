@@ -3,6 +3,10 @@
 - A request or WebSocket upgrade whose ``Origin`` is neither the server's own (the ``Host`` it was
   sent to) nor one given with ``--allow-origin`` is refused: 403 ``bad_origin``, or close 1008. A
   client that sends no ``Origin`` (a script, not a browser) passes.
+- A server that listens on the loopback answers only to ``localhost``, an address in digits and the
+  names given with ``--allow-host`` in ``Host``: else 403
+  ``bad_host``, or close 1008. A page whose own name an attacker points at 127.0.0.1 (DNS
+  rebinding) sends its own name as both ``Host`` and ``Origin``, and only this check stops it.
 - A state-changing request (POST, PUT, PATCH, DELETE) under ``/api`` that carries a body needs
   ``Content-Type: application/json``: else 415 ``unsupported_media_type``. A page elsewhere can
   then not post to the API with a plain form.
@@ -14,6 +18,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from collections.abc import Iterable
@@ -56,6 +61,18 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if k == name:
             return bytes(v).decode("latin-1")
     return None
+
+
+LOOPBACK_NAMES = frozenset({"localhost"})
+
+
+def hostname(host: str) -> str:
+    """The name in a ``Host`` header, without its port: ``[::1]:8000`` -> ``::1``, ``Example.org`` ->
+    ``example.org`` (a trailing dot dropped)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0].rstrip(".") if host.count(":") == 1 else host.rstrip(".")
 
 
 def netloc(origin: str) -> str | None:
@@ -131,10 +148,32 @@ async def _refuse(
 class Guard:
     """ASGI middleware applying the module's checks (``limits`` and ``allow_origins``)."""
 
-    def __init__(self, app: ASGIApp, limits: Limits | None = None, allow_origins: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limits: Limits | None = None,
+        allow_origins: Iterable[str] = (),
+        allow_hosts: Iterable[str] | None = None,
+    ) -> None:
         self.app = app
         self.quotas = Quotas(limits or Limits())
         self.allowed = {n for n in (netloc(o) for o in allow_origins) if n}
+        # None: any Host (a server on a public address, behind its own name or a proxy's).
+        self.hosts = None if allow_hosts is None else {hostname(h) for h in allow_hosts}
+
+    def host_ok(self, scope: Scope) -> bool:
+        """Any ``Host`` if no names were given; else one of them, or an address written as digits
+        (no page can be rebound to one: rebinding needs a name the attacker's DNS answers for)."""
+        if self.hosts is None:
+            return True
+        name = hostname(_header(scope, b"host") or "")
+        if name in self.hosts:
+            return True
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
 
     def origin_ok(self, scope: Scope) -> bool:
         origin = _header(scope, b"origin")
@@ -151,6 +190,11 @@ class Guard:
             return
         if kind != "http":
             await self.app(scope, receive, send)
+            return
+        if not self.host_ok(scope):
+            await _refuse(
+                send, 403, "bad_host", "this server does not answer to that name (see --allow-host)"
+            )
             return
         if not self.origin_ok(scope):
             await _refuse(send, 403, "bad_origin", "requests from another site's page are refused")
@@ -196,6 +240,9 @@ class Guard:
         await self.app(scope, receive, with_headers)
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.host_ok(scope):
+            await _deny(receive, send, "bad_host")
+            return
         if not self.origin_ok(scope):
             await _deny(receive, send, "bad_origin")
             return

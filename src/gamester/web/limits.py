@@ -31,8 +31,11 @@ class Limits:
     bots_per_address: int = 1
     """Bot workers the tables (and hints) of one address may hold at once; every address takes
     turns at them (web/fair.py)."""
+    waiting_per_address: int = 8
+    """Tables made from one address that may wait for players at once (then 429 rate_limited)."""
     unjoined_minutes: float = 60.0
-    """A waiting table nobody has joined or watched for this long expires (is deleted)."""
+    """A waiting table nobody but its creator has joined, and nobody watches, expires (is deleted)
+    this long after it was made."""
     per_address: bool = True
     """False (``--limits off``): no per-address quota."""
 
@@ -48,6 +51,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "connections_per_address": (1, 100_000),
     "header_bytes": (1024, 1024 * 1024),
     "request_seconds": (0.5, 600),
+    "waiting_per_address": (1, 100_000),
     "unjoined_minutes": (1, 30 * 24 * 60),
     "bots_per_address": (1, 1000),
 }

@@ -33,6 +33,7 @@ from gamester.web import bots
 from gamester.web import decisions as d
 from gamester.web.fair import FairGate
 from gamester.web.notifier import Notifier
+from gamester.web.pace import ThinkTimes
 from gamester.web.room import Room, RoomClosed
 
 log = logging.getLogger("gamester.web")
@@ -102,6 +103,7 @@ class Registry:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lease_task: asyncio.Task[None] | None = None
         self.on_end: list[Callable[[str], Any]] = []
+        self.think_times = ThinkTimes()  # a forced bot move takes as long as a real one (web/pace.py)
         self._ending: set[asyncio.Future[Any]] = set()
 
     # -- the rooms' host -------------------------------------------------------------------------
@@ -317,12 +319,13 @@ class Registry:
         self._evict(time.monotonic())
 
     async def _expire(self, now: float) -> None:
-        """Waiting tables nobody joined or watched (here) for ``unjoined_seconds`` are deleted."""
+        """Waiting tables nobody but their creator joined, and nobody watched (here), for
+        ``unjoined_seconds`` are deleted (decisions.expires)."""
         for row in await self.db(self.repo.waiting_since, now - self.unjoined_seconds, 200):
             r = self.rooms.get(row.id)
             if not d.expires(row, r is not None and bool(r.conns), now, self.unjoined_seconds):
                 continue
-            if await self.db(self.repo.delete_unjoined, row.id, write=True) and r is not None:
+            if await self.db(self.repo.delete_abandoned, row.id, d.ALONE, write=True) and r is not None:
                 r.stop()
                 r.forget()
 

@@ -32,6 +32,7 @@ from gamester.store.port import TableRepository, TableRow
 from gamester.web import decisions as d
 from gamester.web.decisions import SPECTATOR, ServiceError
 from gamester.web.fair import address_key
+from gamester.web.pace import ThinkTimes
 
 log = logging.getLogger("gamester.web")
 
@@ -112,6 +113,7 @@ class Host(Protocol):
     repo: TableRepository
     server_id: str
     lease_seconds: float
+    think_times: ThinkTimes
 
     def db(
         self, fn: Callable[..., Any], *args: Any, write: bool = False, **kwargs: Any
@@ -601,10 +603,12 @@ class Room:
         self._thinking_since = time.monotonic()
         people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
         turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
+        forced = len(state.legal_actions()) == 1
 
         async def think() -> None:
             from gamester.web import bots
 
+            started = time.monotonic()
             try:
                 text = await self.host.in_worker(
                     bots.choose,
@@ -621,6 +625,12 @@ class Room:
                 log.warning("gamester: table %s: bot move failed: %s", self.id, type(e).__name__)
                 self.post("unthink", job.seq)
                 return
+            if source == "bot":  # its timing must not tell how many moves it had (web/pace.py)
+                took, times = time.monotonic() - started, self.host.think_times
+                if forced:
+                    await asyncio.sleep(times.hold(job.spec, took, self.host.job_seconds("bot")))
+                else:
+                    times.thought(job.spec, took)
             self.post("move", job.seq, job.player, text, source)
 
         _spawn(think())

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import errno
 import gc
+import ipaddress
 import logging
 import signal
 import socket
@@ -25,7 +26,7 @@ from gamester.core.columns import WIDTH, fit, say_error
 from gamester.store.repository import default_sqlite_url, make_engine, open_repository
 from gamester.web.app import MAX_WS_MESSAGE, create_app
 from gamester.web.connections import guarded_protocol
-from gamester.web.guard import netloc
+from gamester.web.guard import LOOPBACK_NAMES, hostname, netloc
 from gamester.web.limits import LimitsError
 from gamester.web.limits import load as load_limits
 
@@ -37,6 +38,19 @@ def _shown(url: str) -> str:
         return url
 
 
+def answers_to(host: str, allow_hosts: Sequence[str]) -> set[str] | None:
+    """The names a server listening on ``host`` answers to in ``Host`` (web/guard.py), None for any.
+    On the loopback: ``localhost`` and ``--allow-host``'s names, so that no page rebound to 127.0.0.1
+    reaches it; on another address any name, unless ``--allow-host`` names them."""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not allow_hosts:
+        return None
+    return set(LOOPBACK_NAMES) | {hostname(h) for h in allow_hosts}
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -44,6 +58,7 @@ def serve(
     *,
     limits: str = "default",
     allow_origins: Sequence[str] = (),
+    allow_hosts: Sequence[str] = (),
 ) -> int:
     url = db or default_sqlite_url()
     try:
@@ -51,6 +66,10 @@ def serve(
     except LimitsError as e:
         say_error(f"gamester serve: {e}")
         return 2
+    for name in allow_hosts:
+        if not name or any(ch in name for ch in "/@ ") or hostname(name) != name.strip().lower().rstrip("."):
+            say_error(f"gamester serve: --allow-host {name!r}: expected a name such as games.example.org")
+            return 2
     for origin in allow_origins:
         if netloc(origin) is None:
             say_error(
@@ -84,7 +103,9 @@ def serve(
     shown_host = f"[{host}]" if ":" in host else host
     actual_port = sock.getsockname()[1]
     print(f"gamester: serving on http://{shown_host}:{actual_port}/ (Ctrl-C stops)", flush=True)
-    app = create_app(url, limits=chosen, allow_origins=allow_origins)
+    app = create_app(
+        url, limits=chosen, allow_origins=allow_origins, allow_hosts=answers_to(host, allow_hosts)
+    )
     app.state.freeze_gc = True
     config = uvicorn.Config(
         app,
