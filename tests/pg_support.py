@@ -67,6 +67,7 @@ class PgCluster:
         self.data = self.root / "data"
         self.log = self.root / "server.log"
         self.port = 0
+        self.options = ""  # pg_ctl -o, once started
         self.user = "postgres"
         self._as_root = os.geteuid() == 0
         if self._as_root:
@@ -111,8 +112,19 @@ class PgCluster:
                 last = exc
                 continue
             self._running = True
+            self.options = options
             return
         raise RuntimeError(f"PostgreSQL did not start: {last}")
+
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """PostgreSQL stopped at once (every connection cut) for the block, then started again on the
+        same port with the same options."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        try:
+            yield
+        finally:
+            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-o", self.options, "start")
 
     def stop(self) -> None:
         if self._running:

@@ -140,3 +140,24 @@ def test_servers_catch_up_after_postgres_restarts(pg_cluster: PgCluster, tmp_pat
     finally:
         b.stop()
         a.stop()
+
+
+def test_health_and_writes_say_so_while_postgres_is_down(pg_cluster: PgCluster, tmp_path: Path) -> None:  # noqa: F811
+    """Issue 21: with PostgreSQL down, ``/api/health`` answers 503 ``"ok": false`` with one line, and
+    a write is refused with ``unavailable``, not a hang or a 500; once it is back, both work again."""
+    url = pg_cluster.create_database()
+    server = ServerProcess(url, log_dir=tmp_path)
+    body = {"game": "penneech", "seats": ["human", "random"]}
+    try:
+        server.start()
+        with pg_cluster.down():
+            health = httpx.get(f"{server.base}/api/health", timeout=60)
+            assert health.status_code == 503, health.text
+            answer = health.json()
+            assert answer["ok"] is False and answer["database"] and "\n" not in answer["database"]
+            made = httpx.post(f"{server.base}/api/tables", json=body, timeout=60)
+            assert made.status_code == 503 and made.json()["error"] == "unavailable", made.text
+        wait_healthy(server)
+        assert httpx.post(f"{server.base}/api/tables", json=body, timeout=60).status_code == 201
+    finally:
+        server.stop()

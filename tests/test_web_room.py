@@ -210,3 +210,53 @@ def test_a_worker_that_never_answers_gives_its_turn_back(
     with TestClient(app) as c:
         _bots_play_to(c, 2)
     assert lost, "the first bot job was not the one lost"
+
+
+def _registries(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every Registry the app makes, as it makes it (the tests below look at its rooms)."""
+    from gamester.web.registry import Registry
+
+    made: list[Any] = []
+    real = Registry.__init__
+
+    def init(self: Registry, *args: Any, **kwargs: Any) -> None:
+        real(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(Registry, "__init__", init)
+    return made
+
+
+def _until(done: Any, what: str) -> None:
+    end = time.monotonic() + 60
+    while not done():
+        assert time.monotonic() < end, what
+        time.sleep(0.05)
+
+
+def test_idle_rooms_are_evicted_and_come_back_when_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: a room nobody uses (no socket, nothing queued or thinking, no lease) is dropped after
+    IDLE_SECONDS, and beyond MAX_IDLE_ROOMS the least recently used go first; the table itself stays
+    in the database, and the next request opens its room again."""
+    import gamester.web.registry as registry
+
+    made = _registries(monkeypatch)
+    monkeypatch.setattr(registry, "IDLE_SECONDS", 0.0)
+    with client_on(tmp_path / "i.db", lease_seconds=0.6) as c:
+        ids = [new_table(c, "penneech", ["human", "human"]) for _ in range(3)]
+        reg = made[0]
+        with c.websocket_connect(f"/ws/tables/{ids[0]}") as ws:
+            next_view(ws)
+            _until(lambda: set(reg.rooms) & set(ids) == {ids[0]}, "idle rooms were never evicted")
+        got = c.get(f"/api/tables/{ids[1]}")
+        assert got.status_code == 200 and got.json()["id"] == ids[1], "an evicted room opens again"
+    made.clear()
+    monkeypatch.setattr(registry, "IDLE_SECONDS", 1e9)
+    monkeypatch.setattr(registry, "MAX_IDLE_ROOMS", 1)
+    with client_on(tmp_path / "j.db", lease_seconds=0.6) as c:
+        ids = [new_table(c, "penneech", ["human", "human"]) for _ in range(3)]
+        assert c.get(f"/api/tables/{ids[0]}").status_code == 200  # the most recently used
+        reg = made[0]
+        _until(lambda: set(reg.rooms) & set(ids) == {ids[0]}, "the idle rooms beyond the cap were kept")
