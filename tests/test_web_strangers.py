@@ -357,6 +357,48 @@ def test_a_page_rebound_to_the_loopback_is_refused(server: ServerProcess) -> Non
     assert asyncio.run(socket_status()) == 403
 
 
+def test_a_hint_flood_on_one_seat_is_one_search_answered_to_every_socket(server: ServerProcess) -> None:
+    """Hint amplification (issue 22): the one-hint-at-a-time rule held per socket, so many sockets of
+    one seat each ran a search, every second. Now a seat's hint for a position is one job, answered to
+    every socket that asked; repeats while it runs are told ``busy``; the victim plays on."""
+    api = Api(server.base)
+    try:
+        table, tokens = open_table(api, "penneech", ["human", "random"])
+    finally:
+        api.close()
+
+    async def flood() -> tuple[list[Any], list[str]]:
+        socks = [await WsClient.open(server.ws_base, table, tokens[0], f"tab {i}") for i in range(6)]
+        try:
+            view = await socks[0].current_view()
+            while not view["legal"]:
+                view = await socks[0].view(view["seq"] + 1, timeout=60)
+            for _ in range(5):  # every tab asks five times, as fast as it can
+                for ws in socks:
+                    await ws.send({"type": "hint", "seq": view["seq"]})
+            asked = time.monotonic()
+            hints, came = [], []
+            for ws in socks:
+                hints.append(await ws.expect("hint", timeout=90))
+                came.append(time.monotonic())
+            # One search answers every tab at once; searches one after another (the bots' one worker
+            # per address) would spread the answers over about a search each.
+            search, spread = came[0] - asked, came[-1] - came[0]
+            print(f"\nhint flood: a search {search:.2f} s, answers spread over {spread:.3f} s")
+            assert spread < 0.5 * search + 0.05, (
+                f"answers spread over {spread:.2f} s, a search {search:.2f} s"
+            )
+            others = [m.get("code", "") for ws in socks for m in await ws.quiet(0.5) if m["type"] == "error"]
+            return hints, others
+        finally:
+            for ws in socks:
+                await ws.close()
+
+    hints, errors = attack_while_victim_plays(server, lambda: asyncio.run(flood()), "a hint flood")
+    assert len({json.dumps(h, sort_keys=True) for h in hints}) == 1, "every tab gets the one answer"
+    assert set(errors) <= {"busy"}, errors
+
+
 def test_seats_and_options_beyond_the_menu_are_refused_without_building_anything(
     server: ServerProcess,
 ) -> None:
