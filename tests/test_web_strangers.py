@@ -399,6 +399,37 @@ def test_a_hint_flood_on_one_seat_is_one_search_answered_to_every_socket(server:
     assert set(errors) <= {"busy"}, errors
 
 
+def test_a_poller_cannot_take_an_invited_friends_seat(server: ServerProcess) -> None:
+    """Seat sniping (issue 22): waiting tables are listed, and a poller used to take the seat an
+    invite link was for. Now every free seat of a table that is not open needs its code; the friend
+    with the link still sits down after the poller has tried every seat of every listed table."""
+    api = Api(server.base)
+    try:
+        made = api.create_table("piquesept", ["human"] * 4)
+        table = made["id"]
+        api.join(table, 0, "Ann")  # the creator; seats 1-3 are for friends with links
+
+        def attack() -> list[httpx.Response]:
+            tries = []
+            with httpx.Client(base_url=server.base, timeout=30) as c:
+                for _ in range(5):
+                    for listed in c.get("/api/tables").json()["tables"]:
+                        for seat in range(4):
+                            body = {"seat": seat, "name": "Mallory"}
+                            for bad in ({}, {"invite": "x" * 40}, {"invite": 7}):
+                                tries.append(c.post(f"/api/tables/{listed['id']}/join", json={**body, **bad}))
+            return tries
+
+        tries = attack_while_victim_plays(server, attack, "a seat poller")
+        assert tries and all(r.status_code in (403, 409, 422) for r in tries), {r.status_code for r in tries}
+        codes = {r.json()["error"] for r in tries}
+        assert codes <= {"invite_needed", "bad_invite", "seat_taken", "bad_seat", "not_waiting"}, codes
+        assert "invite_needed" in codes and "bad_invite" in codes
+        api.join(table, 1, "Bob")  # the friend with the link: the seat is still theirs to take
+    finally:
+        api.close()
+
+
 def test_seats_and_options_beyond_the_menu_are_refused_without_building_anything(
     server: ServerProcess,
 ) -> None:
