@@ -63,3 +63,39 @@ def test_allow_origin_lets_that_site_in_and_no_other(tmp_path: Path) -> None:
         assert other.status_code == 403 and other.json()["error"] == "bad_origin"
         own = c.post("/api/tables", json=BODY, headers={"origin": "http://testserver"})
         assert own.status_code == 201, "the server's own pages"
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[1, 2]", "expected a JSON object of limits"),
+        ('{"tables_per_minute": 0}', "tables_per_minute: expected a whole number from 1 to 100000"),
+        ('{"tables_per_minute": 2.5}', "tables_per_minute: expected a whole number"),
+        ('{"request_seconds": NaN}', "request_seconds: expected a number from 0.5 to 600"),
+        ('{"waiting_per_address": true}', "waiting_per_address: expected a whole number"),
+        ('{"per_address": "no"}', "per_address: expected true or false"),
+        ('{"tables_a_minute": 3}', "unknown limit 'tables_a_minute'"),
+        ("{not json", "not JSON"),
+    ],
+)
+def test_a_bad_limits_file_is_one_line_naming_what_is_wrong(tmp_path: Path, text: str, says: str) -> None:
+    from gamester.web.limits import LimitsError, load
+
+    path = tmp_path / "limits.json"
+    path.write_text(text)
+    with pytest.raises(LimitsError) as bad:
+        load(str(path))
+    assert says in str(bad.value) and "\n" not in str(bad.value), str(bad.value)
+    with pytest.raises(LimitsError, match="no such file"):
+        load(str(tmp_path / "missing.json"))
+
+
+def test_a_limits_file_sets_what_it_names_and_keeps_the_rest(tmp_path: Path) -> None:
+    from gamester.web.limits import Limits, load
+
+    path = tmp_path / "limits.json"
+    path.write_text('{"tables_per_minute": 10, "waiting_per_address": 3, "request_seconds": 2.5}')
+    got = load(str(path))
+    assert (got.tables_per_minute, got.waiting_per_address, got.request_seconds) == (10, 3, 2.5)
+    assert got.sockets_per_address == Limits().sockets_per_address and got.per_address
+    assert load("off").per_address is False and load("default") == Limits()
