@@ -7,14 +7,16 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import gamester
-from gamester.agents.base import View, make_agent
+from gamester.agents.base import EvaluatingAgent, View, make_agent
 from gamester.agents.learned import LearnedAgent, action_tokens, load_model, shipped_model_path
 from gamester.core.errors import AgentError
+from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
 from gamester.play.cli import main
 from gamester.testing.leaks import twin
@@ -398,3 +400,48 @@ def test_a_bad_teacher_is_one_clear_line(capsys: pytest.CaptureFixture[str], tmp
     ]
     assert main(args) == 2
     assert "does not go with it" in capsys.readouterr().err
+
+
+def _a_decision(name: str, seed: int = 21) -> tuple[State, int]:
+    """A state of ``name`` with a choice to make, reached by the heuristic, and the seat to move."""
+    game = load_game(name)
+    state = game.new_initial_state(seed=seed)
+    steps = 0
+    while len(state.legal_actions()) < 3 or steps < 4:
+        p = state.current_player()
+        state.apply_action(make_agent("heuristic", game=game, seed=steps).step(View(state, p)))
+        steps += 1
+    return state, state.current_player()
+
+
+def _evaluation(spec: str, game: Game, view: View) -> dict[str, Any]:
+    agent = make_agent(spec, game=game)
+    assert isinstance(agent, EvaluatingAgent)
+    return agent.evaluate(view)
+
+
+@pytest.mark.parametrize("name", ["penneech", "piquesept"])
+def test_rollout_finished_by_the_network_reads_only_the_view(name: str) -> None:
+    """``rollout:policy=learned``: the network plays the playouts (its values differ from the
+    heuristic's playouts on the same worlds), every seat from its own view of the world, so a twin
+    (the hidden cards dealt again) gets the same values, and the same seed the same move."""
+    state, p = _a_decision(name)
+    game = load_game(name)
+    spec = "rollout:worlds=6,policy=learned,seed=3"
+    a = _evaluation(spec, game, View(state, p))
+    b = _evaluation(spec, game, View(twin(state, p, salt=1), p))
+    assert a["values"] == b["values"] and a["action"] == b["action"]
+    plain = _evaluation("rollout:worlds=6,seed=3", game, View(state, p))
+    assert plain["values"].keys() == a["values"].keys()
+    if name == "piquesept":  # Penneech's shipped network plays the heuristic's moves (its margin)
+        assert plain["values"] != a["values"], "the playouts were not the network's"
+
+
+def test_rollout_policy_is_checked() -> None:
+    game = load_game("piquesept")
+    with pytest.raises(AgentError, match="policy 'nets': choose from heuristic, learned"):
+        make_agent("rollout:policy=nets", game=game)
+    with pytest.raises(AgentError, match="model= goes with policy=learned"):
+        make_agent("rollout:model=x.npz", game=game)
+    with pytest.raises(AgentError, match="no such file"):
+        make_agent("rollout:policy=learned,model=/nonexistent.npz", game=game)

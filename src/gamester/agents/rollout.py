@@ -22,6 +22,10 @@ the agent's seat is played.
   quarter of the ``worlds`` budget (at least 8 worlds; every 16 worlds under ``seconds=``) an action
   is dropped when, compared world by world with the current best, its mean difference plus two
   standard errors is below zero. The budget goes to the actions still in contention.
+* ``policy=learned`` (``model=PATH`` for other weights than the shipped ones) finishes the rollouts
+  with the ``learned`` network in every seat instead of the heuristic, each seat again reading only
+  its own ``View`` of the world: search guided by the network (expert iteration's other half). Each
+  playout move costs a forward pass besides the heuristic's move, so fewer worlds fit in a time.
 * ``seconds=`` caps the time instead of ``worlds=`` (at least one world); ``evaluate`` reports the
   chosen action, its mean return, its share of won rollouts (``win_probability``), every action's
   mean and how many worlds each was searched in.
@@ -39,12 +43,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
+from gamester.agents.base import Agent, EvaluatingAgent, View, float_param, int_param, seed_param
 from gamester.agents.heuristic import heuristic_kit
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
 from gamester.core.protocol import Game, State
 from gamester.core.rng import make_rng
+
+POLICIES = ("heuristic", "learned")  # what finishes a rollout
 
 
 def _win_share(r: float) -> float:
@@ -71,14 +77,33 @@ class RolloutAgent(EvaluatingAgent):
         worlds: Any = 24,
         seconds: Any = None,
         prune: Any = 1,
+        policy: Any = "heuristic",
+        model: Any = None,
         seed: Any = None,
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.prune = int_param("prune", prune) > 0
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
         self.rng = make_rng(seed_param(seed))
+        if policy not in POLICIES:
+            raise AgentError(
+                f"agent 'rollout': policy {str(policy)[:40]!r}: choose from {', '.join(POLICIES)}"
+            )
+        self.policy = str(policy)
+        self.model_path: str | None = None if model is None else str(model)
+        if model is not None and policy != "learned":
+            raise AgentError("agent 'rollout': model= goes with policy=learned")
         if game is not None:
             heuristic_kit(self.name, game)
+            self._player(game)
+
+    def _player(self, game: Game) -> Agent | None:
+        """The playout policy's agent for ``game`` (None: the kit's heuristic playout)."""
+        if self.policy != "learned":
+            return None
+        from gamester.agents.learned import LearnedAgent
+
+        return LearnedAgent(game, model=self.model_path)
 
     def evaluate(self, view: View) -> dict[str, Any]:
         kit = heuristic_kit(self.name, view.game)
@@ -89,12 +114,13 @@ class RolloutAgent(EvaluatingAgent):
         ruled = rule_decision(kit, view, legal)
         if ruled is not None:
             return ruled
+        player = self._player(view.game)
 
         def sample() -> tuple[State, Finish, int]:
             world = view.determinize(self.rng)
             tie_seed = self.rng.getrandbits(32)
             # The playout's own tie-breaker per action.
-            return world, lambda w: _finish(w, me, kit, make_rng(tie_seed)), 0
+            return world, lambda w: _finish(w, me, kit, make_rng(tie_seed), player), 0
 
         out, _ = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
         return out
@@ -167,8 +193,9 @@ def _survivors(active: list[int], results: dict[int, list[float]]) -> list[int]:
     return keep
 
 
-def _finish(state: State, me: int, kit: Kit, rng: random.Random) -> float:
-    """Play ``state`` on with the heuristic in every seat; ``me``'s (estimated) return."""
+def _finish(state: State, me: int, kit: Kit, rng: random.Random, player: Agent | None = None) -> float:
+    """Play ``state`` on with the heuristic in every seat (or ``player``, each seat from its own
+    view of the world); ``me``'s (estimated) return."""
     model = kit.rollout_model
     marker = model.start(state) if model is not None else None
     playout = kit.playout
@@ -177,6 +204,12 @@ def _finish(state: State, me: int, kit: Kit, rng: random.Random) -> float:
         if model is not None and model.stop(state, marker, steps):
             return float(model.value(state)[me])
         legal = state.legal_actions()
-        state.apply_action(legal[0] if len(legal) == 1 else playout(state, legal, rng))
+        if len(legal) == 1:
+            action = legal[0]
+        elif player is not None:
+            action = player.step(View(state, state.current_player()))
+        else:
+            action = playout(state, legal, rng)
+        state.apply_action(action)
         steps += 1
     return float(state.returns()[me])
