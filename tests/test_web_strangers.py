@@ -32,6 +32,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 LIMITS = {
     "tables_per_minute": 10,
+    "waiting_per_address": 100,  # the table flood below meets the per-minute quota first
     "sockets_per_address": 8,
     "connections_per_address": 16,
     "request_seconds": 2.0,
