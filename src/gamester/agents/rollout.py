@@ -77,9 +77,9 @@ class RolloutAgent(EvaluatingAgent):
         worlds: Any = 24,
         seconds: Any = None,
         prune: Any = 1,
+        seed: Any = None,
         policy: Any = "heuristic",
         model: Any = None,
-        seed: Any = None,
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.prune = int_param("prune", prune) > 0
