@@ -1,0 +1,59 @@
+"""The fixed facts a game's drawing reads instead of restating the rules (issue 27): each game's
+``drawing()`` (the ``drawing`` of its entry in ``GET /api/games``) equals the engine's own definition,
+and the views carry the changing facts (hand sizes) the drawings no longer guess."""
+
+from __future__ import annotations
+
+import random
+
+import gamester
+from gamester.core.registry import game_class, game_names
+from gamester.games.piquesept import PiqueseptGame
+from gamester.games.piquesept.deal import CODE
+from gamester.games.piquesept.render import board, narrate
+from gamester.games.piquesept.rules import TOTAL_POINTS, VAL, WIN_POINTS, seat_return
+from gamester.web.service import games
+
+
+def test_games_api_entry_carries_each_games_drawing_facts() -> None:
+    entries = {g["name"]: g for g in games()}
+    for name in game_names():
+        assert entries[name]["drawing"] == game_class(name).drawing()
+
+
+def test_piquesept_drawing_points_are_the_engines_win_and_total() -> None:
+    facts = PiqueseptGame.drawing()
+    assert facts["win_points"] == WIN_POINTS and facts["total_points"] == TOTAL_POINTS
+    # The soloist wins with win_points and not with one fewer: the engine's scoring, not a copy.
+    assert seat_return(facts["win_points"], True, 4) > 0 >= seat_return(facts["win_points"] - 1, True, 4)
+
+
+def test_piquesept_drawing_card_order_runs_each_suit_down_by_trick_power() -> None:
+    order = PiqueseptGame.drawing()["card_order"]
+    assert sorted(order) == sorted(CODE)
+    action = {c: a for a, c in enumerate(CODE)}
+    for i in range(len(order) - 1):
+        a, b = action[order[i]], action[order[i + 1]]
+        if a >> 3 == b >> 3:  # the same suit: the first beats the second in a trick led in that suit
+            assert VAL[a >> 3][a] > VAL[a >> 3][b]
+    assert order.index("7S") < order.index("AS")  # the Seven jumps to the top of spades
+
+
+def test_piquesept_terminal_reads_points_and_outcomes_from_the_engine() -> None:
+    st = gamester.load_game("piquesept").new_initial_state(seed=3)
+    rng = random.Random(3)
+    assert f"({WIN_POINTS} of {TOTAL_POINTS} wins)" in board(st.observation(0))
+    over = None
+    while not st.is_terminal():
+        legal = st.legal_actions()
+        st.apply_action(legal[rng.randrange(len(legal))])
+        over = next((e for e in st.last_events() if e["type"] == "deal_over"), over)
+    assert over is not None
+    sign = over["returns"][over["soloist"]]
+    text = narrate(over, 0)
+    assert text is not None
+    expected = "a draw" if sign == 0 else "the soloist wins" if sign > 0 else "the defenders win"
+    assert text.endswith(f"{expected}.")
+    # The outcome is the engine's: a deal's returns and its card points tell the same story.
+    sp = over["card_points"][0]
+    assert (sign > 0) == (sp >= WIN_POINTS) and (sign == 0) == (2 * sp == TOTAL_POINTS)
