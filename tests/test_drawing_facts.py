@@ -7,7 +7,10 @@ from __future__ import annotations
 import random
 
 import gamester
+from gamester.core.cards import card_code
 from gamester.core.registry import game_class, game_names
+from gamester.games.penneech import PenneechGame
+from gamester.games.penneech.rules import POWER
 from gamester.games.piquesept import PiqueseptGame
 from gamester.games.piquesept.deal import CODE
 from gamester.games.piquesept.render import board, narrate
@@ -37,6 +40,33 @@ def test_piquesept_drawing_card_order_runs_each_suit_down_by_trick_power() -> No
         if a >> 3 == b >> 3:  # the same suit: the first beats the second in a trick led in that suit
             assert VAL[a >> 3][a] > VAL[a >> 3][b]
     assert order.index("7S") < order.index("AS")  # the Seven jumps to the top of spades
+
+
+def test_penneech_drawing_card_order_runs_each_suit_down_by_power() -> None:
+    order = PenneechGame.drawing()["card_order"]
+    assert sorted(order) == sorted(card_code(c) for c in range(52))
+    ids = {card_code(c): c for c in range(52)}
+    for x, y in zip(order, order[1:], strict=False):
+        if ids[x] // 13 == ids[y] // 13:
+            assert POWER[ids[x]] > POWER[ids[y]]
+    diamonds = [c for c in order if c[1] == "D"]
+    assert diamonds[:2] == ["7D", "AD"]  # the 7D tops diamonds, from the engine's POWER
+
+
+def test_penneech_every_view_carries_both_hand_sizes() -> None:
+    """The drawing's fallback guess of a hand's size is gone: a seat's and a spectator's view always
+    carry ``hand_sizes``, and a seat's own entry is its hand's length."""
+    rng = random.Random(5)
+    for seed in range(3):
+        st = gamester.load_game("penneech").new_initial_state(seed=seed)
+        while not st.is_terminal():
+            spectator = st.public_observation()
+            for seat in (0, 1):
+                v = st.observation(seat)
+                assert v["hand_sizes"] == spectator["hand_sizes"]
+                assert v["hand_sizes"][seat] == len(v["hand"])
+            legal = st.legal_actions()
+            st.apply_action(legal[rng.randrange(len(legal))])
 
 
 def test_piquesept_terminal_reads_points_and_outcomes_from_the_engine() -> None:
