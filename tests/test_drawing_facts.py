@@ -87,3 +87,45 @@ def test_piquesept_terminal_reads_points_and_outcomes_from_the_engine() -> None:
     # The outcome is the engine's: a deal's returns and its card points tell the same story.
     sp = over["card_points"][0]
     assert (sign > 0) == (sp >= WIN_POINTS) and (sign == 0) == (2 * sp == TOTAL_POINTS)
+
+
+def test_pentyrch_drawing_geometry_and_points_are_the_boards() -> None:
+    from gamester.games.pentyrch import PentyrchGame
+    from gamester.games.pentyrch.board import CELL_NAMES, FREE, GOAL, HOME, ROWS, SEAT_NAMES
+    from gamester.games.pentyrch.cards import COURT_IDS, POINTS, VALUE
+
+    facts = PentyrchGame.drawing()
+    assert [tuple(r) for r in facts["rows"]] == list(ROWS) and facts["free"] == CELL_NAMES[FREE]
+    assert facts["seats"] == list(SEAT_NAMES)
+    assert facts["homes"] == [CELL_NAMES[c] for c in HOME] and facts["goals"] == [CELL_NAMES[c] for c in GOAL]
+    # Each seat's suit is the suit of its court cards.
+    assert facts["seat_suits"] == [card_code(COURT_IDS[3 * s])[1] for s in range(4)]
+    assert facts["court_points"] == {"J": POINTS[0], "Q": POINTS[1], "K": POINTS[2]}
+    assert all(facts["card_values"][card_code(c)] == VALUE[c] for c in range(52) if VALUE[c])
+    assert facts["card_values"]["AS"] == 1 and facts["card_values"]["TS"] == 10
+
+
+def test_pentyrch_drawing_court_points_add_up_to_the_engines_scores() -> None:
+    """The page scores a seat from its court cards in safety; summed per player that is the view's
+    ``scores`` (the engine's game_points), at the end of random games."""
+    from gamester.games.pentyrch import PentyrchGame
+
+    points = PentyrchGame.drawing()["court_points"]
+    seats = PentyrchGame.drawing()["seats"]
+    rng = random.Random(7)
+    scored = 0
+    for spec in ("pentyrch", "pentyrch(players=2)"):
+        st = gamester.load_game(spec).new_initial_state(seed=4)
+        while not st.is_terminal():
+            legal = st.legal_actions()
+            st.apply_action(legal[rng.randrange(len(legal))])
+            v = st.public_observation()
+            per_player = [0] * v["players"]
+            for s, name in enumerate(seats):
+                if v["owners"][s] is not None:
+                    per_player[v["owners"][s]] += sum(points[c[0]] for c in v["safe"].get(name, []))
+            if v["results"]:  # a new game of a match resets the safety; compare within one game
+                break
+            assert per_player == v["scores"]
+            scored = max(scored, sum(per_player))
+    assert scored > 0  # some court card reached safety: the check compared something
