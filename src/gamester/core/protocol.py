@@ -129,6 +129,13 @@ class Game(ABC, Generic[OptionsT]):
         """What a lobby calls each seat of a ``players``-player game (games with named seats say so)."""
         return [f"Seat {i + 1}" for i in range(players)]
 
+    @classmethod
+    def drawing(cls) -> dict[str, Any]:
+        """The fixed facts a drawing of the game needs and must not restate (points to win, the order
+        of the cards, the board's cells…), JSON-able: the game's entry in ``GET /api/games`` carries
+        them as ``drawing`` (docs/web.md). A state's changing facts belong in its views instead."""
+        return {}
+
     def bounds(self) -> tuple[float, float, int]:
         """(lowest return, highest return, most player actions a game can take): what a search or
         an adapter (OpenSpiel's ``GameInfo``) must know in advance. Games override it."""

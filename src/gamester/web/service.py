@@ -55,6 +55,7 @@ def games() -> list[dict[str, Any]]:
                 "rulesets": rulesets,
                 "agents": agent_menu(name),
                 "caps": caps_json(name),
+                "drawing": _drawing(cls),
             }
         )
     return out
@@ -65,3 +66,10 @@ def _player_counts(cls: type[Game]) -> list[int]:
         return cls.player_counts()
     except Exception:  # noqa: BLE001 - a game whose defaults cannot be built lists no count
         return []
+
+
+def _drawing(cls: type[Game]) -> dict[str, Any]:
+    try:
+        return cls.drawing()
+    except Exception:  # noqa: BLE001 - a game whose drawing facts fail is drawn without them
+        return {}

@@ -110,6 +110,10 @@ _TRICK_TURNUP: Final[list[tuple[Any, ...]]] = [("trick_turnup",)]
 REDEALS_BOUNDED: Final = 5
 
 
+# The suits of a hand as it is shown (spades, hearts, clubs, diamonds: the colours alternate).
+_HAND_SUITS: Final = (3, 2, 0, 1)
+
+
 class PenneechGame(Game[PenneechOptions]):
     name = "penneech"
     title = "Penneech"
@@ -163,6 +167,19 @@ class PenneechGame(Game[PenneechOptions]):
             # trick or turned up), the 7D at most 14 (turned up), the card bonus at most 7.
             return -77.0, 77.0, length
         return -1.0, 1.0, length
+
+    @classmethod
+    def drawing(cls) -> dict[str, Any]:
+        """docs/rules/penneech.md, The cards: every card in the order a hand is shown (suits alternating
+        colours, each from its highest card down by the engine's ``POWER``: the 7D above the diamond
+        Ace), so that no drawing restates the order."""
+        return {
+            "card_order": [
+                card_code(c)
+                for s in _HAND_SUITS
+                for c in sorted(range(13 * s, 13 * s + 13), key=lambda c: -POWER[c])
+            ]
+        }
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)

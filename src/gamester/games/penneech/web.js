@@ -3,16 +3,11 @@
 import { cardsText, cardText, el, moveText, put, suitText, SUIT_NAMES, SUITS } from "/static/js/ui.js";
 import { backs, cardButton, cardKeys, hintBox, leadLine, resolvedOptions } from "/static/js/games/common.js";
 
-const SUIT_ORDER = ["S", "H", "C", "D"]; // alternate colours in the hand
-const RANKS = "AKQJT98765432";
-const DIAMONDS = "7AKQJT9865432"; // the 7D ("Penneech") tops diamonds
-
-function rankIndex(code) {
-  return (code[1] === "D" ? DIAMONDS : RANKS).indexOf(code[0]);
-}
-
-export function sortHand(codes) {
-  return [...codes].sort((a, b) => SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || rankIndex(a) - rankIndex(b));
+/** A hand in the order the engine shows it (ctx.info.drawing.card_order, PenneechGame.drawing: the 7D
+ * tops diamonds there, not here). */
+export function sortHand(ctx, codes) {
+  const order = ctx.info.drawing.card_order;
+  return [...codes].sort((a, b) => order.indexOf(a) - order.indexOf(b));
 }
 
 function seatsOf(ctx) {
@@ -21,13 +16,9 @@ function seatsOf(ctx) {
   return { bottom, top: 1 - bottom };
 }
 
-function handSize(v, seat, me) {
-  if (v.hand_sizes) return v.hand_sizes[seat];
-  if (me !== null && seat !== me && typeof v.opponent_hand_size === "number") return v.opponent_hand_size;
-  if (me !== null && seat === me && v.hand) return v.hand.length;
-  const played = v.tricks_won[0] + v.tricks_won[1];
-  const inTrick = v.trick.length && v.leader === seat ? 1 : 0;
-  return Math.max(0, 7 - played - inTrick);
+/** Every view, a seat's or a spectator's, carries both hand sizes (views.view). */
+function handSize(v, seat) {
+  return v.hand_sizes[seat];
 }
 
 function Name(ctx, seat) {
@@ -110,14 +101,14 @@ function offer(ctx, v) {
 function hand(ctx, v) {
   const { bottom } = seatsOf(ctx);
   if (ctx.me === null || !v.hand) {
-    return el("div.hand.hidden-hand", { "data-origin": `seat-${bottom}` }, backs(handSize(v, bottom, null)));
+    return el("div.hand.hidden-hand", { "data-origin": `seat-${bottom}` }, backs(handSize(v, bottom)));
   }
   const legal = new Set(ctx.legal);
   const myTurn = ctx.legal.length > 0 && !legal.has("redeal");
   const trump = v.phase === "play" ? v.trump : null;
   const dealt = !ctx.prevView || ctx.prevView.deal !== v.deal || (ctx.prevView.hand || []).length < v.hand.length;
   const row = el(`div.hand${dealt ? ".deal-in" : ""}`, { "data-origin": `seat-${bottom}`, "data-testid": "hand" });
-  sortHand(v.hand).forEach((c, i) => {
+  sortHand(ctx, v.hand).forEach((c, i) => {
     const playable = myTurn && legal.has(c);
     const cls = [playable ? "playable" : myTurn ? "dimmed" : "", trump && c[1] === trump ? "trump" : "",
       ctx.hint && ctx.hint.action === c ? "hinted" : ""].filter(Boolean).join(" ");
@@ -139,7 +130,7 @@ export default {
   render(board, ctx) {
     const v = ctx.view;
     const { bottom, top } = seatsOf(ctx);
-    const oppHand = backs(handSize(v, top, ctx.me), { origin: `seat-${top}`, count: true });
+    const oppHand = backs(handSize(v, top), { origin: `seat-${top}`, count: true });
     put(board,
       el("div.pn-top", seatPanel(ctx, v, top), el("div.opp-hand", oppHand)),
       el("div.pn-middle", turnUp(ctx, v), trickArea(ctx, v), track(ctx, v)),

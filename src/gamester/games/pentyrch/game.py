@@ -14,10 +14,19 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-from gamester.core.cards import SUIT_SYMBOLS, card_code, parse_card
+from gamester.core.cards import SUIT_SYMBOLS, SUITS, card_code, parse_card
 from gamester.core.protocol import Game
 from gamester.core.rng import Chance
-from gamester.games.pentyrch.board import SEAT_NAMES, SEAT_SUIT, seat_owners
+from gamester.games.pentyrch.board import (
+    CELL_NAMES,
+    FREE,
+    GOAL,
+    HOME,
+    ROWS,
+    SEAT_NAMES,
+    SEAT_SUIT,
+    seat_owners,
+)
 from gamester.games.pentyrch.cards import (
     BIT,
     CANON,
@@ -114,6 +123,22 @@ class PentyrchGame(Game[PentyrchOptions]):
         # With overpay the payments are counted, never listed (combos.py): half a million for one
         # exchange would take seconds to list and tens of megabytes to keep.
         self._spaces: dict[int, OverpayPayments] = {}
+
+    @classmethod
+    def drawing(cls) -> dict[str, Any]:
+        """docs/rules/pentyrch.md, The cross, Seats and The end: the board's rows of cells (top row
+        first), the free space, each seat's name, suit, home and goal, what a pile or hand card is
+        worth and what each court card scores in safety, so that no drawing restates them."""
+        return {
+            "rows": [list(row) for row in ROWS],
+            "free": CELL_NAMES[FREE],
+            "seats": list(SEAT_NAMES),
+            "seat_suits": [SUITS[s] for s in SEAT_SUIT],
+            "homes": [CELL_NAMES[c] for c in HOME],
+            "goals": [CELL_NAMES[c] for c in GOAL],
+            "card_values": {card_code(c): VALUE[c] for c in NONCOURT},
+            "court_points": {card_code(COURT_IDS[k])[0]: POINTS[k] for k in range(3)},
+        }
 
     @classmethod
     def seat_labels(cls, players: int) -> list[str]:

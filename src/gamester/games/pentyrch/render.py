@@ -14,7 +14,8 @@ from typing import Any
 
 from gamester.core.cards import SUIT_NAMES, SUITS
 from gamester.core.words import Names, card, cards, third_person
-from gamester.games.pentyrch.board import CELL_NAMES, GOAL, HOME, ROWS, SEAT_NAMES, SEAT_SUIT
+from gamester.games.pentyrch.board import CELL_NAMES, FREE, GOAL, HOME, ROWS, SEAT_NAMES, SEAT_SUIT
+from gamester.games.pentyrch.cards import POINTS
 
 # The board's geometry and the seats come from the rules module (docs/rules/pentyrch.md, The board
 # and Seats, court cards and hands); only their drawing lives here.
@@ -23,6 +24,7 @@ _SUIT_WORDS = dict(zip(SUITS, SUIT_NAMES, strict=True))
 _FILES = "abcdefg"
 _PRESENT = {int(row[0][1]): tuple(c[0] for c in row) for row in ROWS}
 HOMES = tuple(CELL_NAMES[c] for c in HOME)  # West, North, East, South
+_COURT_POINTS = ", ".join(f"{r} {p}" for r, p in zip("JQK", POINTS, strict=True))  # "J 3, Q 2, K 1"
 GOALS = tuple(CELL_NAMES[c] for c in GOAL)
 _W = 9  # characters inside a cell
 NARRATES_MOVES = True  # the events say what each move did; no "X played …" line is needed
@@ -59,7 +61,7 @@ def _value(code: str) -> str:
 def _cell_text(name: str, cell: dict[str, Any]) -> str:
     pile = cell["pile"]
     home = "WNES"[HOMES.index(name)] + ":" if name in HOMES else ""
-    if name == "d4":
+    if name == CELL_NAMES[FREE]:
         top = "free"
     elif pile:
         top = _value(pile[-1]) + (f"({len(pile)})" if len(pile) > 1 else "")
@@ -385,7 +387,7 @@ def final(obs: dict[str, Any], names: Names | None = None) -> str:
     head = "; ".join(parts)
     return (
         f"Game over: {head[0].upper() + head[1:]}. Court cards in safety: {safe}. "
-        f"Points (J 3, Q 2, K 1): {points}."
+        f"Points ({_COURT_POINTS}): {points}."
     )
 
 

@@ -5,12 +5,16 @@ import { courtToken } from "/static/js/cards.js";
 import { cardsText, cardText, el, put } from "/static/js/ui.js";
 import { cardButton, hintBox, resolvedOptions } from "/static/js/games/common.js";
 
-const SEAT = ["West", "North", "East", "South"];
-const SEAT_SUIT = ["H", "C", "D", "S"];
-const HOME = ["a4", "d7", "g4", "d1"];
-const GOAL = ["g4", "d1", "a4", "d7"];
-const ROWS = [["d7"], ["c6", "d6", "e6"], ["b5", "c5", "d5", "e5", "f5"], ["a4", "b4", "c4", "d4", "e4", "f4", "g4"],
-  ["b3", "c3", "d3", "e3", "f3"], ["c2", "d2", "e2"], ["d1"]];
+/** The engine's fixed facts (ctx.info.drawing, PentyrchGame.drawing): the cross's rows and free space,
+ * each seat's name, suit, home and goal, card values and court points; none is restated here. */
+function facts(ctx) {
+  return ctx.info.drawing;
+}
+
+function seatName(ctx, seat) {
+  return facts(ctx).seats[seat];
+}
+
 const SUIT_SYM = { C: "♣", D: "♦", H: "♥", S: "♠" };
 
 /** "JH a4-b4 3S+5D" -> {court: "JH", from: "a4", dest: "b4", pay: ["3S","5D"], show: null} */
@@ -38,18 +42,19 @@ function seatOwner(v, seat) {
 
 function seatLabel(ctx, seat) {
   const v = ctx.view;
+  const name = seatName(ctx, seat);
   const p = seatOwner(v, seat);
-  if (p === null || p === undefined) return SEAT[seat];
-  if (p === ctx.me) return v.my_seats && v.my_seats.length > 1 ? `your ${SEAT[seat]}` : "you";
-  return `${SEAT[seat]} (${ctx.names[p]})`;
+  if (p === null || p === undefined) return name;
+  if (p === ctx.me) return v.my_seats && v.my_seats.length > 1 ? `your ${name}` : "you";
+  return `${name} (${ctx.names[p]})`;
 }
 
 function Cap(s) {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-function value(code) {
-  return code[0] === "A" ? 1 : code[0] === "T" ? 10 : Number(code[0]);
+function value(ctx, code) {
+  return facts(ctx).card_values[code];
 }
 
 function describeAction(a) {
@@ -68,11 +73,12 @@ function cellView(ctx, v, name, moves, selectable) {
   const cell = v.board[name];
   const [file, rank] = [name.charCodeAt(0) - 96, Number(name[1])];
   const classes = ["cell"];
-  const homeOf = HOME.indexOf(name);
-  const goalOf = GOAL.indexOf(name);
+  const { homes, goals, free } = facts(ctx);
+  const homeOf = homes.indexOf(name);
+  const goalOf = goals.indexOf(name);
   const mine = v.my_seats || [];
-  if (name === "d4") classes.push("free");
-  if (homeOf >= 0) classes.push("home", `home-${SEAT[homeOf].toLowerCase()}`);
+  if (name === free) classes.push("free");
+  if (homeOf >= 0) classes.push("home", `home-${seatName(ctx, homeOf).toLowerCase()}`);
   const sel = ctx.selection;
   const dests = sel.court ? new Set(moves.filter((m) => m.court === sel.court).map((m) => m.dest)) : new Set();
   // Bearing off is offered where the court card stands (its goal cell): lit like the other targets.
@@ -95,18 +101,18 @@ function cellView(ctx, v, name, moves, selectable) {
   const myGoal = goalOf >= 0 && mine.includes(goalOf);
   if (seated && mine.includes(homeOf) && myGoal) {
     // Two players: this cell is one of your homes and the goal of your other seat.
-    labels.push(el("span.cell-label.goal", `${SEAT[homeOf]} home · ${SEAT[goalOf]} goal`));
+    labels.push(el("span.cell-label.goal", `${seatName(ctx, homeOf)} home · ${seatName(ctx, goalOf)} goal`));
   } else if (myGoal) {
     labels.push(el("span.cell-label.goal", "your goal"));
   } else if (seated) {
     const own = mine.includes(homeOf);
-    labels.push(el(`span.cell-label.seat-${homeOf}${own ? ".own" : ""}`, own ? "your home" : `${SEAT[homeOf]} home`));
+    labels.push(el(`span.cell-label.seat-${homeOf}${own ? ".own" : ""}`, own ? "your home" : `${seatName(ctx, homeOf)} home`));
   }
-  if (name === "d4") {
+  if (name === free) {
     box.append(el("div.free-mark", "free"));
   } else if (cell.pile.length) {
     const top = cell.pile[cell.pile.length - 1];
-    const c = cardButton(top, { mini: true, flip: false, label: `${name}: top value ${value(top)}${cell.pile.length > 1 ? `, ${cell.pile.length} cards` : ""}` });
+    const c = cardButton(top, { mini: true, flip: false, label: `${name}: top value ${value(ctx, top)}${cell.pile.length > 1 ? `, ${cell.pile.length} cards` : ""}` });
     box.append(c);
     if (cell.pile.length > 1) box.append(el("span.pile-count", { title: cell.pile.join(" ") }, `×${cell.pile.length}`));
   } else {
@@ -163,7 +169,7 @@ function payPanel(ctx, moves) {
   const top = pile.length ? pile[pile.length - 1] : null;
   return el("div.pay-panel", { "data-testid": "pay-panel" },
     el("p", "How does ", cardText(sel.court), ` ${where}? `,
-      top ? el("span.muted", "The pile's top value there is ", String(value(top)), ".") : null),
+      top ? el("span.muted", "The pile's top value there is ", String(value(ctx, top)), ".") : null),
     el("div.row.wrap", options.map((m) => {
       const label = m.show ? ["Show ", cardText(m.show), " (no cards change hands)"]
         : m.pay.length === 1 ? ["Lay ", cardText(m.pay[0])]
@@ -191,7 +197,8 @@ function prompt(ctx, moves) {
 function seatBox(ctx, v, seat, selectable) {
   const p = seatOwner(v, seat);
   if (p === null || p === undefined) return null;
-  const name = SEAT[seat];
+  const name = seatName(ctx, seat);
+  const suit = facts(ctx).seat_suits[seat];
   const mine = (v.my_seats || []).includes(seat);
   const toMove = v.seat_to_move === seat;
   const off = (v.off_board[name] || []).map((code) => {
@@ -215,20 +222,21 @@ function seatBox(ctx, v, seat, selectable) {
     ? el("div.hand-info", h.known.length ? ["Known: ", ...cardsText(h.known), " "] : null,
       el("span.muted", `${h.unknown} unseen`))
     : null;
-  const partners = resolvedOptions(ctx).partners ? el("span.chip", `partner: ${SEAT[(seat + 2) % 4]}`) : null;
+  const partners = resolvedOptions(ctx).partners ? el("span.chip", `partner: ${seatName(ctx, (seat + 2) % 4)}`) : null;
   return el(`div.py-seat.seat-${seat}${toMove ? ".to-move" : ""}${mine ? ".mine" : ""}`, { "data-testid": `seat-${seat}` },
-    el("div.seat-line", el(`span.suit-badge.s${SEAT_SUIT[seat]}`, SUIT_SYM[SEAT_SUIT[seat]]),
+    el("div.seat-line", el(`span.suit-badge.s${suit}`, SUIT_SYM[suit]),
       el("span.seat-name", `${name}: ${p === ctx.me ? "you" : ctx.names[p]}`),
       v.dealer === seat ? el("span.chip.dealer", "Dealer") : null, partners,
-      el("span.chip.score", `${v.scores[p] !== undefined ? scoreOfSeat(v, seat) : 0} pts`)),
+      el("span.chip.score", `${v.scores[p] !== undefined ? scoreOfSeat(ctx, v, seat) : 0} pts`)),
     el("div.seat-line.tokens", el("span.muted", "Off board "), off.length ? off : el("span.muted", "—"),
       el("span.muted.sep", " Safe "), safe.length ? safe : el("span.muted", "—")),
     handInfo);
 }
 
-function scoreOfSeat(v, seat) {
-  // Jack 3, Queen 2, King 1 for each court card of this seat in safety (docs/rules/pentyrch.md, The end).
-  return (v.safe[SEAT[seat]] || []).reduce((s, c) => s + ({ J: 3, Q: 2, K: 1 })[c[0]], 0);
+function scoreOfSeat(ctx, v, seat) {
+  // What each court card of this seat in safety scores, by the engine's court points.
+  const points = facts(ctx).court_points;
+  return (v.safe[seatName(ctx, seat)] || []).reduce((s, c) => s + points[c[0]], 0);
 }
 
 function myHand(ctx, v, moves) {
@@ -264,7 +272,7 @@ export default {
     const mv = evs.find((e) => e.type === "move" || e.type === "enter" || e.type === "bear_off");
     ctx.lastMove = mv ? { from: mv.from, to: mv.to } : null;
     const grid = el("div.cross", { "data-testid": "cross" });
-    for (const row of ROWS) for (const name of row) grid.append(cellView(ctx, v, name, moves, selectable));
+    for (const row of facts(ctx).rows) for (const name of row) grid.append(cellView(ctx, v, name, moves, selectable));
     const seats = [0, 1, 2, 3].map((s) => seatBox(ctx, v, s, selectable));
     const pass = ctx.legal.includes("pass")
       ? el("div.offer", el("p", "No move is legal for you: you must pass", resolvedOptions(ctx).reveal_on_pass === false ? "." : ", and your hand is shown to everyone."),
@@ -285,7 +293,7 @@ export default {
     const v = ctx.view;
     if (ctx.legal.length) {
       const seat = v.seat_to_move;
-      const which = v.my_seats && v.my_seats.length > 1 ? ` (${SEAT[seat]})` : "";
+      const which = v.my_seats && v.my_seats.length > 1 ? ` (${seatName(ctx, seat)})` : "";
       if (ctx.legal.length === 1 && ctx.legal[0] === "pass") return `Your turn${which}: you cannot move.`;
       return `Your turn${which}: move a court card.`;
     }

@@ -59,6 +59,9 @@ from gamester.games.piquesept.rules import (
     winning_index,
 )
 
+# The suits of a hand as it is shown (spades, hearts, clubs, diamonds: the colours alternate).
+_HAND_SUITS: Final = (SPADE, 2, 0, 1)
+
 # The events of a trick ending mid-deal, made only when asked for (last_events).
 _LAST_TRICK: Final[list[tuple[Any, ...]]] = []
 
@@ -76,8 +79,8 @@ class PiqueseptGame(Game[PiqueseptOptions]):
     name = "piquesept"
     title = "Piquesept"
     blurb = (
-        "Four (or three) players, 32 cards. The holder of the 7♠ plays alone against the rest for 66 "
-        "card points."
+        "Four (or three) players, 32 cards. The holder of the 7♠ plays alone against the rest for "
+        f"{WIN_POINTS} card points."
     )
     rules_version = 1
     options_class = PiqueseptOptions
@@ -128,6 +131,21 @@ class PiqueseptGame(Game[PiqueseptOptions]):
         stake = float(seat_return(WIN_POINTS, True, o.players))
         pack = len(self.pack_ids)
         return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
+
+    @classmethod
+    def drawing(cls) -> dict[str, Any]:
+        """docs/rules/piquesept.md, Scoring and The cards: the card points that win a deal and all
+        there are, and every card in the order a hand is shown (suits alternating colours, each from
+        its highest card down, the 7S above the Ace), so that no drawing restates them."""
+        return {
+            "win_points": WIN_POINTS,
+            "total_points": TOTAL_POINTS,
+            "card_order": [
+                CODE[a]
+                for s in _HAND_SUITS
+                for a in sorted(range(8 * s, 8 * s + 8), key=lambda a: -VAL[s][a])
+            ],
+        }
 
     def parse_chance(self, entry: Any) -> int:
         return parse_card(entry)

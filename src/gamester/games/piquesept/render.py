@@ -1,7 +1,8 @@
 """Text views of Piquesept for the terminal: a board from one seat's observation, and narration.
 
 Everything here is built from what one seat may know (``state.observation(seat)`` and
-``state.last_events()`` filtered by their ``seats``); no rule is re-implemented.
+``state.last_events()`` filtered by their ``seats``); no rule is re-implemented: the points to win
+and the total are the engine's (``rules.py``), a deal's outcome is the sign of its returns.
 """
 
 from __future__ import annotations
@@ -11,15 +12,16 @@ from typing import Any
 from gamester.core.words import Names
 from gamester.core.words import card as _sym
 from gamester.core.words import cards as _cards
+from gamester.games.piquesept.rules import TOTAL_POINTS, WIN_POINTS
 
-HELP = """How to write a move in Piquesept:
+HELP = f"""How to write a move in Piquesept:
   a card: its rank then its suit, e.g. 7S or 7♠ (seven of spades), 10H or TH,
     QD, AC
   Ranks 7 8 9 10 J Q K A; suits C ♣ clubs, D ♦ diamonds, H ♥ hearts, S ♠ spades
   (spades are trump).
   The holder of 7♠ plays alone and leads it; after the first trick the defender
   on the soloist's left draws a card from the soloist's hand and gives one back
-  (type the card to give). 66 card points of 130 win the deal (see gamester
+  (type the card to give). {WIN_POINTS} card points of {TOTAL_POINTS} win the deal (see gamester
   rules piquesept)."""
 
 
@@ -68,7 +70,8 @@ def board(obs: dict[str, Any], names: Names | None = None) -> str:
         lines.append(f"Trick {obs['trick_number']}, led by {nm(obs['leader'])}: {_cards(obs['trick'])}")
     sp, dp = obs["side_points"]
     if obs["phase"] != "over":
-        lines.append(f"Card points this deal: soloist {sp}, defenders {dp} (66 of 130 wins)")
+        wins = f"{WIN_POINTS} of {TOTAL_POINTS} wins"
+        lines.append(f"Card points this deal: soloist {sp}, defenders {dp} ({wins})")
     lines.append("Scores: " + ", ".join(f"{nm(q)} {obs['scores'][q]}" for q in range(n)))
     if obs["past_deals"]:
         lines.append(
@@ -111,7 +114,8 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
         return f"{nm(r, cap=True)} gave {shown} to {nm(s)}."
     if kind == "deal_over":
         sp, dp = event["card_points"]
-        outcome = "a draw" if sp == dp else "the soloist wins" if sp >= 66 else "the defenders win"
+        won = event["returns"][event["soloist"]]
+        outcome = "a draw" if won == 0 else "the soloist wins" if won > 0 else "the defenders win"
         return f"The deal is over: soloist {sp}, defenders {dp}; {outcome}."
     if kind == "game_over":
         r = event["returns"]

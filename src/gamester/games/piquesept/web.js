@@ -1,19 +1,23 @@
 // Piquesept: the holder of the 7♠ plays alone against the rest; a forced first trick, a secret
-// draw-and-give, then tricks for card points (66 of 130 wins).
+// draw-and-give, then tricks for card points. The points to win, all there are and the order a hand is
+// shown in come from the server (ctx.info.drawing, PiqueseptGame.drawing), never restated here.
 
 import { cardsText, cardText, el, put } from "/static/js/ui.js";
 import { backs, cardButton, cardKeys, hintBox, leadLine } from "/static/js/games/common.js";
 
-const SUIT_ORDER = ["S", "H", "C", "D"];
-const PLAIN = "AKQJT987";
-const SPADES = "7AKQJT98";
-
-function rankIndex(code) {
-  return (code[1] === "S" ? SPADES : PLAIN).indexOf(code[0]);
+/** The engine's fixed facts for this drawing: points to win, total points, the hand's card order. */
+function facts(ctx) {
+  return ctx.info.drawing;
 }
 
-function sortHand(codes) {
-  return [...codes].sort((a, b) => SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || rankIndex(a) - rankIndex(b));
+function sortHand(ctx, codes) {
+  const order = facts(ctx).card_order;
+  return [...codes].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+}
+
+/** The deal's outcome as the engine scored it: the sign of the soloist's return. */
+function soloistWon(deal) {
+  return Math.sign(deal.returns[deal.soloist]);
 }
 
 /** Where each seat sits on screen, the viewer (or seat 0 for a spectator) at the bottom. */
@@ -73,17 +77,20 @@ function trickArea(ctx, v, pos) {
   return area;
 }
 
-function meter(v) {
+function meter(ctx, v) {
   // Once the game is over the deal's points are in its result.
   const last = v.past_deals[v.past_deals.length - 1];
   const [sp, dp] = v.phase === "over" && last ? last.card_points : v.side_points;
+  const { win_points: win, total_points: total } = facts(ctx);
+  const pct = (p) => `${((p / total) * 100).toFixed(2)}%`;
+  // The two marks: where the soloist wins (from the left) and where the defenders do (from the right).
   return el("div.points-meter", { "data-testid": "side-points" },
-    el("div.meter-labels", el("span", `Soloist ${sp}`), el("span.muted", "66 of 130 wins"), el("span", `Defenders ${dp}`)),
+    el("div.meter-labels", el("span", `Soloist ${sp}`), el("span.muted", `${win} of ${total} wins`), el("span", `Defenders ${dp}`)),
     el("div.meter-bar",
-      el("div.meter-solo", { style: `width:${(sp / 130) * 100}%` }),
-      el("div.meter-def", { style: `width:${(dp / 130) * 100}%` }),
-      el("div.meter-mark", { style: "left:50.77%" }),
-      el("div.meter-mark", { style: "left:49.23%" })));
+      el("div.meter-solo", { style: `width:${pct(sp)}` }),
+      el("div.meter-def", { style: `width:${pct(dp)}` }),
+      el("div.meter-mark", { style: `left:${pct(win)}` }),
+      el("div.meter-mark", { style: `left:${pct(total - win)}` })));
 }
 
 function banner(ctx, v) {
@@ -124,7 +131,7 @@ function hand(ctx, v) {
   const myTurn = ctx.legal.length > 0;
   const dealt = !ctx.prevView || ctx.prevView.deal !== v.deal;
   const row = el(`div.hand${dealt ? ".deal-in" : ""}`, { "data-testid": "hand", "data-origin": `seat-${ctx.me}` });
-  sortHand(v.hand).forEach((c, i) => {
+  sortHand(ctx, v.hand).forEach((c, i) => {
     const playable = myTurn && legal.has(c);
     const drawn = v.phase === "give" && v.drawer === ctx.me && v.trade.drawn === c;
     const cls = [playable ? "playable" : myTurn ? "dimmed" : "", c[1] === "S" ? "trump" : "",
@@ -150,7 +157,7 @@ export default {
       el(`div.ps-table.n${n}`,
         panel("top"), panel("left"), trickArea(ctx, v, pos), panel("right")),
       el("div.ps-info", el("div.ps-bottom", seatPanel(ctx, v, seatOf.bottom, "bottom")),
-        el("div.ps-points", deals, meter(v), el("span.muted.trump-note", "Spades ♠ are always trumps"))),
+        el("div.ps-points", deals, meter(ctx, v), el("span.muted.trump-note", "Spades ♠ are always trumps"))),
       banner(ctx, v),
       hintBox(ctx, describe),
       hand(ctx, v));
@@ -200,7 +207,8 @@ export default {
         return el("span", `${N(e.drawer)} gave `, e.card ? cardText(e.card) : "a card", ` to ${n(e.soloist)}.`);
       case "deal_over": {
         const [sp, dp] = e.card_points;
-        const outcome = sp === dp ? "a draw" : sp >= 66 ? `${N(e.soloist)} (the soloist) wins` : "the defenders win";
+        const won = soloistWon(e);
+        const outcome = won === 0 ? "a draw" : won > 0 ? `${N(e.soloist)} (the soloist) wins` : "the defenders win";
         return el("strong", `The deal is over: soloist ${sp}, defenders ${dp} — ${outcome}.`);
       }
       case "game_over": {
@@ -221,7 +229,8 @@ export default {
     if (last) {
       const [sp, dp] = last.card_points;
       const solo = last.soloist === ctx.me ? "You" : ctx.names[last.soloist];
-      text = sp === dp ? `A draw, 65–65.` : sp >= 66 ? `${solo} (alone) won, ${sp} to ${dp}.`
+      const won = soloistWon(last);
+      text = won === 0 ? `A draw, ${sp}–${dp}.` : won > 0 ? `${solo} (alone) won, ${sp} to ${dp}.`
         : `The defenders won, ${dp} to ${sp}.`;
     }
     if (ctx.me !== null && r) text += ` Your result: ${r[ctx.me] > 0 ? "+" : ""}${r[ctx.me]}.`;
