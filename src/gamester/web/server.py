@@ -24,11 +24,12 @@ import uvicorn
 
 from gamester.core.columns import WIDTH, fit, say_error
 from gamester.store.repository import default_sqlite_url, make_engine, open_repository
-from gamester.web.app import MAX_WS_MESSAGE, create_app
+from gamester.web.app import create_app
 from gamester.web.connections import guarded_protocol
 from gamester.web.guard import LOOPBACK_NAMES, hostname, netloc
 from gamester.web.limits import LimitsError
 from gamester.web.limits import load as load_limits
+from gamester.web.routes import MAX_WS_MESSAGE
 
 
 def _shown(url: str) -> str:
