@@ -153,9 +153,11 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         "method": (
             f"expert iteration (one step): regression on {cfg.teacher}'s values of every legal action"
             if cfg.teacher is not None
-            else "deep Monte Carlo: " + ("final-return" if cfg.target == "game" else "deal-end race estimate")
+            else "deep Monte Carlo: "
+            + ("final-return" if cfg.target == "game" else "deal-end race estimate")
+            + " regression"
         )
-        + " regression, epsilon-greedy self-play with heuristic seats",
+        + ", epsilon-greedy self-play with heuristic seats",
         "target": cfg.target if cfg.teacher is None else "teacher",
         "teacher": cfg.teacher,
         "teach_share": cfg.teach_share if cfg.teacher is not None else None,
