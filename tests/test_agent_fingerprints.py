@@ -162,6 +162,7 @@ def test_decisions_at_fixed_positions(game: str, options: dict[str, Any]) -> Non
         pytest.fail(_report(f"{game} {json.dumps(options)} decisions", diffs, total), pytrace=False)
 
 
+@pytest.mark.slow
 def test_whole_games() -> None:
     data = _golden()
     diffs: list[str] = []

@@ -379,6 +379,7 @@ VALID: dict[str, dict[str, list[Any]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(SPECS))
 def test_option_values_typed_or_spelled_give_a_game_or_an_option_error(game: str) -> None:
     """``--option K=V`` and keyword options: any name and value give a game or a one-line OptionError."""

@@ -235,6 +235,7 @@ def test_public_observer_shows_no_hand() -> None:
     assert list(private.tensor) == pytest.approx(s.information_state_tensor(0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.txt")), ids=lambda p: p.stem)
 def test_golden_playthroughs(path: Path) -> None:
     """Made with OpenSpiel's playthrough tool (``generate_playthrough``); replayed call by call."""

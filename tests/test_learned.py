@@ -253,6 +253,7 @@ def test_deal_target_labels_a_decision_by_the_race_at_its_deal_s_end() -> None:
     assert np.all((b.returns == a.returns) | (np.abs(b.returns) < 1))  # the last deal: the result
 
 
+@pytest.mark.slow
 def test_deal_target_needs_a_race_of_deals(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     from gamester.core.errors import GameError
     from gamester.learn.selfplay import check_target

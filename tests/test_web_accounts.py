@@ -99,6 +99,7 @@ def test_an_unknown_name_gets_the_answer_and_the_work_of_a_wrong_password(
 
 
 # -- the throttle, shared through the database --------------------------------------------------
+@pytest.mark.slow
 def test_failed_log_ins_of_a_name_are_counted_across_servers_and_restarts(db_url: str) -> None:  # noqa: F811
     """Two servers on one database: 3 failures on one and 2 on the other use up the name's 5; both
     then refuse it, even with the right password, with a 429 line and Retry-After; another name is
@@ -123,6 +124,7 @@ def test_failed_log_ins_of_a_name_are_counted_across_servers_and_restarts(db_url
         assert log_in(three, "Cat", PASSWORD).status_code == 429, "the count outlives the servers"
 
 
+@pytest.mark.slow
 def test_a_right_password_gives_its_try_back(c: TestClient) -> None:
     freeze(c)
     sign_up(c, "Eve")
@@ -161,6 +163,7 @@ def test_tries_sent_at_once_to_two_servers_pass_the_limit_no_more_than_five_time
         assert sorted(codes) == [401] * 5 + [429] * 7, codes
 
 
+@pytest.mark.slow
 def test_sign_ups_from_one_address_are_counted_across_servers(db_url: str) -> None:  # noqa: F811
     with (
         TestClient(create_app(db_url, limits=OFF)) as one,
@@ -255,6 +258,7 @@ def test_the_migrations_make_exactly_the_schema_the_code_uses(db_url: str) -> No
 
 
 # -- changing the password -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_new_password_ends_every_other_session_and_keeps_this_one(c: TestClient) -> None:
     first = sign_up(c, "Gil")
     others = [bearer(log_in(c, "Gil", PASSWORD).json()["session"]) for _ in range(2)]
@@ -277,6 +281,7 @@ def test_a_new_password_ends_every_other_session_and_keeps_this_one(c: TestClien
     assert c.get("/api/me", headers=first).status_code == 401
 
 
+@pytest.mark.slow
 def test_password_change_refusals(c: TestClient) -> None:
     freeze(c)
     gil, hal = sign_up(c, "Gil"), sign_up(c, "Hal")
@@ -415,6 +420,7 @@ def test_deletion_waits_for_the_accounts_unfinished_tables(c: TestClient) -> Non
     assert c.get(f"/api/tables/{tid}").json()["seats"][0]["name"] is None
 
 
+@pytest.mark.slow
 def test_account_deletion_refusals(c: TestClient) -> None:
     freeze(c)
     kim, lee = sign_up(c, "Kim"), sign_up(c, "Lee")

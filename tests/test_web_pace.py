@@ -34,6 +34,7 @@ def test_a_forced_move_is_held_to_the_median_of_real_ones_within_the_budget() ->
 SLOW = 0.4  # seconds every real decision is made to take in the test below
 
 
+@pytest.mark.slow
 def test_a_bots_forced_moves_arrive_no_sooner_than_its_real_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -209,6 +209,7 @@ def test_an_account_keeps_its_newest_sessions_only(c: TestClient) -> None:
     assert store.session_account(f"{5:064d}", 10.0**13) is None, "an expired session is no session"
 
 
+@pytest.mark.slow
 def test_failed_log_ins_are_rate_limited_per_name_and_per_address(c: TestClient) -> None:
     c.post("/api/accounts", json={"name": "Cat", "password": PASSWORD})
     people = c.app.state.people  # type: ignore[attr-defined]

@@ -176,6 +176,7 @@ def test_restart_mid_game_then_play_to_the_end(tmp_path: Path, game: str) -> Non
         assert replay(rec).is_terminal() and len(rec["actions"]) == last["seq"]
 
 
+@pytest.mark.slow
 def test_leaving_through_one_server_closes_the_seat_on_the_other(pg_cluster) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     from starlette.websockets import WebSocketDisconnect
 

@@ -137,6 +137,7 @@ def _expiring(path: Path) -> TestClient:
     return TestClient(create_app(f"sqlite:///{path}", limits=limits, lease_seconds=0.6))
 
 
+@pytest.mark.slow
 def test_a_table_nobody_but_its_creator_joined_or_watched_expires(tmp_path: Path) -> None:
     four = ["human"] * 4
     with _expiring(tmp_path / "e.db") as c:
