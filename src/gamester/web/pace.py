@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections import deque
 from statistics import median
 
+from gamester.agents.base import parse_agent_spec
+from gamester.core.errors import AgentError
+
 KEEP = 25  # recent decisions kept per agent spec
 
 
 def _budget_of(spec: str) -> float:
-    for part in spec.partition(":")[2].split(","):
-        name, _, value = part.partition("=")
-        if name.strip() == "seconds":
-            try:
-                return max(0.0, float(value))
-            except ValueError:
-                return 0.0
-    return 0.0
+    """The ``seconds=`` of an agent spec (0.0 without one: the menu's specs always parse)."""
+    try:
+        return max(0.0, float(parse_agent_spec(spec)[1].get("seconds", 0.0)))
+    except (AgentError, ValueError):
+        return 0.0
 
 
 class ThinkTimes:
