@@ -43,7 +43,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gamester.agents.base import Agent, EvaluatingAgent, View, float_param, int_param, seed_param
+from gamester.agents.base import (
+    Agent,
+    EvaluatingAgent,
+    View,
+    float_param,
+    int_param,
+    make_agent,
+    seed_param,
+)
 from gamester.agents.heuristic import heuristic_kit
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
@@ -98,12 +106,13 @@ class RolloutAgent(EvaluatingAgent):
             self._player(game)
 
     def _player(self, game: Game) -> Agent | None:
-        """The playout policy's agent for ``game`` (None: the kit's heuristic playout)."""
+        """The playout policy's agent for ``game`` (None: the kit's heuristic playout). Made through
+        the registry: ``learned`` needs numpy, which the compiled modules never import (a compiled
+        build is type-checked without it)."""
         if self.policy != "learned":
             return None
-        from gamester.agents.learned import LearnedAgent
-
-        return LearnedAgent(game, model=self.model_path)
+        spec = "learned" if self.model_path is None else f"learned:model={self.model_path}"
+        return make_agent(spec, game=game)
 
     def evaluate(self, view: View) -> dict[str, Any]:
         kit = heuristic_kit(self.name, view.game)
