@@ -128,13 +128,23 @@ class Victim:
         assert p99 < P99_BOUND, f"{what}: victim p99 {p99:.2f} s"
 
 
+MEMORY_BOUND_KIB = 64 * 1024  # what any one attack may add to the server's resident memory
+
+
 def attack_while_victim_plays(server: ServerProcess, attack: Callable[[], Any], what: str) -> Any:
+    """``attack()`` while a victim plays at another table: the victim's p99 stays under P99_BOUND
+    and the server's memory grows by less than MEMORY_BOUND_KIB (both printed)."""
+    assert server.proc is not None
+    before = rss_kib(server.proc.pid)
     with Victim(server) as victim:
         time.sleep(0.3)  # the victim is moving before the attack starts
         out = attack()
         while len(victim.latencies) < 5 and victim.thread.is_alive():
             time.sleep(0.05)
     victim.check(what)
+    growth = rss_kib(server.proc.pid) - before
+    print(f"{what}: the server grew by {growth} KiB")
+    assert growth < MEMORY_BOUND_KIB, f"{what}: the server grew by {growth} KiB"
     return out
 
 
@@ -200,7 +210,7 @@ def test_endless_headers_get_431_and_memory_stays_bounded(server: ServerProcess)
             assert answer.startswith(b"HTTP/1.1 431"), answer[:80]
             assert json_body(answer)["error"] == "headers_too_large"
     assert any(a for a, _ in results), "no 431 answer reached the client"
-    assert growth < 64 * 1024, f"the server grew by {growth} KiB"
+    assert growth < MEMORY_BOUND_KIB, f"the server grew by {growth} KiB"
 
 
 def test_half_sent_requests_are_closed_with_408(server: ServerProcess) -> None:
