@@ -97,22 +97,16 @@ class RolloutAgent(EvaluatingAgent):
             raise AgentError(
                 f"agent 'rollout': policy {str(policy)[:40]!r}: choose from {', '.join(POLICIES)}"
             )
-        self.policy = str(policy)
-        self.model_path: str | None = None if model is None else str(model)
         if model is not None and policy != "learned":
             raise AgentError("agent 'rollout': model= goes with policy=learned")
         if game is not None:
             heuristic_kit(self.name, game)
-            self._player(game)
-
-    def _player(self, game: Game) -> Agent | None:
-        """The playout policy's agent for ``game`` (None: the kit's heuristic playout). Made through
-        the registry: ``learned`` needs numpy, which the compiled modules never import (a compiled
-        build is type-checked without it)."""
-        if self.policy != "learned":
-            return None
-        spec = "learned" if self.model_path is None else f"learned:model={self.model_path}"
-        return make_agent(spec, game=game)
+        # The playout policy's agent, made once (None: the kit's heuristic playout). Made through the
+        # registry: ``learned`` needs numpy, which the compiled modules never import (a compiled
+        # build is type-checked without it); it loads its weights for each game it is shown.
+        self.player: Agent | None = None
+        if policy == "learned":
+            self.player = make_agent("learned" if model is None else f"learned:model={model}", game=game)
 
     def evaluate(self, view: View) -> dict[str, Any]:
         kit = heuristic_kit(self.name, view.game)
@@ -123,7 +117,7 @@ class RolloutAgent(EvaluatingAgent):
         ruled = rule_decision(kit, view, legal)
         if ruled is not None:
             return ruled
-        player = self._player(view.game)
+        player = self.player
 
         def sample() -> tuple[State, Finish, int]:
             world = view.determinize(self.rng)

@@ -603,7 +603,8 @@ class Room:
         self._thinking_since = time.monotonic()
         people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
         turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
-        forced = len(state.legal_actions()) == 1
+        # Only a bot's own move is held when forced (web/pace.py): no legal list for a timed-out seat.
+        forced = source == "bot" and len(state.legal_actions()) == 1
 
         async def think() -> None:
             from gamester.web import bots
