@@ -19,10 +19,13 @@ from typing import Any
 
 import pytest
 
+from gamester.core.registry import load_game
 from gamester.play.cli import main
 from gamester.sim.analyse import Analysis, run_analysis
 from gamester.sim.explore import (
+    SCORES,
     Exploration,
+    _score_of,
     kept,
     min_budget,
     open_space,
@@ -30,6 +33,7 @@ from gamester.sim.explore import (
     rounds_for,
     run_exploration,
     score_from_metrics,
+    score_name,
 )
 
 # Penneech with heuristic players and one sampled world: a few milliseconds a game.
@@ -128,11 +132,58 @@ def test_the_ranking_follows_the_score(
     keys = [",".join(f"{k}={r['options'][k]}" for k in doc["space"]) for r in doc["readings"]]
     order = [(-reached[k], -r["score"]) for k, r in zip(keys, doc["readings"], strict=True)]
     assert order == sorted(order)
+    # Penneech's seats are alike (the first dealer is drawn): the score leaves seat balance out.
+    assert doc["score"] == SCORES["without-balance"]
     for r in doc["readings"]:
         # The score is the declared formula of analyse's metric values (docs/analysis.md).
-        assert r["score"] == pytest.approx(score_from_metrics(r["metrics"]), abs=1e-5)
+        assert r["score"] == pytest.approx(score_from_metrics(r["metrics"], balanced=False), abs=1e-5)
         lo, hi = r["ci"]
         assert lo <= r["score"] <= hi
+
+
+def test_the_score_by_hand_with_and_without_seat_balance() -> None:
+    """Four two-seat games: seat 0 wins three, the fourth ends level; decisiveness 0.5 and 0.25 in
+    the two games the analysis could time, none in the others. Balance 1 - 3/4, completion 3/4,
+    suspense 1 - 0.375 (docs/analysis.md, The exploration score)."""
+    items = [((0,), 0.5), ((0,), 0.25), ((0,), None), ((), None)]
+    assert _score_of(items, 2, True) == pytest.approx((0.25 + 0.75 + 0.625) / 3)
+    assert _score_of(items, 2, False) == pytest.approx((0.75 + 0.625) / 2)
+    # The seat that won nothing weighs only with balance: the other score is the same for any seats.
+    assert _score_of(items, 4, False) == _score_of(items, 2, False)
+    assert _score_of(items, 4, True) == pytest.approx((0.25 + 0.75 + 0.625) / 3)
+    metrics = {"balance": {"value": 0.25}, "completion": {"value": 0.75}, "decisiveness": {"value": 0.375}}
+    assert score_from_metrics(metrics) == _score_of(items, 2, True)
+    assert score_from_metrics(metrics, balanced=False) == _score_of(items, 2, False)
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "alike"),
+    [
+        ("penneech", {}, True),  # the first dealer is drawn
+        ("penneech", {"first_dealer": 0}, False),  # seat 0 always has the first turn-up
+        ("piquesept", {}, True),  # the soloist is whoever is dealt the 7S
+        ("piquesept", {"players": 3}, True),
+        ("pentyrch", {}, False),  # seats own fixed homes and goals, and seat 0 moves first
+    ],
+)
+def test_auto_leaves_balance_out_only_where_every_seat_is_alike(
+    game: str, options: dict[str, Any], alike: bool
+) -> None:
+    assert load_game(game, **options).seats_alike() is alike
+    rs, _ = readings(game, {k: str(v) for k, v in options.items()})
+    e = Exploration(game=game, options={k: str(v) for k, v in options.items()})
+    assert score_name(e, rs) == ("without-balance" if alike else "with-balance")
+    for name in SCORES:
+        assert score_name(Exploration(game=game, score=name), rs) == name
+
+
+def test_with_balance_ranks_by_the_three_part_score(tmp_path: Path) -> None:
+    doc, _ = _explore(tmp_path, "wb", budget=48, seed=3, score="with-balance")
+    assert doc["score"] == SCORES["with-balance"]
+    for r in doc["readings"]:
+        assert r["score"] == pytest.approx(score_from_metrics(r["metrics"]), abs=1e-5)
+    out = (tmp_path / "wb" / "report.md").read_text()
+    assert SCORES["with-balance"] in out
 
 
 @pytest.mark.slow
@@ -192,6 +243,7 @@ def test_fixed_options_leave_the_space_and_refused_combinations_are_not_readings
         (["penneech", "--option", "ruleset=cotton"], "not rule sets"),
         (["penneech", "--agents", "nobody"], "unknown agent"),
         (["penneech", "--worlds", "0"], "--worlds must be at least 1"),
+        (["penneech", "--score", "fairest"], "--score must be one of auto, with-balance, without-balance"),
         (["pentyrch", "--option", "players=3", "--option", "partners=true"], "partners=true needs"),
     ],
 )

@@ -141,6 +141,14 @@ class Game(ABC, Generic[OptionsT]):
         an adapter (OpenSpiel's ``GameInfo``) must know in advance. Games override it."""
         raise GameError(f"{self.name}: the game states no bounds on its returns and length")
 
+    def seats_alike(self) -> bool:
+        """Whether every seat's chances are the same by construction: the rules hand out each seat's
+        role by chance (who deals first is drawn; whoever is dealt a card plays alone), so a gap
+        between the seats' win rates over some games is that sample's luck, never the rules' doing.
+        ``gamester explore`` then leaves seat balance out of its score (docs/analysis.md). False
+        unless a game says so."""
+        return False
+
     def kit(self) -> Kit:
         """What this game offers search (``gamester.core.kit``): heuristic, solver, rollout model….
         One kit is made per game and options (kept out of pickles), by :meth:`_make_kit`."""

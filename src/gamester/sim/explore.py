@@ -7,8 +7,9 @@ less combinations the game refuses) is a *reading*. Each reading is played and m
 and the same metrics, :func:`gamester.sim.metrics.game_metrics`): game ``i`` of every reading uses the
 chance of seed ``seed + i``, so the readings are compared on the same deals.
 
-The readings are ranked by one declared score (:data:`SCORE`, defined in docs/analysis.md,
-"The exploration score"): the mean of ``balance``, ``completion`` and ``1 - decisiveness``. The
+The readings are ranked by one declared score (:data:`SCORES`, defined in docs/analysis.md,
+"The exploration score"): the mean of ``balance``, ``completion`` and ``1 - decisiveness``, or of
+the last two alone where every seat is alike by construction (``Game.seats_alike``). The
 budget of games is spent by successive halving (Karnin, Koren and Somekh, ICML 2013): ``K =
 ceil(log2 R)`` rounds for ``R`` readings, each round with an equal share of the budget split among
 the readings still in contention, the better half (by score, at equal numbers of games) kept for the
@@ -41,17 +42,30 @@ from gamester.sim.progress import progress_bar
 from gamester.sim.stats import Interval, bootstrap, interval
 from gamester.sim.tournament import check_out_dir
 
-SCORE = (
-    "score = (balance + completion + (1 - decisiveness)) / 3, each as gamester analyse measures it "
-    "(docs/analysis.md, The exploration score): higher is better: fair to every seat, a winner in "
-    "every game, the outcome open until late; 95% interval by bootstrap over games. Readings are "
-    "ranked by the round of successive halving they reached (all the same games: the same seeds), "
-    "then by score"
+_RANKED = (
+    "95% interval by bootstrap over games. Readings are ranked by the round of successive halving "
+    "they reached (all the same games: the same seeds), then by score"
 )
-"""What ``explore.json`` says about how readings are ranked (its ``score`` field)."""
+SCORES = {
+    "with-balance": (
+        "score = (balance + completion + (1 - decisiveness)) / 3, each as gamester analyse measures it "
+        "(docs/analysis.md, The exploration score): higher is better: fair to every seat, a winner in "
+        "every game, the outcome open until late; " + _RANKED
+    ),
+    "without-balance": (
+        "score = (completion + (1 - decisiveness)) / 2, each as gamester analyse measures it "
+        "(docs/analysis.md, The exploration score): higher is better: a winner in every game, the "
+        "outcome open until late; seat balance is left out, as every seat is alike by construction "
+        "(a gap between seats is the sample's luck); " + _RANKED
+    ),
+}
+"""The scores ``--score`` names, each as ``explore.json`` states it (its ``score`` field)."""
+SCORE_CHOICES = ("auto", *SCORES)
+"""``auto`` (the default): ``without-balance`` where every reading's seats are alike, else
+``with-balance``."""
 
 SCORE_PARTS = ("balance", "completion", "decisiveness")
-"""The metrics the score is made of (``decisiveness`` enters as ``1 - decisiveness``)."""
+"""The metrics the score can be made of (``decisiveness`` enters as ``1 - decisiveness``)."""
 
 
 @dataclass
@@ -68,6 +82,8 @@ class Exploration:
     backend: str = "local"
     ray_address: str | None = None
     progress: bool = True
+    score: str = "auto"
+    """One of :data:`SCORE_CHOICES`."""
 
 
 @dataclass
@@ -155,7 +171,9 @@ def _score_items(data: Sequence[M.GameData]) -> list[tuple[tuple[int, ...], floa
     return [(tuple(g.winners), M.game_decisiveness(g)) for g in data]
 
 
-def _score_of(items: Sequence[tuple[tuple[int, ...], float | None]], seats: int) -> float | None:
+def _score_of(
+    items: Sequence[tuple[tuple[int, ...], float | None]], seats: int, balanced: bool
+) -> float | None:
     if not items:
         return None
     wins = [0] * seats
@@ -173,25 +191,36 @@ def _score_of(items: Sequence[tuple[tuple[int, ...], float | None]], seats: int)
     completion = completed / len(items)
     # No game with a winner and a loser: nothing is ever in suspense; the term counts 0.
     suspense = 1.0 - sum(decided) / len(decided) if decided else 0.0
+    if not balanced:
+        return (completion + suspense) / 2.0
     return (balance + completion + suspense) / 3.0
 
 
-def score(data: Sequence[M.GameData], seats: int, seed: int) -> Interval:
+def score(data: Sequence[M.GameData], seats: int, seed: int, balanced: bool = True) -> Interval:
     """The exploration score of these games with a bootstrap 95% interval (games resampled whole,
-    seeded, as every interval of ``analyse``)."""
+    seeded, as every interval of ``analyse``); ``balanced=False``: the score without seat balance."""
     items = _score_items(data)
-    return bootstrap(items, lambda xs: _score_of(xs, seats), seed)
+    return bootstrap(items, lambda xs: _score_of(xs, seats, balanced), seed)
 
 
-def score_from_metrics(metrics: Mapping[str, Any]) -> float | None:
+def score_from_metrics(metrics: Mapping[str, Any], balanced: bool = True) -> float | None:
     """The score from ``analyse``'s metric values (what ``score`` computes, from the games)."""
     b, c, d = (metrics[k]["value"] for k in SCORE_PARTS)
-    if b is None or c is None:
+    if c is None or (balanced and b is None):
         return None
-    return float(b + c + (1.0 - d if d is not None else 0.0)) / 3.0
+    suspense = 1.0 - d if d is not None else 0.0
+    return float(b + c + suspense) / 3.0 if balanced else float(c + suspense) / 2.0
 
 
-def paired_gap(a: Reading, b: Reading, seed: int) -> Interval:
+def score_name(e: Exploration, rs: Sequence[Reading]) -> str:
+    """The score ``e.score`` names: ``auto`` is ``without-balance`` when every reading's seats are
+    alike by construction (``Game.seats_alike``), else ``with-balance``."""
+    if e.score != "auto":
+        return e.score
+    return "without-balance" if all(r.game.seats_alike() for r in rs) else "with-balance"
+
+
+def paired_gap(a: Reading, b: Reading, seed: int, balanced: bool = True) -> Interval:
     """``a``'s score minus ``b``'s on the games both played (the same seeds), bootstrapped over those
     seeds: the two readings are compared deal by deal, which removes the luck of the deals they share."""
     n = min(len(a.results), len(b.results))
@@ -200,8 +229,8 @@ def paired_gap(a: Reading, b: Reading, seed: int) -> Interval:
     pairs = list(zip(ia, ib, strict=True))
 
     def stat(ps: Sequence[tuple[Any, Any]]) -> float | None:
-        x = _score_of([p for p, _ in ps], sa)
-        y = _score_of([q for _, q in ps], sb)
+        x = _score_of([p for p, _ in ps], sa, balanced)
+        y = _score_of([q for _, q in ps], sb, balanced)
         return None if x is None or y is None else x - y
 
     return bootstrap(pairs, stat, seed)
@@ -225,6 +254,8 @@ def check(e: Exploration) -> tuple[list[Reading], list[tuple[str, str]]]:
         )
     if e.workers < 1:
         raise GameError(f"--workers must be at least 1 (got {e.workers})")
+    if e.score not in SCORE_CHOICES:
+        raise GameError(f"--score must be one of {', '.join(SCORE_CHOICES)} (got {e.score!r})")
     if "ruleset" in e.options:
         raise GameError("explore plays readings of the open space, not rule sets: drop --option ruleset=")
     check_backend(e.backend, e.ray_address)
@@ -282,6 +313,7 @@ def run_exploration(
     if out_dir:
         check_out_dir(out_dir)
     rs, refused = check(e)
+    balanced = score_name(e, rs) == "with-balance"
     order = {r.key: i for i, r in enumerate(rs)}
     started = time.perf_counter()
     total_rounds = rounds_for(len(rs))
@@ -331,7 +363,7 @@ def run_exploration(
                         close()
                 for r in alive:
                     r.reached = k
-                    r.score = score(r.data, r.game.num_players, e.seed)
+                    r.score = score(r.data, r.game.num_players, e.seed, balanced)
                 ranked = _rank(alive, order)
                 history.append(
                     {
@@ -370,7 +402,7 @@ def document(e: Exploration, rs: Sequence[Reading], order: Mapping[str, int]) ->
     return {
         "game": e.game,
         "space": open_space(e.game, e.options),
-        "score": SCORE,
+        "score": SCORES[score_name(e, rs)],
         "readings": [
             {
                 "options": r.game.options_json(),

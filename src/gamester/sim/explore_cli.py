@@ -29,6 +29,12 @@ def add_explore_arguments(sp: argparse.ArgumentParser) -> None:
         help="sampled worlds per seat and decision for the chance estimates (default 8, as analyse)",
     )
     sp.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    sp.add_argument(
+        "--score",
+        default="auto",
+        help="how readings are ranked: with-balance, without-balance, or auto (default): without "
+        "seat balance where every seat is alike by construction (Penneech, Piquesept)",
+    )
     sp.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -55,6 +61,7 @@ def run_explore_cli(args: argparse.Namespace) -> int:
             backend=args.backend,
             ray_address=args.ray_address,
             progress=not args.quiet,
+            score=args.score,
         )
         doc = run_exploration(e, args.out, progress)
     except GameError as err:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gamester.core.registry import game_class
-from gamester.sim.explore import SCORE_PARTS, Exploration, Reading, paired_gap
+from gamester.sim.explore import SCORE_PARTS, Exploration, Reading, paired_gap, score_name
 from gamester.sim.plots import have_matplotlib
 from gamester.sim.report import _cell
 
@@ -179,7 +179,7 @@ def write_report(
             "| --- | --- | --- | --- |",
         ]
         for r in ranked[1:]:
-            gap = paired_gap(lead, r, e.seed)
+            gap = paired_gap(lead, r, e.seed, score_name(e, ranked) == "with-balance")
             lo = gap["ci"][0]
             sep = "yes" if lo is not None and lo > 0 else "no"
             common = min(len(lead.results), len(r.results))

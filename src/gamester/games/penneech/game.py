@@ -168,6 +168,11 @@ class PenneechGame(Game[PenneechOptions]):
             return -77.0, 77.0, length
         return -1.0, 1.0, length
 
+    def seats_alike(self) -> bool:
+        # The first dealer drawn (the default), the seats differ only by that draw's luck; a fixed
+        # first dealer gives that seat the first turn-up.
+        return self.options.first_dealer == "draw"
+
     @classmethod
     def drawing(cls) -> dict[str, Any]:
         """docs/rules/penneech.md, The cards: every card in the order a hand is shown (suits alternating

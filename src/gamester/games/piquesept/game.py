@@ -132,6 +132,11 @@ class PiqueseptGame(Game[PiqueseptOptions]):
         pack = len(self.pack_ids)
         return -stake * o.deals, stake * o.deals, (pack + 1) * o.deals
 
+    def seats_alike(self) -> bool:
+        # The soloist is whoever is dealt the 7S, and every later role (who leads, who draws in the
+        # trade) follows from the soloist's seat: the dealer's seat changes nothing a seat can win.
+        return True
+
     @classmethod
     def drawing(cls) -> dict[str, Any]:
         """docs/rules/piquesept.md, Scoring and The cards: the card points that win a deal and all
