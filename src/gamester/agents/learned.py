@@ -14,8 +14,9 @@ read as a player reads it.
 Where the network reads the heuristic's move as an input, ``margin`` (default: the one chosen at the end
 of training) is how much better another action must look before it replaces the heuristic's.
 
-``learned`` loads the weights shipped for the game (``gamester/agents/weights/<game>.npz``, written by
-``gamester train``); ``learned:model=PATH`` loads another file. The agent is deterministic: the same
+``learned`` loads the weights shipped for the game (``gamester/agents/weights/<game>.npz``, or
+``<game>-<what>.npz`` where one file cannot play every option, written by ``gamester train``): the
+first whose metadata fits the game; ``learned:model=PATH`` loads another file. The agent is deterministic: the same
 view gives the same move, whatever the seed.
 """
 
@@ -232,7 +233,16 @@ def load_model(path: str | Path) -> Model:
 
 
 def shipped_model_path(game_name: str) -> Path:
+    """The game's main shipped weights: ``weights/<game>.npz``."""
     return Path(str(resources.files("gamester.agents") / "weights" / f"{game_name}.npz"))
+
+
+def shipped_model_paths(game_name: str) -> list[Path]:
+    """Every file of weights shipped for the game: the main one first, then the others
+    (``weights/<game>-<what>.npz``, e.g. ``piquesept-3p.npz`` for the three-hand game) by name."""
+    main = shipped_model_path(game_name)
+    others = sorted(main.parent.glob(f"{game_name}-*.npz"))
+    return ([main] if main.exists() else []) + others
 
 
 _META: dict[str, dict[str, Any]] = {}  # path -> metadata: the web checks seats against it
@@ -269,13 +279,18 @@ def cached_model(path: str | Path) -> Model:
 
 
 def _model_path(game: Game, model: str | None) -> str:
-    """The file ``learned`` (``model`` None: the weights shipped for the game) plays ``game`` from."""
+    """The file ``learned`` plays ``game`` from: ``model``, or else the first of the weights shipped
+    for the game whose metadata fits it (its options included: the three-hand Piquesept reads a
+    smaller observation than the four-hand one), or the main one, which then says why it cannot."""
     if model is not None:
         return model
-    found = shipped_model_path(game.name)
-    if not found.exists():
+    found = shipped_model_paths(game.name)
+    if not found:
         raise AgentError(f"agent 'learned' has no weights for {game.name!r}; train some")
-    return str(found)
+    for path in found:
+        if mismatch(model_meta(path), game) is None:
+            return str(path)
+    return str(found[0])
 
 
 class LearnedAgent(Agent):
