@@ -8,6 +8,7 @@ A sound cannot be heard in a headless browser; the page counts every sound it as
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -121,6 +122,63 @@ def test_pentyrch_payment_and_bearing_off_on_a_phone(pages: Pages, server: Serve
     # The tap on the target was the move: the log tells it.
     page.wait_for_function(
         "() => /You bore .* off to safety/.test(document.querySelector('[data-testid=log]').innerText)"
+    )
+
+
+def test_pentyrch_hint_lights_its_court_card_cell_and_payment(pages: Pages, server: Server) -> None:  # noqa: F811
+    """The hint is drawn from the parts the server sends with it (docs/web.md, "move"): its words name
+    the court card and cells, that court card and its cell glow, and so does its payment once the
+    cell is picked; playing it is told in the log."""
+    page = pages.new(viewport=LAPTOP)
+    deadline = time.monotonic() + 240
+    start_from_lobby(page, server, "pentyrch", SEATS["pentyrch"])
+    seen: dict[str, Any] = {}
+    while True:  # a turn with a choice (the Hint button is off with a single legal move)
+        assert time.monotonic() < deadline, "no turn with a choice came"
+        if is_over(page):
+            start_from_lobby(page, server, "pentyrch", SEATS["pentyrch"])
+        page.wait_for_selector(YOUR_TURN, timeout=60000)
+        if (
+            page.locator("[data-testid=hint]:not([disabled])").count()
+            and not page.locator("[data-action=pass]").count()
+        ):
+            break
+        _pentyrch_step(page, seen)
+        page.wait_for_timeout(300)
+    page.click("[data-testid=hint]")
+    page.wait_for_selector("[data-testid=hint-box]", timeout=60000)
+    words = page.inner_text("[data-testid=hint-box]")
+    court = page.locator(".token-btn.hinted")
+    assert court.count() == 1, words
+    code = str(court.get_attribute("data-court"))
+    shown = ("10" if code[0] == "T" else code[0]) + {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}[code[1]]
+    assert f"play {shown} " in words, words
+    m = re.search(r"(?:→|enters on) ([a-g][1-7])", words)
+    assert m or "bears off" in words, words
+    page.screenshot(path=str(SHOTS / "table-pentyrch-hint-1280x800.png"))
+    if m is None:
+        assert page.locator(".cell.hinted").count() == 0
+        click_first(page, f".token-btn.selectable[data-court={code}]")
+        click_first(page, "[data-action=bear-off]")
+        page.wait_for_function("() => /You bore/.test(document.querySelector('[data-testid=log]').innerText)")
+        return
+    cell = m.group(1)
+    assert (
+        page.locator(".cell.hinted").count() == 1 and page.locator(f".cell.hinted[data-cell={cell}]").count()
+    )
+    if page.locator(f".token-btn.selected[data-court={code}]").count() == 0:
+        click_first(page, f".token-btn.selectable[data-court={code}]")
+    before = page.locator("[data-testid=log] li").count()
+    click_first(page, f".dest-btn[data-dest={cell}]", corner=True)
+    if page.locator("[data-testid=pay-panel]").count():
+        pay = page.locator(".pay-option.hinted")
+        assert pay.count() == 1
+        page.screenshot(path=str(SHOTS / "table-pentyrch-hint-pay-1280x800.png"))
+        pay.click()
+    page.wait_for_function(
+        "([n, cell]) => [...document.querySelectorAll('[data-testid=log] li')].slice(n)"
+        ".some((l) => new RegExp('You (moved|entered) .*' + cell).test(l.innerText))",
+        arg=[before, cell],
     )
 
 

@@ -311,8 +311,35 @@ def test_hint(c: TestClient) -> None:
                 if m["type"] == "hint":
                     break
                 assert m["type"] != "error", m
-            assert m["seq"] == v["seq"] and m["action"] in v["legal"]
+            assert m["seq"] == v["seq"] and m["action"] in v["legal"] and "move" not in m
+            assert "moves" not in v, "Penneech's moves are cards: no parts"
             assert m["win_probability"] is None or 0.0 <= m["win_probability"] <= 1.0
+            return
+    raise AssertionError("nobody to move")
+
+
+def test_pentyrch_moves_and_hint_carry_their_parts(c: TestClient) -> None:
+    """docs/web.md: a Pentyrch view gives the parts of each legal move beside ``legal``, and the hint
+    the parts of its move; what the page draws them from is the game's own ``action_parts``."""
+    import gamester
+
+    game = gamester.load_game("pentyrch(players=2)")
+    tid = new_table(c, "pentyrch", ["human", "human"], options={"players": 2})
+    t0, t1 = join(c, tid, 0), join(c, tid, 1)
+    for tok in (t0, t1):
+        with c.websocket_connect(f"/ws/tables/{tid}?token={tok}") as ws:
+            v = next_view(ws)
+            if not v["legal"]:
+                assert "moves" not in v
+                continue
+            assert v["moves"] == [game.action_parts(a) for a in v["legal"]]
+            ws.send_json({"type": "hint", "seq": v["seq"]})
+            while True:
+                m = ws.receive_json()
+                if m["type"] == "hint":
+                    break
+                assert m["type"] != "error", m
+            assert m["action"] in v["legal"] and m["move"] == v["moves"][v["legal"].index(m["action"])]
             return
     raise AssertionError("nobody to move")
 

@@ -128,11 +128,11 @@ def honest_messages(record: dict[str, Any], viewer: int | None) -> list[dict[str
         mine = viewer is not None and not state.is_terminal() and state.current_player() == viewer
         legal = [state.action_to_string(a) for a in state.legal_actions()] if mine else []
         status = "over" if state.is_terminal() else "playing"
-        out.append(
-            jsonable(
-                {"type": "view", "seq": n, "status": status, "view": view, "legal": legal, "events": events}
-            )
-        )
+        msg = {"type": "view", "seq": n, "status": status, "view": view, "legal": legal, "events": events}
+        parts = [state.game.action_parts(a) for a in legal]
+        if any(p is not None for p in parts):
+            msg["moves"] = parts  # Pentyrch: beside its legal moves, their parts
+        out.append(jsonable(msg))
         if n < len(record["actions"]):
             action = state.string_to_action(record["actions"][n])
             pre = [state.action_event_seen_by(action, viewer)]
@@ -176,3 +176,30 @@ def test_the_checker_catches_leaks() -> None:
     msgs[0]["legal"] = ["7S"] if msgs[0]["legal"] != ["7S"] else []
     found, _ = truth.check(0, msgs)
     assert any("jumped" in p for p in found) and any("legal" in p for p in found), found
+
+
+def test_the_checker_reads_the_parts_of_the_legal_moves() -> None:
+    """Pentyrch's ``moves`` (docs/web.md): honest ones pass; parts missing, parts of another move, or
+    parts naming a card the seat does not hold are reported (the last as a leak)."""
+    rng = random.Random(3)
+    state = gamester.load_game("pentyrch(players=2)").new_initial_state(seed=5)
+    for _ in range(30):
+        state.apply_action(rng.choice(state.legal_actions()))
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    record = state.record()
+    truth = Truth(record)
+    for viewer in [0, 1, None]:
+        assert truth.check(viewer, honest_messages(record, viewer)) == ([], len(record["actions"]) + 1)
+    msgs = honest_messages(record, 0)
+    turns = [i for i, m in enumerate(msgs) if m["legal"]]
+    assert turns and all(len(msgs[i]["moves"]) == len(msgs[i]["legal"]) for i in turns)
+    a, b, c = turns[0], turns[1], turns[2]
+    del msgs[a]["moves"]
+    msgs[b]["moves"] = msgs[b]["moves"][::-1] if len(msgs[b]["moves"]) > 1 else [{"kind": "pass"}]
+    other = sorted(truth.hands[c][1] - truth.entitled[c][0])[0]
+    msgs[c]["moves"][0] = {**msgs[c]["moves"][0], "show": other}
+    found, _ = truth.check(0, msgs)
+    assert sum(f"seq {a}: moves" in p for p in found) == 1, found
+    assert sum(f"seq {b}: moves" in p for p in found) == 1, found
+    assert any("LEAK" in p and other in p for p in found), found

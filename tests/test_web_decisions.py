@@ -7,6 +7,7 @@ return is what the room writes and pushes. Time is a number handed in.
 from __future__ import annotations
 
 import json
+import random
 from collections import OrderedDict
 from typing import Any
 
@@ -22,9 +23,14 @@ NOW = 1_000_000.0
 
 
 def table(
-    seats: list[str], *, clock: dict[str, Any] | None = None, seed: int = 7, game: str = "penneech"
+    seats: list[str],
+    *,
+    clock: dict[str, Any] | None = None,
+    seed: int = 7,
+    game: str = "penneech",
+    options: dict[str, Any] | None = None,
 ) -> tuple[TableRow, State]:
-    row, state = d.new_table(game, {}, seats, clock, table_id="t1", seed=seed, now=NOW)
+    row, state = d.new_table(game, options or {}, seats, clock, table_id="t1", seed=seed, now=NOW)
     return row, state
 
 
@@ -249,6 +255,69 @@ def test_frames_give_each_seat_its_own_view_and_the_spectator_the_public_one() -
     p = state.current_player()
     assert json.loads(f[p][2]) == sorted(state.legal_action_strings())
     assert f[1 - p][2] == "[]" and f[SPECTATOR][2] == "[]", "only the seat to move gets legal moves"
+
+
+@pytest.mark.parametrize("players", [4, 2])
+def test_pentyrch_views_carry_the_parts_of_the_legal_moves_to_the_mover_only(players: int) -> None:
+    """docs/web.md, "moves": beside ``legal``, each legal move's parts (``Game.action_parts`` of that
+    very string), in the same order; no ``moves`` where ``legal`` is empty (other seats, the
+    spectator, a table no longer playing)."""
+    row, state, _ = seated(["human"] * players, game="pentyrch", options={"players": players})
+    rng = random.Random(players)
+    frames: OrderedDict[int, d.Frame] = OrderedDict()
+    before: State | None = None
+    action: int | None = None
+    kinds: set[str] = set()
+    for seq in range(80):
+        row.seq = seq
+        d.keep(frames, seq, d.frame(state, before, action, players))
+        for v in d.viewers(players):
+            got = d.view_text(row, state, frames, seq, v, NOW)
+            assert got is not None
+            msg = json.loads(got[0])
+            if not msg["legal"]:
+                assert "moves" not in msg, (seq, v)
+                continue
+            assert v == state.current_player() and list(msg)[:6] == [
+                "type",
+                "seq",
+                "status",
+                "view",
+                "legal",
+                "moves",
+            ]
+            assert msg["moves"] == [state.game.action_parts(a) for a in msg["legal"]]
+            assert all(m is not None for m in msg["moves"])
+            kinds |= {m["kind"] for m in msg["moves"]}
+        if state.is_terminal():
+            break
+        before, action = state, rng.choice(state.legal_actions())
+        state = state.clone()
+        state.apply_action(action)
+    assert {"step", "enter"} <= kinds
+    row.status = "over"
+    for v in d.viewers(players):
+        got = d.view_text(row, state, frames, row.seq, v, NOW)
+        assert got is not None and "moves" not in json.loads(got[0])
+
+
+@pytest.mark.parametrize("game", ["penneech", "piquesept"])
+def test_games_without_move_parts_send_no_moves(game: str) -> None:
+    n = 2 if game == "penneech" else 4
+    row, state, _ = seated(["human"] * n, game=game)
+    frames: OrderedDict[int, d.Frame] = OrderedDict()
+    d.keep(frames, 0, d.frame(state, None, None, n))
+    for v in d.viewers(n):
+        got = d.view_text(row, state, frames, 0, v, NOW)
+        assert got is not None and "moves" not in json.loads(got[0])
+    assert d.hint_parts(state.game, sorted(state.legal_action_strings())[0]) == {}
+
+
+def test_a_pentyrch_hint_carries_the_parts_of_its_move() -> None:
+    _, state, _ = seated(["human"] * 4, game="pentyrch")
+    for a in state.legal_action_strings():
+        assert d.hint_parts(state.game, a) == {"move": state.game.action_parts(a)}
+    assert d.hint_parts(state.game, "an illegal move") == {}
 
 
 def test_view_text_is_the_frame_with_the_table_around_it() -> None:

@@ -433,6 +433,7 @@ class Truth:
         self.record = record
         state = gamester.replay({**record, "actions": []})
         self.players = state.game.num_players
+        self.game = state.game
         viewers: list[int | None] = [*range(self.players), None]
         self.views: list[dict[int | None, Any]] = []
         self.entitled: list[dict[int | None, set[str]]] = []
@@ -496,6 +497,12 @@ class Truth:
                 problems.append(f"{who} seq {n}: view differs from the engine's view for that viewer")
             if sorted(msg.get("legal", [])) != self.legal[n][viewer]:
                 problems.append(f"{who} seq {n}: legal {msg.get('legal')} != {self.legal[n][viewer]}")
+            # The parts of the legal moves (docs/web.md, "moves") are the parts of those very strings,
+            # for a game that gives them, and come only with them.
+            parts = [self.game.action_parts(a) for a in msg.get("legal", [])]
+            want = parts if any(p is not None for p in parts) else None
+            if msg.get("moves") != want:
+                problems.append(f"{who} seq {n}: moves {msg.get('moves')} != {want}")
             if last_seq >= 0 and n not in (last_seq, last_seq + 1):
                 problems.append(f"{who}: seq jumped from {last_seq} to {n}")
             last_seq = n

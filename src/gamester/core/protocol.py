@@ -136,6 +136,14 @@ class Game(ABC, Generic[OptionsT]):
         them as ``drawing`` (docs/web.md). A state's changing facts belong in its views instead."""
         return {}
 
+    def action_parts(self, action: str) -> dict[str, Any] | None:
+        """What the notation ``action`` says, as JSON-able fields (a move's piece, its cells, the
+        cards it pays…), so that a drawing never reads the notation itself: the server sends them
+        beside each legal move and the hint (docs/web.md, The WebSocket). Read from the text alone,
+        never from a state, so they can hold nothing the text does not show. None (the default)
+        when the game has no such fields or ``action`` is not a move it can split."""
+        return None
+
     def bounds(self) -> tuple[float, float, int]:
         """(lowest return, highest return, most player actions a game can take): what a search or
         an adapter (OpenSpiel's ``GameInfo``) must know in advance. Games override it."""

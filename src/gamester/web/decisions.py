@@ -39,9 +39,11 @@ MAX_ACTION = 80
 KEEP_FRAMES = 8
 MAX_CLOCK_SECONDS = 7 * 24 * 3600
 
-Frame = dict[int, tuple[str, str, str, str]]
-"""Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves, and
-the extra fields of its message (a lesson's words for the lesson's pupil, else "")."""
+Frame = dict[int, tuple[str, str, str, str, str]]
+"""Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves, the
+extra fields of its message (a lesson's words for the lesson's pupil, else ""), and the JSON text of
+the legal moves' parts (``Game.action_parts``; "" where it has no legal moves or the game gives
+no parts)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ def frame(
     terminal = state.is_terminal()
     legal = [] if terminal else sorted(state.legal_action_strings())  # one pass (Pentyrch overpay)
     legal_json = dumps(legal)
+    parts = move_parts(state.game, legal)
+    parts_json = "" if parts is None else dumps(parts)
     pupil = lessons.pupil(lesson) if lesson is not None else None
     for v in viewers(n):
         who = None if v == SPECTATOR else v
@@ -104,8 +108,22 @@ def frame(
         extra = (
             ',"tutorial":' + dumps(lessons.note(lesson, state)) if lesson is not None and v == pupil else ""
         )
-        out[v] = (dumps(view), dumps(events), legal_json if mine else "[]", extra)
+        out[v] = (dumps(view), dumps(events), legal_json if mine else "[]", extra, parts_json if mine else "")
     return out
+
+
+def move_parts(game: Game, actions: list[str]) -> list[dict[str, Any] | None] | None:
+    """The parts of each of ``actions`` (``Game.action_parts``), in the same order, or None for a
+    game that gives no parts for any of them (Penneech, Piquesept, a game without the hook). Read
+    from the very strings the viewer is sent, so they show nothing the strings do not."""
+    parts = [game.action_parts(a) for a in actions]
+    return parts if any(p is not None for p in parts) else None
+
+
+def hint_parts(game: Game, action: str) -> dict[str, dict[str, Any]]:
+    """The hint message's ``move``: the parts of its action, for a game that gives them; else {}."""
+    p = game.action_parts(action)
+    return {} if p is None else {"move": p}
 
 
 def keep(frames: OrderedDict[int, Frame], seq: int, f: Frame) -> None:
@@ -136,9 +154,12 @@ def view_text(
         return None
     current = seq == row.seq
     status = row.status if current else "playing"
-    view, events, legal, extra = f[viewer]
+    view, events, legal, extra, moves = f[viewer]
     if status != "playing":
         legal = "[]"
+        moves = ""
+    if moves:  # beside legal, only where there are legal moves and the game gives their parts
+        moves = f'"moves":{moves},'
     tail = dumps(
         {
             "clock": clock_json(row, state, now) if current else None,
@@ -149,7 +170,7 @@ def view_text(
     )
     text = (
         f'{{"type":"view","seq":{seq},"status":"{status}","view":{view},"legal":{legal},'
-        f'"events":{events}{extra},{tail[1:]}'
+        f'{moves}"events":{events}{extra},{tail[1:]}'
     )
     return text, status
 

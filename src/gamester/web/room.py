@@ -509,6 +509,7 @@ class Room:
         if job is None:
             raise ServiceError("stale", "the position changed; ask again")
         self._hints[key] = {conn}
+        game = self.state.game
 
         async def work() -> None:
             from gamester.web import bots
@@ -528,6 +529,7 @@ class Room:
                     "type": "hint",
                     "seq": seq,
                     "action": out["action"],
+                    **d.hint_parts(game, out["action"]),
                     "win_probability": out["win_probability"],
                 }
             except Exception:  # noqa: BLE001 - over budget or no evaluation

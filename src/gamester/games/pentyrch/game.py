@@ -17,6 +17,7 @@ from typing import Any
 from gamester.core.cards import SUIT_SYMBOLS, SUITS, card_code, parse_card
 from gamester.core.protocol import Game
 from gamester.core.rng import Chance
+from gamester.games.pentyrch import notation
 from gamester.games.pentyrch.board import (
     CELL_NAMES,
     FREE,
@@ -139,6 +140,12 @@ class PentyrchGame(Game[PentyrchOptions]):
             "card_values": {card_code(c): VALUE[c] for c in NONCOURT},
             "court_points": {card_code(COURT_IDS[k])[0]: POINTS[k] for k in range(3)},
         }
+
+    def action_parts(self, action: str) -> dict[str, Any] | None:
+        """docs/rules/pentyrch.md, Notation: a move's court card, cells, payment or shown card, as
+        the notation says them (``notation.action_parts``), for the page to draw without reading
+        the notation."""
+        return notation.action_parts(action)
 
     @classmethod
     def seat_labels(cls, players: int) -> list[str]:

@@ -7,10 +7,10 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gamester.core.cards import card_code, parse_card
-from gamester.core.errors import IllegalActionError, InvalidActionError, quote
+from gamester.core.errors import GameError, IllegalActionError, InvalidActionError, quote
 from gamester.games.pentyrch.board import (
     CELL_NAMES,
     DIR_BETWEEN,
@@ -88,6 +88,40 @@ def read_move(text: str) -> Move:
     for c in cards[1:]:
         rest |= BIT[parse_card(c)]
     return (k, frm, to, 1, parse_card(cards[0]), rest)
+
+
+def move_parts(m: Move) -> dict[str, Any]:
+    """What the notation of ``m`` says, as fields (docs/web.md, "moves"): ``kind`` (``step``,
+    ``enter``, ``off`` or ``pass``) and, but for a pass, the ``court`` card, the cells ``from`` and
+    ``to`` (None where the notation names none: entering names no ``from``, bearing off neither),
+    the ``pay`` cards in the notation's order (top first; empty unless a payment is laid) and the
+    ``show``n card (or None)."""
+    k, frm, to, mode, top, rest = m
+    if k < 0:
+        return {"kind": "pass"}
+    off = to == OFF
+    return {
+        "kind": "off" if off else "enter" if frm < 0 else "step",
+        "court": court_code(k),
+        "from": None if off or frm < 0 else CELL_NAMES[frm],
+        "to": None if off else CELL_NAMES[to],
+        "pay": [card_code(top)] + [card_code(c) for c in canon_tuple(rest)] if mode == 1 else [],
+        "show": card_code(top) if mode == 2 else None,
+    }
+
+
+def action_parts(text: object) -> dict[str, Any] | None:
+    """The fields of a move written in canonical notation (``PentyrchGame.action_parts``): read by
+    :func:`read_move`, kept only if :func:`format_move` writes the same text back, so they say no
+    more and no less than the text. None for anything else ("an illegal move", a combination named
+    by its number only)."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        m = read_move(text)
+    except (GameError, ValueError, KeyError, IndexError):
+        return None
+    return move_parts(m) if format_move(m) == text else None
 
 
 def is_legal(state: PentyrchState, action: int) -> bool:

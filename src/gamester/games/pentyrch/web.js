@@ -2,7 +2,7 @@
 // Pick a court card, then a lit destination, then the payment among the legal ones.
 
 import { courtToken } from "/static/js/cards.js";
-import { cardsText, cardText, el, put } from "/static/js/ui.js";
+import { cardsText, cardText, el, put, SUITS } from "/static/js/ui.js";
 import { cardButton, hintBox, resolvedOptions } from "/static/js/games/common.js";
 
 /** The engine's fixed facts (ctx.info.drawing, PentyrchGame.drawing): the cross's rows and free space,
@@ -15,25 +15,21 @@ function seatName(ctx, seat) {
   return facts(ctx).seats[seat];
 }
 
-const SUIT_SYM = { C: "♣", D: "♦", H: "♥", S: "♠" };
+/** The legal moves as the server splits them (ctx.moves beside ctx.legal: PentyrchGame.action_parts,
+ * from the engine's notation), each with its action string and where it goes: a cell, or "off" for
+ * bearing off (the button sits on the goal cell). The page never reads the notation itself. */
+function legalMoves(ctx) {
+  const parts = ctx.moves || [];
+  return ctx.legal.map((action, i) => ({ ...parts[i], action }))
+    .filter((m) => m.kind && m.kind !== "pass")
+    .map((m) => ({ ...m, dest: m.kind === "off" ? "off" : m.to }));
+}
 
-/** "JH a4-b4 3S+5D" -> {court: "JH", from: "a4", dest: "b4", pay: ["3S","5D"], show: null} */
-export function parseMove(a) {
-  if (a === "pass") return { pass: true };
-  const [court, where, pay] = a.split(" ");
-  const m = { court, from: null, dest: null, pay: [], show: null, enter: false };
-  if (where === "off") m.dest = "off";
-  else if (where.startsWith("@")) {
-    m.enter = true;
-    m.dest = where.slice(1);
-  } else {
-    [m.from, m.dest] = where.split("-");
-  }
-  if (pay) {
-    if (pay.startsWith("=")) m.show = pay.slice(1);
-    else m.pay = pay.split("+");
-  }
-  return m;
+/** The pass among the legal moves (its action string, as its parts say), or null. */
+function passAction(ctx) {
+  const parts = ctx.moves || [];
+  const i = parts.findIndex((m) => m && m.kind === "pass");
+  return i >= 0 ? ctx.legal[i] : null;
 }
 
 function seatOwner(v, seat) {
@@ -57,16 +53,22 @@ function value(ctx, code) {
   return facts(ctx).card_values[code];
 }
 
-function describeAction(a) {
-  const m = parseMove(a);
-  if (m.pass) return "pass";
+/** A move in words, from its parts (the hint's ``move``); the notation as sent when there are none. */
+function describeAction(a, m) {
+  if (!m) return a;
+  if (m.kind === "pass") return "pass";
   const parts = [cardText(m.court), " "];
-  if (m.dest === "off") parts.push("bears off");
-  else if (m.enter) parts.push(`enters on ${m.dest}`);
-  else parts.push(`${m.from} → ${m.dest}`);
+  if (m.kind === "off") parts.push("bears off");
+  else if (m.kind === "enter") parts.push(`enters on ${m.to}`);
+  else parts.push(`${m.from} → ${m.to}`);
   if (m.show) parts.push(", showing ", cardText(m.show));
   else if (m.pay.length) parts.push(", paying ", ...cardsText(m.pay));
   return el("span", ...parts);
+}
+
+/** The hint's court card and cell (its parts), for lighting them up; null without a hint. */
+function hinted(ctx) {
+  return (ctx.hint && ctx.hint.move) || null;
 }
 
 function cellView(ctx, v, name, moves, selectable) {
@@ -85,8 +87,8 @@ function cellView(ctx, v, name, moves, selectable) {
   const bearsOff = dests.has("off") && cell.stack.includes(sel.court);
   const isDest = dests.has(name) || bearsOff;
   if (isDest) classes.push("dest");
-  const hinted = ctx.hint ? parseMove(ctx.hint.action) : null;
-  if (hinted && hinted.dest === name) classes.push("hinted");
+  const hint = hinted(ctx);
+  if (hint && hint.to === name) classes.push("hinted");
   if (sel.dest === name) classes.push("chosen");
   const lastTo = ctx.lastMove && ctx.lastMove.to === name;
   const lastFrom = ctx.lastMove && ctx.lastMove.from === name;
@@ -123,7 +125,7 @@ function cellView(ctx, v, name, moves, selectable) {
     cell.stack.forEach((code, i) => {
       const top = i === cell.stack.length - 1;
       const can = top && selectable.has(code);
-      const hint = ctx.hint && ctx.hint.action.split(" ")[0] === code ? ".hinted" : "";
+      const hint = hinted(ctx) && hinted(ctx).court === code ? ".hinted" : "";
       const t = el(`button.token-btn${can ? ".selectable" : ""}${sel.court === code ? ".selected" : ""}${hint}`, {
         type: "button",
         "data-flip": code,
@@ -173,7 +175,7 @@ function payPanel(ctx, moves) {
     el("div.row.wrap", options.map((m) => {
       const label = m.show ? ["Show ", cardText(m.show), " (no cards change hands)"]
         : m.pay.length === 1 ? ["Lay ", cardText(m.pay[0])]
-          : m.pay.length ? ["Lay ", ...cardsText(m.pay), m.pay.length > 1 ? ` (${m.pay[0][0] === "T" ? "10" : m.pay[0][0]}${SUIT_SYM[m.pay[0][1]]} on top)` : ""]
+          : m.pay.length ? ["Lay ", ...cardsText(m.pay), ` (${cardText(m.pay[0]).textContent} on top)`]
             : ["Move (no payment)"];
       const hint = ctx.hint && ctx.hint.action === m.action ? ".hinted" : "";
       return el(`button.pay-option${hint}`, { type: "button", "data-action": m.action, onclick: () => ctx.act(m.action) }, ...label);
@@ -203,7 +205,7 @@ function seatBox(ctx, v, seat, selectable) {
   const toMove = v.seat_to_move === seat;
   const off = (v.off_board[name] || []).map((code) => {
     const can = selectable.has(code);
-    const hint = ctx.hint && ctx.hint.action.split(" ")[0] === code ? ".hinted" : "";
+    const hint = hinted(ctx) && hinted(ctx).court === code ? ".hinted" : "";
     const b = el(`button.token-btn${can ? ".selectable" : ""}${ctx.selection.court === code ? ".selected" : ""}${hint}`, {
       type: "button", "data-flip": code, "data-court": code, disabled: can ? null : true,
       onclick: can ? () => ctx.select({ court: ctx.selection.court === code ? null : code, dest: null }) : null,
@@ -224,7 +226,7 @@ function seatBox(ctx, v, seat, selectable) {
     : null;
   const partners = resolvedOptions(ctx).partners ? el("span.chip", `partner: ${seatName(ctx, (seat + 2) % 4)}`) : null;
   return el(`div.py-seat.seat-${seat}${toMove ? ".to-move" : ""}${mine ? ".mine" : ""}`, { "data-testid": `seat-${seat}` },
-    el("div.seat-line", el(`span.suit-badge.s${suit}`, SUIT_SYM[suit]),
+    el("div.seat-line", el(`span.suit-badge.s${suit}`, SUITS[suit]),
       el("span.seat-name", `${name}: ${p === ctx.me ? "you" : ctx.names[p]}`),
       v.dealer === seat ? el("span.chip.dealer", "Dealer") : null, partners,
       el("span.chip.score", `${v.scores[p] !== undefined ? scoreOfSeat(ctx, v, seat) : 0} pts`)),
@@ -264,7 +266,7 @@ function myHand(ctx, v, moves) {
 export default {
   render(board, ctx) {
     const v = ctx.view;
-    const moves = ctx.legal.filter((a) => a !== "pass").map((a) => ({ ...parseMove(a), action: a }));
+    const moves = legalMoves(ctx);
     const selectable = new Set(moves.map((m) => m.court));
     // With one court card to move, pick it for the player.
     if (!ctx.selection.court && selectable.size === 1) ctx.selection.court = [...selectable][0];
@@ -274,9 +276,10 @@ export default {
     const grid = el("div.cross", { "data-testid": "cross" });
     for (const row of facts(ctx).rows) for (const name of row) grid.append(cellView(ctx, v, name, moves, selectable));
     const seats = [0, 1, 2, 3].map((s) => seatBox(ctx, v, s, selectable));
-    const pass = ctx.legal.includes("pass")
+    const passing = passAction(ctx);
+    const pass = passing
       ? el("div.offer", el("p", "No move is legal for you: you must pass", resolvedOptions(ctx).reveal_on_pass === false ? "." : ", and your hand is shown to everyone."),
-        el("button.primary", { type: "button", "data-action": "pass", onclick: () => ctx.act("pass") }, "Pass"))
+        el("button.primary", { type: "button", "data-action": "pass", onclick: () => ctx.act(passing) }, "Pass"))
       : null;
     const pay = payPanel(ctx, moves);
     put(board,
@@ -294,7 +297,7 @@ export default {
     if (ctx.legal.length) {
       const seat = v.seat_to_move;
       const which = v.my_seats && v.my_seats.length > 1 ? ` (${seatName(ctx, seat)})` : "";
-      if (ctx.legal.length === 1 && ctx.legal[0] === "pass") return `Your turn${which}: you cannot move.`;
+      if (ctx.legal.length === 1 && passAction(ctx)) return `Your turn${which}: you cannot move.`;
       return `Your turn${which}: move a court card.`;
     }
     if (v.seat_to_move === null || v.seat_to_move === undefined) return "";
@@ -384,8 +387,8 @@ export default {
       ctx.select({ court: null, dest: null });
       return true;
     }
-    if ((ev.key === "p" || ev.key === "P") && ctx.legal.includes("pass")) {
-      ctx.act("pass");
+    if ((ev.key === "p" || ev.key === "P") && passAction(ctx)) {
+      ctx.act(passAction(ctx));
       return true;
     }
     if (/^[1-9]$/.test(ev.key)) {

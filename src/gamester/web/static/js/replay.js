@@ -91,7 +91,7 @@ export class ReplayScreen {
     const names = seatNames(this.table, this.info, this.seat);
     return {
       table: this.table, info: this.info, me: this.seat, names, view: step.view, prevView: prev ? prev.view : null,
-      msg: { seq: step.seq, events: step.events, legal: [] }, legal: [], hint: null, selection: {},
+      msg: { seq: step.seq, events: step.events, legal: [] }, legal: [], moves: null, hint: null, selection: {},
       select: () => {}, act: () => {},
     };
   }

@@ -565,6 +565,8 @@ export class TableScreen {
       prevView: this.prev ? this.prev.view : null,
       msg: this.view,
       legal: this.view && !this.pending ? this.view.legal : [],
+      // The parts of each legal move, in legal's order, for a game that gives them (docs/web.md).
+      moves: this.view && !this.pending && this.view.moves ? this.view.moves : null,
       hint: this.hint,
       selection: this.selection,
       select: (patch) => {

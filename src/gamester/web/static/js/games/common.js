@@ -53,12 +53,14 @@ export function leadLine(e, ctx, name) {
   return el("span", `${e.player === ctx.me ? "You" : name(e.player)} led `, cardText(e.action), ".");
 }
 
+/** The hint's line; ``describe(action, move)`` names its move (``move``: the hint's parts, for a game
+ * whose moves have them, else undefined). */
 export function hintBox(ctx, describe) {
   const h = ctx.hint;
   if (!h || !ctx.msg || h.seq !== ctx.msg.seq) return null;
   const p = typeof h.win_probability === "number" ? `${Math.round(h.win_probability * 100)}%` : null;
   return el("div.hint-box", { "data-testid": "hint-box" }, "Hint: the best computer player would play ",
-    describe ? describe(h.action) : h.action, p ? ` — its chance of winning from here: ${p}.` : ".");
+    describe ? describe(h.action, h.move) : h.action, p ? ` — its chance of winning from here: ${p}.` : ".");
 }
 
 export function sentence(...parts) {
