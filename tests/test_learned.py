@@ -24,16 +24,39 @@ from gamester.testing.leaks import twin
 GAMES = ["penneech", "piquesept", "pentyrch"]
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_shipped_weights_load_and_fit_the_game(name: str) -> None:
-    path = shipped_model_path(name)
-    assert path.exists(), f"no shipped weights for {name}"
+SHIPPED = sorted(shipped_model_path("x").parent.glob("*.npz"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_shipped_weights_load_and_fit_the_game(path: Path) -> None:
+    """Every shipped file is named for its game (``<game>.npz`` or ``<game>-<what>.npz``), a few MB at
+    most, and fits the game it was trained on; every game ships its main file."""
     assert path.stat().st_size < 4_000_000  # a few MB at most
-    game = load_game(name)
     model = load_model(path)
+    name = model.meta["game"]
+    assert path.name == f"{name}.npz" or path.name.startswith(f"{name}-")
+    game = load_game(model.meta["spec"])
     model.check(game)
-    assert model.meta["game"] == name
     assert model.w1o.shape == (game.observation_tensor_size, model.w2.shape[0])
+    assert {p.name for p in SHIPPED} >= {f"{g}.npz" for g in GAMES}
+
+
+def test_learned_picks_the_shipped_weights_that_fit_the_options() -> None:
+    """The three-hand Piquesept reads a smaller observation than the four-hand one: ``learned`` plays
+    each from its own file (``piquesept-3p.npz``), with no ``model=`` in the spec."""
+    from gamester.agents.learned import cached_model, shipped_model_paths
+
+    paths = shipped_model_paths("piquesept")
+    assert [p.name for p in paths] == ["piquesept.npz", "piquesept-3p.npz"]
+    for options, path in [({}, paths[0]), ({"players": 3}, paths[1])]:
+        game = load_game("piquesept", **options)
+        agent = make_agent("learned", game=game)
+        assert isinstance(agent, LearnedAgent)
+        assert agent.model is cached_model(str(path))
+        assert agent.model.meta["spec"] == game.spec()
+        state = game.new_initial_state(seed=1)
+        view = View(state, state.current_player())
+        assert agent.step(view) in view.legal_actions()
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -71,7 +94,8 @@ def test_refuses_says_what_the_model_cannot_play_from_its_metadata(tmp_path: Pat
     games = [load_game(name, **options) for name, options in cases]
     answers = [agent_refuses("learned", game) for game in games]
     assert module._CACHE == {}  # no weights loaded to answer
-    assert [why is None for why in answers] == [True, True, False, True]
+    # The three-hand Piquesept is played from its own shipped file (piquesept-3p.npz).
+    assert [why is None for why in answers] == [True, True, True, True]
     for game, why in zip(games, answers, strict=True):
         if why is None:
             make_agent("learned", game=game)
@@ -82,6 +106,12 @@ def test_refuses_says_what_the_model_cannot_play_from_its_metadata(tmp_path: Pat
     assert "no such file" in str(agent_refuses(f"learned:model={tmp_path / 'x.npz'}", load_game("penneech")))
     other = f"learned:model={shipped_model_path('pentyrch')}"
     assert "trained on 'pentyrch'" in str(agent_refuses(other, load_game("penneech")))
+    # Named by path, the four-hand file is refused for the three-hand game, in the same words.
+    four = f"learned:model={shipped_model_path('piquesept')}"
+    why = agent_refuses(four, load_game("piquesept", players=3))
+    assert why is not None and "observation numbers" in why
+    with pytest.raises(AgentError, match="observation numbers"):
+        make_agent(four, game=load_game("piquesept", players=3))
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +33,23 @@ def c(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         yield client
 
 
+@pytest.fixture
+def four_hand_weights_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[TestClient]:
+    """A server whose only Piquesept weights are the four-hand ones (as before piquesept-3p.npz
+    shipped), so that ``learned`` cannot play three hands: the case every refusal below needs."""
+    from gamester.web import menu
+
+    monkeypatch.setattr(
+        learned_module, "shipped_model_paths", lambda name: [learned_module.shipped_model_path(name)]
+    )
+    menu._menu.cache_clear()
+    try:
+        with client_on(tmp_path / "four.db") as client:
+            yield client
+    finally:
+        menu._menu.cache_clear()
+
+
 def _menus(c: TestClient) -> dict[str, dict[str, dict[str, Any]]]:
     games = c.get("/api/games").json()["games"]
     return {g["name"]: {a["spec"]: a for a in g["agents"]} for g in games if g["name"] in GAMES}
@@ -43,13 +61,19 @@ def test_learned_is_on_every_game_s_menu_with_what_it_cannot_play(c: TestClient)
     for name, menu in menus.items():
         assert "learned" in menu, name
         assert all(isinstance(a["cannot_play"], list) for a in menu.values())
-    # The shipped Piquesept model was trained on the four-hand game: three players it cannot read.
+    # Piquesept ships weights for four hands and for three (piquesept-3p.npz); Pentyrch's observation
+    # is the same for 2, 3 and 4 players, so its model plays them all: nothing is ruled out.
+    assert all(not a["cannot_play"] for m in menus.values() for a in m.values())
+
+
+def test_an_option_the_weights_cannot_read_is_ruled_out_on_the_menu(
+    four_hand_weights_only: TestClient,
+) -> None:
+    menus = _menus(four_hand_weights_only)
     refused = menus["piquesept"]["learned"]["cannot_play"]
     assert [r["options"] for r in refused] == [{"players": 3}]
     assert "trained on 'piquesept'" in refused[0]["why"] and "players=3" in refused[0]["why"]
-    # Pentyrch's observation is the same for 2, 3 and 4 players, so its model plays them all.
     assert menus["pentyrch"]["learned"]["cannot_play"] == []
-    assert all(not a["cannot_play"] for m in menus.values() for s, a in m.items() if s != "learned")
 
 
 def test_the_stars_follow_the_measurements(c: TestClient) -> None:
@@ -66,8 +90,9 @@ def test_the_stars_follow_the_measurements(c: TestClient) -> None:
 
 @pytest.mark.parametrize("options", [{"ruleset": "three_hand"}, {"players": 3}])
 def test_a_learned_seat_the_options_rule_out_is_refused_with_the_reason(
-    c: TestClient, options: dict[str, Any]
+    four_hand_weights_only: TestClient, options: dict[str, Any]
 ) -> None:
+    c = four_hand_weights_only
     r = c.post(
         "/api/tables",
         json={
@@ -87,7 +112,14 @@ def test_a_learned_seat_the_options_rule_out_is_refused_with_the_reason(
     assert [s["kind"] for s in c.get(f"/api/tables/{tid}").json()["seats"]] == ["human", "bot", "bot", "bot"]
 
 
-def test_the_seat_check_asks_the_agent_without_loading_its_weights() -> None:
+def test_a_three_hand_table_seats_learned_from_its_own_weights(c: TestClient) -> None:
+    tid = new_table(c, "piquesept", ["human", "learned", "heuristic"], {"players": 3})
+    assert [s["kind"] for s in c.get(f"/api/tables/{tid}").json()["seats"]] == ["human", "bot", "bot"]
+
+
+def test_the_seat_check_asks_the_agent_without_loading_its_weights(
+    four_hand_weights_only: TestClient,
+) -> None:
     """The web process reads the model's metadata only: no weights are loaded to check a seat."""
     learned_module._CACHE.clear()
     three = load_game("piquesept", players=3)

@@ -16,8 +16,8 @@ of training) is how much better another action must look before it replaces the 
 
 ``learned`` loads the weights shipped for the game (``gamester/agents/weights/<game>.npz``, or
 ``<game>-<what>.npz`` where one file cannot play every option, written by ``gamester train``): the
-first whose metadata fits the game; ``learned:model=PATH`` loads another file. The agent is deterministic: the same
-view gives the same move, whatever the seed.
+first whose metadata fits the game; ``learned:model=PATH`` loads another file. The agent is
+deterministic: the same view gives the same move, whatever the seed.
 """
 
 from __future__ import annotations

@@ -302,7 +302,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 + "\n"
             )
     model.save(out / "model.npz")
-    plot_curve(log_path, out / "curve.png", game.name)
+    plot_curve(log_path, out / "curve.png", game.spec())
     return last
 
 
