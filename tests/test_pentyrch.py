@@ -17,6 +17,7 @@ import gamester
 from gamester.core.cards import parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, OptionError
 from gamester.core.protocol import TERMINAL
+from gamester.core.registry import load_game
 from gamester.games.pentyrch import PentyrchGame, PentyrchOptions, PentyrchState
 from gamester.games.pentyrch.board import CELL_NAMES, FREE, parse_cell
 from gamester.games.pentyrch.game import (
@@ -725,3 +726,32 @@ def test_determinize_never_needs_its_unconstrained_fallback() -> None:
                 state.apply_action(legal[rng.randrange(len(legal))])
                 steps += 1
     assert pentyrch_game.FALLBACKS[0] == before
+
+
+@pytest.mark.parametrize("spec", ["pentyrch", "pentyrch(players=2)", "pentyrch(players=3)"])
+def test_a_cover_names_the_card_it_covers_and_whether_it_protects_it(spec: str) -> None:
+    """docs/rules/pentyrch.md, Stacks: covering your own card protects it, an opponent's traps it. The
+    cover event names the covered card (the one just under the mover, as everyone sees the stack) and
+    ``protects``, true when that card's seat has the mover's owner (a player's other seat in the
+    two-player game counts as his own), so no drawing works it out from the suits."""
+    game = load_game(spec)
+    suits = game.drawing()["seat_suits"]
+    kinds: set[bool] = set()
+    for seed in range(12):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            public = state.public_observation()
+            for e in state.last_events():
+                if e["type"] not in ("move", "enter"):
+                    continue
+                if e["how"] != "cover":
+                    assert "covered" not in e and "protects" not in e
+                    continue
+                stack = public["board"][e["to"]]["stack"]
+                assert stack[-1] == e["card"] and stack[-2] == e["covered"]
+                owners = public["owners"]
+                assert e["protects"] == (owners[suits.index(e["covered"][1])] == owners[e["seat"]])
+                kinds.add(e["protects"])
+    assert kinds == {True, False}

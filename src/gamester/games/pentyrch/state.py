@@ -510,8 +510,15 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
             return [(_EXCHANGE, seat, k, frm, to, self._taken, top, rest)]
         if mode == 2:
             return [(_SHOW, seat, k, frm, to, top)]
-        # a step or an entry with no payment: how many court cards the card now covers
-        return [(_STEP, seat, k, frm, to, len(self._stacks[to]) - 1)]
+        # a step or an entry with no payment: how many court cards the card now covers, and the one
+        # just under it (-1: none) with whether it is a card of the mover's own player (Stacks: a
+        # cover protects one's own card, traps another's), read now: a new game resets both
+        stack = self._stacks[to]
+        if len(stack) < 2:
+            return [(_STEP, seat, k, frm, to, 0, -1, False)]
+        covered = stack[-2]
+        owner = self._owner
+        return [(_STEP, seat, k, frm, to, len(stack) - 1, covered, owner[covered // 3] == owner[seat])]
 
     def last_events(self) -> list[dict[str, Any]]:
         return views.last_events(self)

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 class Event(IntEnum):
     """The kinds of what an action did, first entry of each event tuple the state records:
 
-    * ``NEW_GAME, g``; ``STEP, seat, k, frm, to, court cards under``;
+    * ``NEW_GAME, g``; ``STEP, seat, k, frm, to, court cards under, the one just under (or -1),
+      whether it is the mover's player's own``;
     * ``EXCHANGE, seat, k, frm, to, pile taken, top, rest mask``; ``SHOW, seat, k, frm, to, card``;
     * ``BEAR_OFF, seat, k, frm``; ``PASS, seat, hand shown or None, all safe``;
     * ``FINISHED, unit``; ``GAME_OVER, g, reason, winners, returns``;
@@ -212,8 +213,14 @@ def last_events(state: PentyrchState) -> list[dict[str, Any]]:
                 {"type": "new_game", "game": e[1], "owners": [None if o < 0 else o for o in state._owner]}
             )
         elif kind == Event.STEP:
-            _, seat, k, frm, to, under = e
-            out.append(_move_event(seat, k, frm, to, "cover" if under else "free"))
+            _, seat, k, frm, to, under, covered, protects = e
+            ev = _move_event(seat, k, frm, to, "cover" if under else "free")
+            if under:
+                # docs/rules/pentyrch.md, Stacks: covering your own card protects it, covering
+                # another's traps it; the covered card was on top of the stack, in everyone's sight.
+                ev["covered"] = court_code(covered)
+                ev["protects"] = protects
+            out.append(ev)
         elif kind == Event.EXCHANGE:
             _, seat, k, frm, to, pile, top, rest = e
             out.append(_move_event(seat, k, frm, to, "exchange"))

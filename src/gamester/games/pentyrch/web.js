@@ -318,11 +318,8 @@ export default {
       case "move": {
         const how = { free: " onto the free space", cover: ", covering the stack there", exchange: "", show: "" }[e.how];
         if (e.how === "cover") {
-          const under = ctx.view && ctx.view.board[e.to] ? ctx.view.board[e.to].stack : [];
-          const below = under.length > 1 ? under[under.length - 2] : null;
-          const trap = below && below[1] !== e.card[1];
-          const verb = below ? (trap ? ", trapping " : ", protecting ") : "";
-          const tail = below ? [verb, cardText(below)] : [how];
+          // The engine names the covered card and whether the cover protects or traps it.
+          const tail = e.covered ? [e.protects ? ", protecting " : ", trapping ", cardText(e.covered)] : [how];
           return e.type === "enter"
             ? el("span", `${who(e.seat)} entered `, cardText(e.card), ` on ${e.to}`, ...tail, ".")
             : el("span", `${who(e.seat)} moved `, cardText(e.card), ` ${e.from} → ${e.to}`, ...tail, ".");
