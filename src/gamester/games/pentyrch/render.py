@@ -320,7 +320,8 @@ def narrate(event: dict[str, Any], seat: int, names: Names | None = None) -> str
             "show": "by showing a card",
         }[event["how"]]
         if event.get("covered"):
-            how = f"covering and {'protecting' if event.get('protects') else 'trapping'} {card(event['covered'])}"
+            verb = "protecting" if event.get("protects") else "trapping"
+            how = f"covering and {verb} {card(event['covered'])}"
         if kind == "enter":
             return f"{who} {v('enter')} {card(event['card'])} on {event['to']} {how}."
         return f"{who} {v('move')} {card(event['card'])} from {event['from']} to {event['to']} {how}."
