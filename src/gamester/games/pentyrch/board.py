@@ -107,14 +107,21 @@ STEPS: Final[tuple[tuple[tuple[tuple[int, int, bool], ...], ...], ...]] = tuple(
 )
 
 # STEP_CODES[seat * NUM_CELLS + cell]: STEPS[seat][cell] less the steps onto a home cell the seat may
-# never stand on (HOME_OK), each step packed in one int, ``d | target << 3 | forward_ok << 8``: what move
+# never stand on (HOME_OK), each step packed in one int, ``d | target << 4 | forward_ok << 9``: what move
 # generation walks at every court card of every turn. Made from STEPS and HOME_OK, not a second
 # statement of them: compiled, one int read from a tuple costs a fraction of unpacking a 3-tuple
 # (tests/test_pentyrch_kit.py checks the two tables agree).
 STEP_CODES: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(d | t << 3 | int(fwd) << 8 for d, t, fwd in STEPS[s][c] if HOME_OK[s][t])
+    tuple(d | t << 4 | int(fwd) << 9 for d, t, fwd in STEPS[s][c] if HOME_OK[s][t])
     for s in range(4)
     for c in range(NUM_CELLS)
+)
+# ENTER_CODES[seat]: docs/rules/pentyrch.md, A turn (2), entering, as move generation walks it: the one
+# way from off the board, onto the seat's home cell (slot ENTER_SLOT), packed as STEP_CODES are and
+# forward, so that it is taken as a step onto that cell is: by exchange if no court card is there,
+# else by covering the top card.
+ENTER_CODES: Final[tuple[tuple[int, ...], ...]] = tuple(
+    (ENTER_SLOT | HOME[s] << 4 | 1 << 9,) for s in range(4)
 )
 
 # DIR_BETWEEN[a][b]: the direction from cell a to the adjacent cell b, or -1.

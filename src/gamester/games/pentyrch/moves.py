@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Final
 
 from gamester.core.errors import IllegalActionError
 from gamester.games.pentyrch.board import (
+    ENTER_CODES,
     ENTER_SLOT,
     FREE,
     GOAL,
@@ -42,7 +43,6 @@ from gamester.games.pentyrch.board import (
 from gamester.games.pentyrch.cards import BIT, EQ, GE, IDX40, NONCOURT, VALUE, canon_cards
 
 if TYPE_CHECKING:
-    from gamester.games.pentyrch.game import PentyrchGame
     from gamester.games.pentyrch.state import PentyrchState
 
 SAFE: Final = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered, -2 out of play
@@ -62,7 +62,8 @@ PASS_MOVE: Final[Move] = (-1, -1, -1, 0, -1, 0)
 # the number of combination payments of that hand on a pile worth v (1 … 10) at p * COUNTS_STRIDE + v,
 # -1 while not yet asked of the game (:func:`generate`).
 COUNTS_STRIDE: Final = 11
-_SINGLES: Final[dict[int, tuple[int, ...]]] = {}
+# The combinations of a position with none, shared (generate makes a list only for an exchange with some).
+_NO_COMBOS: Final[Combos] = []
 
 
 # CODE_OF_BIT[c + 1]: the single-card pay code (1 + index among the 40 non-court cards) of card c, by
@@ -70,40 +71,45 @@ _SINGLES: Final[dict[int, tuple[int, ...]]] = {}
 CODE_OF_BIT: Final[tuple[int, ...]] = (-1,) + tuple(1 + IDX40[c] if IDX40[c] >= 0 else -1 for c in range(52))
 
 
-# -- The exchange rule: payments() and the reasons of a refusal call these; generation (exchange_moves)
-# keeps one fast copy, checked against them by a test.
-def single_payers(hand: int, v: int) -> int:
-    """docs/rules/pentyrch.md, Moving, Exchange: the cards of ``hand`` (a mask) each worth ``v`` or
-    more, any one of which alone pays for a pile whose top card is worth ``v``."""
-    return hand & GE[v]
+# -- The exchange rule, written once: move generation calls exchange_moves at every exchange, and
+# exchange_payers reads its moves back as cards for payments() and the reasons of a refusal.
+def exchange_moves(
+    acts: list[int], a: int, hand: int, v: int, one_card: bool, show: bool, always: bool
+) -> bool:
+    """docs/rules/pentyrch.md, Moving, Exchange and Showing: what ``hand`` (a mask) may lay on a pile
+    whose top card is worth ``v`` (``one_card``: the pile is that card alone), ``a`` the action of the
+    move paid with nothing. Appends to ``acts`` one action per card worth ``v`` or more, laid alone,
+    then with ``show`` on a one-card pile one per card worth exactly ``v``, shown instead (lowest card
+    id first, so in action order); returns whether two or more cards may pay: only when no single card
+    would do (combine=when_needed) or always (combine=always). Which combinations then pay is the
+    combination rule, :func:`combo_positions`."""
+    singles = hand & GE[v]
+    bits = singles
+    while bits:
+        low = bits & -bits
+        acts.append(a + CODE_OF_BIT[low.bit_length()])
+        bits ^= low
+    if show and one_card:
+        bits = hand & EQ[v]
+        while bits:
+            low = bits & -bits
+            acts.append(a + 40 + CODE_OF_BIT[low.bit_length()])  # 40 + code: SHOW_CODE + index
+            bits ^= low
+    return always or not singles
 
 
-def show_payers(hand: int, v: int, pile_size: int, show: bool) -> int:
-    """docs/rules/pentyrch.md, Moving, Showing (show=true): the cards of ``hand`` worth exactly ``v``,
-    which may be shown instead of laid on a pile of a single card worth ``v``."""
-    return hand & EQ[v] if show and pile_size == 1 else 0
-
-
-def may_combine(hand: int, v: int, always: bool) -> bool:
-    """docs/rules/pentyrch.md, Moving, Exchange (combine): two or more cards pay only when no single
-    card will do, unless combine=always."""
-    return always or not hand & GE[v]
-
-
-def codes_of(mask: int) -> tuple[int, ...]:
-    """The single-card pay codes (``1 + index``) of the cards in ``mask``, ascending (cached)."""
-    hit = _SINGLES.get(mask)
-    if hit is None:
-        out = []
-        m = mask
-        while m:
-            low = m & -m
-            out.append(1 + IDX40[low.bit_length() - 1])
-            m ^= low
-        if len(_SINGLES) > 100_000:
-            _SINGLES.clear()
-        hit = _SINGLES[mask] = tuple(out)
-    return hit
+def exchange_payers(hand: int, v: int, one_card: bool, show: bool, always: bool) -> tuple[int, int, bool]:
+    """The exchange rule's answer (:func:`exchange_moves`) as cards: (the cards that may be laid alone,
+    the cards that may be shown, whether combinations may pay), the first two as masks."""
+    codes: list[int] = []
+    combine = exchange_moves(codes, 0, hand, v, one_card, show, always)
+    singles = shown = 0
+    for code in codes:
+        if code < SHOW_CODE:
+            singles |= BIT[NONCOURT[code - 1]]
+        else:
+            shown |= BIT[NONCOURT[code - SHOW_CODE]]
+    return singles, shown, combine
 
 
 def combo_positions(values: tuple[int, ...], v: int, overpay: bool) -> tuple[tuple[int, int], ...]:
@@ -165,17 +171,17 @@ def payments(
     Returns (single cards, cards that may be shown, combinations as (top card, rest mask)); a
     reference for tests and tools (play uses the cached tables of the game).
     """
-    singles = tuple(canon_cards(single_payers(hand, v)))
-    shows = tuple(canon_cards(show_payers(hand, v, 1, True)))  # on a single-card pile, with show=true
+    singles, shown, combine = exchange_payers(hand, v, True, True, always)  # a one-card pile, show=true
     combos: tuple[tuple[int, int], ...] = ()
-    # A minimal combination never holds a card worth v on its own.
-    if may_combine(hand, v, always):
+    if combine:
+        # A minimal combination never holds a card worth v on its own (combo_positions leaves such
+        # a card out anyway; leaving it out here keeps the listing short).
         cards = canon_cards(hand if overpay else hand & ~GE[v])
         combos = tuple(
             (cards[t], sum(BIT[cards[i]] for i in range(len(cards)) if r >> i & 1))
             for t, r in combo_positions(tuple(VALUE[c] for c in cards), v, overpay)
         )
-    return singles, shows, combos
+    return tuple(canon_cards(singles)), tuple(canon_cards(shown)), combos
 
 
 def generate(state: PentyrchState) -> None:
@@ -187,13 +193,14 @@ def generate(state: PentyrchState) -> None:
     order, and the payments themselves are listed only when one is decoded.
 
     Written for both builds: direct calls (no bound methods kept in variables, which the compiled
-    build calls as generic Python objects) and the combination count of each pile value asked of the
-    game once per hand (``state._counts``, see :data:`COUNTS_STRIDE`: a hand changes only at its own
-    exchanges, and a seat often reaches several piles of one value).
+    build calls as generic Python objects), entering walked as one more step (``ENTER_CODES``), so
+    that there is one place for each kind of move, and the combination count of each pile value
+    asked of the game once per hand (``state._counts``, see :data:`COUNTS_STRIDE`: a hand changes
+    only at its own exchanges, and a seat often reaches several piles of one value).
     """
     seat = state._seat
     acts: list[int] = []
-    combos: Combos = []
+    combos = _NO_COMBOS
     ncombos = 0
     owner = state._owner[seat]
     hand = state._hands[owner]
@@ -206,7 +213,6 @@ def generate(state: PentyrchState) -> None:
     cpos = state._cpos
     stacks = state._stacks
     piles = state._piles
-    game = state.game
     show = state._show
     always = state._always
     cover_any = state._cover_any
@@ -216,105 +222,54 @@ def generate(state: PentyrchState) -> None:
         p = cpos[k]
         if p == SAFE:
             continue
-        rk = k - k0
-        base = 1 + k * (SLOTS * PAYS)
         if p < 0:
             # docs/rules/pentyrch.md, Moving (2): enter on the home cell, by exchange or by covering.
-            h = HOME[seat]
-            st = stacks[h]
-            a = base + ENTER_SLOT * PAYS
-            if st:
-                if len(st) < 3 and rk > st[-1] % 3:
-                    acts.append(a)
-                continue
-            t = h
+            codes = ENTER_CODES[seat]
+        elif stacks[p][-1] != k:
+            continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
         else:
-            if stacks[p][-1] != k:
-                continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
             # The steps a seat may take from p (STEP_CODES: STEPS without the home cells HOME_OK
-            # forbids, each as d | t << 3 | forward_ok << 8).
-            for code in STEP_CODES[cells + p]:
-                t = code >> 3 & 31
-                d = code & 7
-                st = stacks[t]
-                if st:
-                    # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J;
-                    # reversed on the free space. Covering may go backward with cover_any_direction.
-                    if len(st) < 3 and (code >= 256 or cover_any):
-                        top_rank = st[-1] % 3
-                        if (rk < top_rank) if t == FREE else (rk > top_rank):
-                            acts.append(base + d * PAYS)
-                elif code < 256:  # a backward step: only covering may go backward
-                    continue
-                elif t == FREE:
-                    acts.append(base + d * PAYS)
-                elif hand:
-                    ncombos += exchange_moves(
-                        acts, combos, counts, at, game, base + d * PAYS, k, p, t, hand, piles[t], show, always
-                    )
-            if p == GOAL[seat]:
-                # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
-                acts.append(base + OFF_SLOT * PAYS)
-            continue
-        if hand:
-            # Entering by exchange onto the empty home cell t.
-            ncombos += exchange_moves(
-                acts, combos, counts, at, game, a, k, -1, t, hand, piles[t], show, always
-            )
-    if combos:
+            # forbids, each as d | t << 4 | forward_ok << 9).
+            codes = STEP_CODES[cells + p]
+        rk = k - k0
+        base = 1 + k * (SLOTS * PAYS)
+        for code in codes:
+            t = code >> 4 & 31
+            st = stacks[t]
+            if st:
+                # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J;
+                # reversed on the free space. Covering may go backward with cover_any_direction.
+                if len(st) < 3 and (code >= 512 or cover_any):
+                    top_rank = st[-1] % 3
+                    if (rk < top_rank) if t == FREE else (rk > top_rank):
+                        acts.append(base + (code & 15) * PAYS)
+            elif code < 512:  # a backward step: only covering may go backward
+                continue
+            elif t == FREE:
+                acts.append(base + (code & 15) * PAYS)
+            elif hand:
+                pile = piles[t]
+                v = VALUE[pile[-1]]
+                if exchange_moves(acts, base + (code & 15) * PAYS, hand, v, len(pile) == 1, show, always):
+                    n = counts[at + v]
+                    if n < 0:
+                        n = counts[at + v] = state.game.combo_count(hand, v)
+                    if n:
+                        if not ncombos:
+                            combos = []
+                        combos.append((k, p, t, hand, v, n))  # p: -1 when entering
+                        ncombos += n
+        if p == GOAL[seat]:
+            # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
+            acts.append(base + OFF_SLOT * PAYS)
+    if ncombos:
         for a in range(COMBO_BASE, COMBO_BASE + ncombos):  # a loop: compiled, range() is a generic call
             acts.append(a)
     elif not acts:
         # docs/rules/pentyrch.md, Moving: no legal move, so pass.
-        acts = [PASS]
+        acts.append(PASS)
     state._legal = acts
     state._combos = combos
-
-
-def exchange_moves(
-    acts: list[int],
-    combos: Combos,
-    counts: list[int],
-    at: int,
-    game: PentyrchGame,
-    a: int,
-    k: int,
-    frm: int,
-    t: int,
-    hand: int,
-    pile: list[int],
-    show: bool,
-    always: bool,
-) -> int:
-    """docs/rules/pentyrch.md, Moving, Exchange and Showing: the moves of court card ``k`` from ``frm``
-    onto the empty cell ``t`` (its pile ``pile``) paid from ``hand``, ``a`` the action of the move
-    paid with nothing: the single cards into ``acts``, the shown ones too, and the combinations' count
-    into ``combos`` (returned, to be added to the combination region); ``counts[at + v]`` is the
-    count of ``hand`` on a pile worth ``v`` once known (:data:`COUNTS_STRIDE`)."""
-    v = VALUE[pile[-1]]
-    # The one fast copy of the exchange rule: single_payers, show_payers and may_combine spelt out,
-    # since three calls per exchange cost the pure build's random games about 10% (123k against 137k
-    # actions/s); tests/test_pentyrch_kit.py, test_generated_exchanges_are_the_exchange_rule, checks
-    # every generated exchange against payments() and show_payers at every step of random games.
-    singles = hand & GE[v]
-    bits = singles
-    while bits:  # one action per card worth v or more, lowest card id first
-        low = bits & -bits
-        acts.append(a + CODE_OF_BIT[low.bit_length()])
-        bits ^= low
-    if show and len(pile) == 1:
-        shown = hand & EQ[v]
-        if shown:
-            for c in codes_of(shown):
-                acts.append(a + 40 + c)
-    if singles and not always:
-        return 0
-    n = counts[at + v]
-    if n < 0:
-        n = counts[at + v] = game.combo_count(hand, v)
-    if n:
-        combos.append((k, frm, t, hand, v, n))
-    return n
 
 
 def decode(state: PentyrchState, action: int) -> Move:
@@ -323,7 +278,9 @@ def decode(state: PentyrchState, action: int) -> Move:
         return PASS_MOVE
     if action >= COMBO_BASE:
         r = action - COMBO_BASE
-        for k, frm, to, hand, v, n in state._combos:  # type: ignore[union-attr]
+        combos = state._combos
+        assert combos is not None  # and typed so: compiled, the loop below is then native
+        for k, frm, to, hand, v, n in combos:
             if r < n:
                 top, rest = state.game.combo_at(hand, v, r)
                 return (k, frm, to, 1, top, rest)
