@@ -187,3 +187,33 @@ def test_step_codes_are_steps_and_home_ok() -> None:
         # Entering is walked as one forward "step" onto the home cell.
         (code,) = ENTER_CODES[seat]
         assert (code & 15, code >> 4 & 31, code >= 512) == (ENTER_SLOT, HOME[seat], True)
+
+
+def test_canonical_masks_are_the_canonical_order() -> None:
+    """docs/rules/pentyrch.md, Notation: payments and piles read the canonical order (value high to
+    low, then suit C D H S) off ``cards.canon_mask`` rather than sorting; its bits, lowest first, are
+    the cards of ``canon_cards`` in order, and ``cards_at`` picks positions of that order."""
+    from gamester.games.pentyrch.cards import (
+        CARD_OF_CANON,
+        NONCOURT,
+        VALUE,
+        canon_cards,
+        canon_mask,
+        cards_at,
+        signature,
+    )
+
+    rnd = random.Random(3)
+    for _ in range(500):
+        cards = rnd.sample(NONCOURT, rnd.randint(0, 16))
+        mask = sum(1 << c for c in cards)
+        cm = canon_mask(mask)
+        order = canon_cards(mask)
+        assert [CARD_OF_CANON[i] for i in range(40) if cm >> i & 1] == order
+        if len(order) >= 2:
+            top = rnd.randrange(len(order))
+            rest = rnd.randrange(1, 1 << len(order)) & ~(1 << top)
+            want = sum(1 << order[i] for i in range(len(order)) if rest >> i & 1)
+            assert cards_at(mask, top, rest) == (order[top], want)
+        # the value signature: the count of each value as a digit in base 5
+        assert signature(mask) == sum(5 ** (VALUE[c] - 1) for c in cards)

@@ -35,13 +35,15 @@ BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(52))
 # GE[v] / EQ[v]: the non-court cards worth at least / exactly v (v = 0 … 11).
 GE: Final[tuple[int, ...]] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] >= v) for v in range(12))
 EQ: Final[tuple[int, ...]] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] == v) for v in range(12))
-# SIG[chunk]: the value counts of one suit's 13 rank bits as the digits of a number in base 5, the count
-# of value u (at most 4, one card a suit) worth 5 ** (u - 1); adding the four suits' entries gives a
-# hand's value signature (below 5 ** 10), which is all a combination count depends on. Base 5, not
-# four bits a value: the signatures of the hands that come up are dense, so their low bits pick a
-# slot of the game's table cache well (PentyrchGame._slots).
+# SIG[chunk]: the value counts of one suit's 13 rank bits as the digits of a number in base 5 (the count
+# of value u, at most 4, one card a suit, is worth 5 ** (u - 1)), shifted left by 8 above their total
+# value (at most 55 a suit). Adding the four suits' entries gives both for a hand: ``>> 8`` its value
+# signature (below 5 ** 10), which is all a combination count depends on, ``& 255`` its total value.
+# Base 5, not four bits a value: the signatures of the hands that come up are dense, so their low
+# bits pick a slot of the game's table cache well (PentyrchGame._slots).
 SIG: Final[tuple[int, ...]] = tuple(
-    sum(5 ** (VALUE[r] - 1) for r in range(13) if m >> r & 1 and VALUE[r]) for m in range(1 << 13)
+    sum((5 ** (VALUE[r] - 1) << 8) + VALUE[r] for r in range(13) if m >> r & 1 and VALUE[r])
+    for m in range(1 << 13)
 )
 
 
@@ -90,7 +92,7 @@ def cards_at(mask: int, top: int, rest: int) -> tuple[int, int]:
 
 def signature(mask: int) -> int:
     """The value counts of the cards of ``mask`` (base 5, see :data:`SIG`)."""
-    return SIG[mask & 8191] + SIG[mask >> 13 & 8191] + SIG[mask >> 26 & 8191] + SIG[mask >> 39]
+    return (SIG[mask & 8191] + SIG[mask >> 13 & 8191] + SIG[mask >> 26 & 8191] + SIG[mask >> 39]) >> 8
 
 
 def mask_value(mask: int) -> int:

@@ -176,10 +176,10 @@ class PentyrchGame(Game[PentyrchOptions]):
         """The cards a combination may use (as a mask) and its positional table, cached by the
         value counts of those cards: suits change which cards, never the ways to combine them."""
         m = hand if self._overpay else hand & ~GE[v]
-        if mask_value(m) < v:
-            return m, ()  # half the hands move generation asks about: no table to look for
-        # signature(m) inline: this runs for every exchange no single card pays, the playouts' hot loop
-        key = (SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]) * 10 + v - 1
+        x = SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]
+        if x & 255 < v:
+            return m, ()  # the cards do not reach v: half the hands move generation asks about
+        key = (x >> 8) * 10 + v - 1  # the signature of m (SIG) and v
         i = key & (_SLOTS - 1)
         hit = self._slots[i]
         if hit is not None and hit[0] == key:
@@ -206,6 +206,16 @@ class PentyrchGame(Game[PentyrchOptions]):
         """How many combination payments ``hand`` has on a pile worth ``v``."""
         if self._overpay:
             return self._overpay_payments(hand, v).count
+        # _combo_table's first lines inline: this runs for every exchange no single card pays, the
+        # playouts' hot loop
+        m = hand & ~GE[v]
+        x = SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]
+        if x & 255 < v:
+            return 0
+        key = (x >> 8) * 10 + v - 1
+        hit = self._slots[key & (_SLOTS - 1)]
+        if hit is not None and hit[0] == key:
+            return len(hit[1])
         return len(self._combo_table(hand, v)[1])
 
     def combo_at(self, hand: int, v: int, r: int) -> tuple[int, int]:

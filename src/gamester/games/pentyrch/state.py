@@ -293,7 +293,7 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
             self._hands[p] = (self._hands[p] & ~laid) | taken
             hidden = self._hidden  # not hidden[p] &= …: compiled, that is a generic operation
             hidden[p] = hidden[p] & ~laid
-            if rest:
+            if rest & (rest - 1):
                 # the other cards reversed from canonical order, the lowest at the bottom: the bits
                 # of their canonical mask highest first (no sort, no cache)
                 new = []
@@ -303,6 +303,8 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
                     new.append(CARD_OF_CANON[b])
                     cm ^= 1 << b
                 new.append(top)
+            elif rest:
+                new = [rest.bit_length() - 1, top]  # one other card
             else:
                 new = [top]
             self._piles[to] = new
