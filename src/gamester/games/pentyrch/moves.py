@@ -22,7 +22,7 @@ the game (:class:`~gamester.games.pentyrch.game.PentyrchGame`), shared by all it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from gamester.core.errors import IllegalActionError
 from gamester.games.pentyrch.board import (
@@ -62,6 +62,12 @@ PASS_MOVE: Final[Move] = (-1, -1, -1, 0, -1, 0)
 # the number of combination payments of that hand on a pile worth v (1 … 10) at p * COUNTS_STRIDE + v,
 # -1 while not yet asked of the game (:func:`generate`).
 COUNTS_STRIDE: Final = 11
+# ACTION_INTS[a] is the int a, for every action below INTERNED: what move generation appends to a legal
+# list, so that compiled it holds these shared objects rather than a freshly boxed int for each entry,
+# allocated with the list and freed with it (about 7% of compiled random games); in the pure build it
+# is one more subscript. Combination actions past the first thousand are appended as they are.
+INTERNED: Final = COMBO_BASE + 1024
+ACTION_INTS: Final[tuple[object, ...]] = tuple(range(INTERNED))
 # The combinations of a position with none, shared (generate makes a list only for an exchange with some).
 _NO_COMBOS: Final[Combos] = []
 
@@ -74,7 +80,7 @@ CODE_OF_BIT: Final[tuple[int, ...]] = (-1,) + tuple(1 + IDX40[c] if IDX40[c] >= 
 # -- The exchange rule, written once: move generation calls exchange_moves at every exchange, and
 # exchange_payers reads its moves back as cards for payments() and the reasons of a refusal.
 def exchange_moves(
-    acts: list[int], a: int, hand: int, v: int, one_card: bool, show: bool, always: bool
+    acts: list[object], a: int, hand: int, v: int, one_card: bool, show: bool, always: bool
 ) -> bool:
     """docs/rules/pentyrch.md, Moving, Exchange and Showing: what ``hand`` (a mask) may lay on a pile
     whose top card is worth ``v`` (``one_card``: the pile is that card alone), ``a`` the action of the
@@ -87,13 +93,13 @@ def exchange_moves(
     bits = singles
     while bits:
         low = bits & -bits
-        acts.append(a + CODE_OF_BIT[low.bit_length()])
+        acts.append(ACTION_INTS[a + CODE_OF_BIT[low.bit_length()]])
         bits ^= low
     if show and one_card:
         bits = hand & EQ[v]
         while bits:
             low = bits & -bits
-            acts.append(a + 40 + CODE_OF_BIT[low.bit_length()])  # 40 + code: SHOW_CODE + index
+            acts.append(ACTION_INTS[a + 40 + CODE_OF_BIT[low.bit_length()]])  # 40 + code: SHOW_CODE + index
             bits ^= low
     return always or not singles
 
@@ -101,10 +107,11 @@ def exchange_moves(
 def exchange_payers(hand: int, v: int, one_card: bool, show: bool, always: bool) -> tuple[int, int, bool]:
     """The exchange rule's answer (:func:`exchange_moves`) as cards: (the cards that may be laid alone,
     the cards that may be shown, whether combinations may pay), the first two as masks."""
-    codes: list[int] = []
+    codes: list[object] = []
     combine = exchange_moves(codes, 0, hand, v, one_card, show, always)
     singles = shown = 0
-    for code in codes:
+    for entry in codes:
+        code = cast(int, entry)
         if code < SHOW_CODE:
             singles |= BIT[NONCOURT[code - 1]]
         else:
@@ -199,7 +206,7 @@ def generate(state: PentyrchState) -> None:
     only at its own exchanges, and a seat often reaches several piles of one value).
     """
     seat = state._seat
-    acts: list[int] = []
+    acts: list[object] = []  # ACTION_INTS: see there
     combos = _NO_COMBOS
     ncombos = 0
     owner = state._owner[seat]
@@ -242,11 +249,11 @@ def generate(state: PentyrchState) -> None:
                 if len(st) < 3 and (code >= 512 or cover_any):
                     top_rank = st[-1] % 3
                     if (rk < top_rank) if t == FREE else (rk > top_rank):
-                        acts.append(base + (code & 15) * PAYS)
+                        acts.append(ACTION_INTS[base + (code & 15) * PAYS])
             elif code < 512:  # a backward step: only covering may go backward
                 continue
             elif t == FREE:
-                acts.append(base + (code & 15) * PAYS)
+                acts.append(ACTION_INTS[base + (code & 15) * PAYS])
             elif hand:
                 pile = piles[t]
                 v = VALUE[pile[-1]]
@@ -261,14 +268,14 @@ def generate(state: PentyrchState) -> None:
                         ncombos += n
         if p == GOAL[seat]:
             # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
-            acts.append(base + OFF_SLOT * PAYS)
+            acts.append(ACTION_INTS[base + OFF_SLOT * PAYS])
     if ncombos:
         for a in range(COMBO_BASE, COMBO_BASE + ncombos):  # a loop: compiled, range() is a generic call
-            acts.append(a)
+            acts.append(ACTION_INTS[a] if a < INTERNED else a)
     elif not acts:
         # docs/rules/pentyrch.md, Moving: no legal move, so pass.
         acts.append(PASS)
-    state._legal = acts
+    state._legal = cast("list[int]", acts)  # ints, some of them shared (ACTION_INTS)
     state._combos = combos
 
 
