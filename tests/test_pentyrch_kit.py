@@ -174,6 +174,7 @@ def test_step_codes_are_steps_and_home_ok() -> None:
         HOME,
         HOME_OK,
         NUM_CELLS,
+        PAYS,
         STEP_CODES,
         STEPS,
     )
@@ -181,12 +182,12 @@ def test_step_codes_are_steps_and_home_ok() -> None:
     assert len(STEP_CODES) == 4 * NUM_CELLS
     for seat in range(4):
         for cell in range(NUM_CELLS):
-            got = [(c & 15, c >> 4 & 31, c >= 512) for c in STEP_CODES[seat * NUM_CELLS + cell]]
-            assert got == [(d, t, f) for d, t, f in STEPS[seat][cell] if HOME_OK[seat][t]]
-            assert all(c < 1024 for c in STEP_CODES[seat * NUM_CELLS + cell])
+            got = [(c & 1023, c >> 10 & 31, c >= 32768) for c in STEP_CODES[seat * NUM_CELLS + cell]]
+            assert got == [(d * PAYS, t, f) for d, t, f in STEPS[seat][cell] if HOME_OK[seat][t]]
+            assert all(c < 65536 for c in STEP_CODES[seat * NUM_CELLS + cell])
         # Entering is walked as one forward "step" onto the home cell.
         (code,) = ENTER_CODES[seat]
-        assert (code & 15, code >> 4 & 31, code >= 512) == (ENTER_SLOT, HOME[seat], True)
+        assert (code & 1023, code >> 10 & 31, code >= 32768) == (ENTER_SLOT * PAYS, HOME[seat], True)
 
 
 def test_canonical_masks_are_the_canonical_order() -> None:

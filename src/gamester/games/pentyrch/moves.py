@@ -40,6 +40,9 @@ from gamester.games.pentyrch.board import (
     STEP_CODES,
     STEPS,
 )
+from gamester.games.pentyrch.board import (
+    PAYS as PAYS,  # the encoding's, defined beside the slots; imported from here too
+)
 from gamester.games.pentyrch.cards import BIT, EQ, GE, IDX40, NONCOURT, VALUE, canon_cards
 
 if TYPE_CHECKING:
@@ -47,7 +50,6 @@ if TYPE_CHECKING:
 
 SAFE: Final = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered, -2 out of play
 PASS: Final = 0
-PAYS: Final = 81
 SHOW_CODE: Final = 41
 COMBO_BASE: Final = 1 + 12 * SLOTS * PAYS  # 9721
 MAX_EXCHANGE_MOVES: Final = 15
@@ -65,7 +67,7 @@ COUNTS_STRIDE: Final = 11
 # ACTION_INTS[a] is the int a, for every action below INTERNED: what move generation appends to a legal
 # list, so that compiled it holds these shared objects rather than a freshly boxed int for each entry,
 # allocated with the list and freed with it (about 7% of compiled random games); in the pure build it
-# is one more subscript. Combination actions past the first thousand are appended as they are.
+# is one more subscript. Combination actions past the first 1,024 are appended as they are.
 INTERNED: Final = COMBO_BASE + 1024
 ACTION_INTS: Final[tuple[object, ...]] = tuple(range(INTERNED))
 # The combinations of a position with none, shared (generate makes a list only for an exchange with some).
@@ -224,6 +226,8 @@ def generate(state: PentyrchState) -> None:
     always = state._always
     cover_any = state._cover_any
     cells = seat * NUM_CELLS
+    goal = GOAL[seat]
+    ints = ACTION_INTS  # a local: the pure build reads it at every legal move
     k0 = seat * 3
     for k in range(k0, k0 + 3):
         p = cpos[k]
@@ -236,28 +240,28 @@ def generate(state: PentyrchState) -> None:
             continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
         else:
             # The steps a seat may take from p (STEP_CODES: STEPS without the home cells HOME_OK
-            # forbids, each as d | t << 4 | forward_ok << 9).
+            # forbids, each as d * PAYS | t << 10 | forward_ok << 15).
             codes = STEP_CODES[cells + p]
         rk = k - k0
         base = 1 + k * (SLOTS * PAYS)
         for code in codes:
-            t = code >> 4 & 31
+            t = code >> 10 & 31
             st = stacks[t]
             if st:
                 # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J;
                 # reversed on the free space. Covering may go backward with cover_any_direction.
-                if len(st) < 3 and (code >= 512 or cover_any):
+                if len(st) < 3 and (code >= 32768 or cover_any):
                     top_rank = st[-1] % 3
                     if (rk < top_rank) if t == FREE else (rk > top_rank):
-                        acts.append(ACTION_INTS[base + (code & 15) * PAYS])
-            elif code < 512:  # a backward step: only covering may go backward
+                        acts.append(ints[base + (code & 1023)])
+            elif code < 32768:  # a backward step: only covering may go backward
                 continue
             elif t == FREE:
-                acts.append(ACTION_INTS[base + (code & 15) * PAYS])
+                acts.append(ints[base + (code & 1023)])
             elif hand:
                 pile = piles[t]
                 v = VALUE[pile[-1]]
-                if exchange_moves(acts, base + (code & 15) * PAYS, hand, v, len(pile) == 1, show, always):
+                if exchange_moves(acts, base + (code & 1023), hand, v, len(pile) == 1, show, always):
                     n = counts[at + v]
                     if n < 0:
                         n = counts[at + v] = state.game.combo_count(hand, v)
@@ -266,12 +270,12 @@ def generate(state: PentyrchState) -> None:
                             combos = []
                         combos.append((k, p, t, hand, v, n))  # p: -1 when entering
                         ncombos += n
-        if p == GOAL[seat]:
+        if p == goal:
             # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
-            acts.append(ACTION_INTS[base + OFF_SLOT * PAYS])
+            acts.append(ints[base + OFF_SLOT * PAYS])
     if ncombos:
         for a in range(COMBO_BASE, COMBO_BASE + ncombos):  # a loop: compiled, range() is a generic call
-            acts.append(ACTION_INTS[a] if a < INTERNED else a)
+            acts.append(ints[a] if a < INTERNED else a)
     elif not acts:
         # docs/rules/pentyrch.md, Moving: no legal move, so pass.
         acts.append(PASS)
