@@ -193,13 +193,14 @@ def test_step_codes_are_steps_and_home_ok() -> None:
 def test_canonical_masks_are_the_canonical_order() -> None:
     """docs/rules/pentyrch.md, Notation: payments and piles read the canonical order (value high to
     low, then suit C D H S) off ``cards.canon_mask`` rather than sorting; its bits, lowest first, are
-    the cards of ``canon_cards`` in order, and ``cards_at`` picks positions of that order."""
+    the cards of ``canon_cards`` in order (``canon_walk``), and ``cards_at`` picks positions of that order."""
     from gamester.games.pentyrch.cards import (
         CARD_OF_CANON,
         NONCOURT,
         VALUE,
         canon_cards,
         canon_mask,
+        canon_walk,
         cards_at,
         signature,
     )
@@ -215,6 +216,7 @@ def test_canonical_masks_are_the_canonical_order() -> None:
             top = rnd.randrange(len(order))
             rest = rnd.randrange(1, 1 << len(order)) & ~(1 << top)
             want = sum(1 << order[i] for i in range(len(order)) if rest >> i & 1)
-            assert cards_at(mask, top, rest) == (order[top], want)
+            assert canon_walk(mask) == tuple(order)
+            assert cards_at(canon_walk(mask), top, rest) == (order[top], want)
         # the value signature: the count of each value as a digit in base 5
         assert signature(mask) == sum(5 ** (VALUE[c] - 1) for c in cards)

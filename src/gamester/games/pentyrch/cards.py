@@ -68,26 +68,28 @@ def canon_mask(mask: int) -> int:
     )
 
 
-def cards_at(mask: int, top: int, rest: int) -> tuple[int, int]:
-    """Positions in the canonical order of the cards of ``mask`` (``canon_cards(mask)``) turned into
-    cards: (the card at position ``top``, the mask of the cards at the positions set in ``rest``)."""
+def canon_walk(mask: int) -> tuple[int, ...]:
+    """``canon_cards(mask)`` as a tuple, read off the bits of ``canon_mask(mask)`` (no sort)."""
     cm = canon_mask(mask)
-    want = rest | 1 << top
-    card = -1
+    out = []
+    while cm:
+        low = cm & -cm
+        out.append(CARD_OF_CANON[low.bit_length() - 1])
+        cm ^= low
+    return tuple(out)
+
+
+def cards_at(cards: tuple[int, ...], top: int, rest: int) -> tuple[int, int]:
+    """Positions in ``cards`` turned into cards: (the card at position ``top``, the mask of the cards
+    at the positions set in ``rest``)."""
     out = 0
     i = 0
-    while want:
-        low = cm & -cm
-        if want & 1:
-            c = CARD_OF_CANON[low.bit_length() - 1]
-            if i == top:
-                card = c
-            else:
-                out |= BIT[c]
-        cm ^= low
-        want >>= 1
+    while rest:
+        if rest & 1:
+            out |= BIT[cards[i]]
+        rest >>= 1
         i += 1
-    return card, out
+    return cards[top], out
 
 
 def signature(mask: int) -> int:
