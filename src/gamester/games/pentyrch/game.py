@@ -131,9 +131,9 @@ class PentyrchGame(Game[PentyrchOptions]):
         # With overpay the payments are counted, never listed (combos.py): half a million for one
         # exchange would take seconds to list and tens of megabytes to keep.
         self._spaces: dict[int, OverpayPayments] = {}
-        # The cards of the last hand combo_at decoded for, in canonical order.
-        self._walked = -1
-        self._walked_cards: tuple[int, ...] = ()
+        # The last hand combo_at decoded for and its cards in canonical order (one tuple, replaced
+        # whole: states in several threads may share the game).
+        self._walked: tuple[int, tuple[int, ...]] = (-1, ())
 
     @classmethod
     def drawing(cls) -> dict[str, Any]:
@@ -230,10 +230,10 @@ class PentyrchGame(Game[PentyrchOptions]):
         else:
             m, table = self._combo_table(hand, v)
             top, rest = table[r]
-        if m != self._walked:  # search decodes the combinations of one exchange one after another
-            self._walked = m
-            self._walked_cards = canon_walk(m)
-        return cards_at(self._walked_cards, top, rest)
+        walked = self._walked
+        if walked[0] != m:  # search decodes the combinations of one exchange one after another
+            walked = self._walked = (m, canon_walk(m))
+        return cards_at(walked[1], top, rest)
 
     def combo_rank(self, hand: int, v: int, top: int, rest: int) -> int:
         """The rank of payment (``top`` card, ``rest`` mask of cards) among ``hand``'s combination
