@@ -126,12 +126,15 @@ def test_the_search_knowledge_reads_no_private_field_of_the_state() -> None:
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_generated_exchanges_are_the_exchange_rule(spec: str) -> None:
-    """docs/rules/pentyrch.md, Moving, Exchange and Showing: move generation (``moves.exchange_moves``,
-    which spells the rule's three predicates out for speed) offers, for every court card and empty
-    cell it can reach, exactly the payments the rule's own functions allow: ``moves.payments``
-    (``single_payers``, ``may_combine``) and ``show_payers`` for shown cards."""
+    """docs/rules/pentyrch.md, Moving, Exchange and Showing: move generation (``moves.generate``, its
+    combination counts kept per hand and the ranks decoded) offers, for every court card and empty
+    cell it can reach, exactly the payments the rulings allow, read here straight from their text:
+    one card worth at least the pile's top; two or more only when no single card would do (or with
+    combine=always), as ``moves.payments`` lists them (``combo_positions``); a card of equal value
+    shown instead on a one-card pile with show=true. ``moves.exchange_payers`` (the rule's one
+    definition read back as cards, what ``payments`` and the reasons of a refusal ask) agrees."""
     from gamester.games.pentyrch.cards import VALUE
-    from gamester.games.pentyrch.moves import decode, payments, show_payers
+    from gamester.games.pentyrch.moves import decode, exchange_payers, payments
 
     checked = 0
     for state in positions(spec, 2, 11):
@@ -144,14 +147,19 @@ def test_generated_exchanges_are_the_exchange_rule(spec: str) -> None:
             if mode:
                 laid.setdefault((k, to), set()).add((mode, top, rest))
         hand = state._hands[state._owner[state._seat]]
+        held = [c for c in range(52) if hand >> c & 1]
         for (_k, to), got in laid.items():
             pile = state._piles[to]
             v = VALUE[pile[-1]]
-            singles, _shows, combos = payments(hand, v, state._always, state.game._overpay)
-            shown = show_payers(hand, v, len(pile), state._show)
-            want = {(1, c, 0) for c in singles} | {(1, top, rest) for top, rest in combos}
-            want |= {(2, c, 0) for c in range(52) if shown >> c & 1}
+            singles = {c for c in held if VALUE[c] >= v}
+            shown = {c for c in held if VALUE[c] == v} if state._show and len(pile) == 1 else set()
+            combine = state._always or not singles
+            _singles, _shows, combos = payments(hand, v, state._always, state.game._overpay)
+            want = {(1, c, 0) for c in singles} | {(2, c, 0) for c in shown}
+            want |= {(1, top, rest) for top, rest in combos} if combine else set()
             assert got == want, (spec, CELL_NAMES[to], state.hand(state._owner[state._seat]))
+            masks = exchange_payers(hand, v, len(pile) == 1, state._show, state._always)
+            assert masks == (sum(1 << c for c in singles), sum(1 << c for c in shown), combine)
             checked += 1
     assert checked > 20
 
@@ -160,11 +168,55 @@ def test_step_codes_are_steps_and_home_ok() -> None:
     """docs/rules/pentyrch.md, Moving: move generation walks ``board.STEP_CODES``, a packed form of
     ``STEPS`` (every neighbour, with whether the step is forward or sideways) less the home cells
     ``HOME_OK`` forbids the seat; unpacked, it is exactly those steps, in the same order."""
-    from gamester.games.pentyrch.board import HOME_OK, NUM_CELLS, STEP_CODES, STEPS
+    from gamester.games.pentyrch.board import (
+        ENTER_CODES,
+        ENTER_SLOT,
+        HOME,
+        HOME_OK,
+        NUM_CELLS,
+        PAYS,
+        STEP_CODES,
+        STEPS,
+    )
 
     assert len(STEP_CODES) == 4 * NUM_CELLS
     for seat in range(4):
         for cell in range(NUM_CELLS):
-            got = [(c & 7, c >> 3 & 31, c >= 256) for c in STEP_CODES[seat * NUM_CELLS + cell]]
-            assert got == [(d, t, f) for d, t, f in STEPS[seat][cell] if HOME_OK[seat][t]]
-            assert all(c < 512 for c in STEP_CODES[seat * NUM_CELLS + cell])
+            got = [(c & 1023, c >> 10 & 31, c >= 32768) for c in STEP_CODES[seat * NUM_CELLS + cell]]
+            assert got == [(d * PAYS, t, f) for d, t, f in STEPS[seat][cell] if HOME_OK[seat][t]]
+            assert all(c < 65536 for c in STEP_CODES[seat * NUM_CELLS + cell])
+        # Entering is walked as one forward "step" onto the home cell.
+        (code,) = ENTER_CODES[seat]
+        assert (code & 1023, code >> 10 & 31, code >= 32768) == (ENTER_SLOT * PAYS, HOME[seat], True)
+
+
+def test_canonical_masks_are_the_canonical_order() -> None:
+    """docs/rules/pentyrch.md, Notation: payments and piles read the canonical order (value high to
+    low, then suit C D H S) off ``cards.canon_mask`` rather than sorting; its bits, lowest first, are
+    the cards of ``canon_cards`` in order (``canon_walk``), and ``cards_at`` picks positions of that order."""
+    from gamester.games.pentyrch.cards import (
+        CARD_OF_CANON,
+        NONCOURT,
+        VALUE,
+        canon_cards,
+        canon_mask,
+        canon_walk,
+        cards_at,
+        signature,
+    )
+
+    rnd = random.Random(3)
+    for _ in range(500):
+        cards = rnd.sample(NONCOURT, rnd.randint(0, 16))
+        mask = sum(1 << c for c in cards)
+        cm = canon_mask(mask)
+        order = canon_cards(mask)
+        assert [CARD_OF_CANON[i] for i in range(40) if cm >> i & 1] == order
+        if len(order) >= 2:
+            top = rnd.randrange(len(order))
+            rest = rnd.randrange(1, 1 << len(order)) & ~(1 << top)
+            want = sum(1 << order[i] for i in range(len(order)) if rest >> i & 1)
+            assert canon_walk(mask) == tuple(order)
+            assert cards_at(canon_walk(mask), top, rest) == (order[top], want)
+        # the value signature: the count of each value as a digit in base 5
+        assert signature(mask) == sum(5 ** (VALUE[c] - 1) for c in cards)

@@ -48,6 +48,7 @@ DIR_NAMES: Final = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 ENTER_SLOT: Final = 8  # direction slot of entering from off the board
 OFF_SLOT: Final = 9  # direction slot of bearing off
 SLOTS: Final = 10
+PAYS: Final = 81  # actions a slot: no payment, one of 40 cards laid, one of 40 shown (moves.py)
 
 # Seats: 0 West (hearts), 1 North (clubs), 2 East (diamonds), 3 South (spades).
 SEAT_NAMES: Final = ("West", "North", "East", "South")
@@ -107,14 +108,22 @@ STEPS: Final[tuple[tuple[tuple[tuple[int, int, bool], ...], ...], ...]] = tuple(
 )
 
 # STEP_CODES[seat * NUM_CELLS + cell]: STEPS[seat][cell] less the steps onto a home cell the seat may
-# never stand on (HOME_OK), each step packed in one int, ``d | target << 3 | forward_ok << 8``: what move
-# generation walks at every court card of every turn. Made from STEPS and HOME_OK, not a second
-# statement of them: compiled, one int read from a tuple costs a fraction of unpacking a 3-tuple
-# (tests/test_pentyrch_kit.py checks the two tables agree).
+# never stand on (HOME_OK), each step packed in one int, ``d * PAYS | target << 10 | forward_ok << 15``
+# (``d * PAYS``: what the step adds to the court card's first action, moves.py): what move generation
+# walks at every court card of every turn. Made from STEPS and HOME_OK, not a second statement of them:
+# compiled, one int read from a tuple costs a fraction of unpacking a 3-tuple (tests/test_pentyrch_kit.py
+# checks the two tables agree).
 STEP_CODES: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(d | t << 3 | int(fwd) << 8 for d, t, fwd in STEPS[s][c] if HOME_OK[s][t])
+    tuple(d * PAYS | t << 10 | int(fwd) << 15 for d, t, fwd in STEPS[s][c] if HOME_OK[s][t])
     for s in range(4)
     for c in range(NUM_CELLS)
+)
+# ENTER_CODES[seat]: docs/rules/pentyrch.md, A turn (2), entering, as move generation walks it: the one
+# way from off the board, onto the seat's home cell (slot ENTER_SLOT), packed as STEP_CODES are and
+# forward, so that it is taken as a step onto that cell is: by exchange if no court card is there,
+# else by covering the top card.
+ENTER_CODES: Final[tuple[tuple[int, ...], ...]] = tuple(
+    (ENTER_SLOT * PAYS | HOME[s] << 10 | 1 << 15,) for s in range(4)
 )
 
 # DIR_BETWEEN[a][b]: the direction from cell a to the adjacent cell b, or -1.

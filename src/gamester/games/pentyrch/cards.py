@@ -35,16 +35,66 @@ BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(52))
 # GE[v] / EQ[v]: the non-court cards worth at least / exactly v (v = 0 … 11).
 GE: Final[tuple[int, ...]] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] >= v) for v in range(12))
 EQ: Final[tuple[int, ...]] = tuple(sum(BIT[c] for c in NONCOURT if VALUE[c] == v) for v in range(12))
-# SIG[chunk]: the value counts of one suit's 13 rank bits, four bits per value; adding the four suits'
-# entries gives a hand's value signature, which is all a combination count depends on.
+# SIG[chunk]: the value counts of one suit's 13 rank bits as the digits of a number in base 5 (the count
+# of value u, at most 4, one card a suit, is worth 5 ** (u - 1)), shifted left by 8 above their total
+# value (at most 55 a suit). Adding the four suits' entries gives both for a hand: ``>> 8`` its value
+# signature (below 5 ** 10), which is all a combination count depends on, ``& 255`` its total value.
+# Base 5, not four bits a value: the signatures of the hands that come up are dense, so their low
+# bits pick a slot of the game's table cache well (PentyrchGame._slots).
 SIG: Final[tuple[int, ...]] = tuple(
-    sum(1 << (4 * VALUE[r]) for r in range(13) if m >> r & 1 and VALUE[r]) for m in range(1 << 13)
+    sum((5 ** (VALUE[r] - 1) << 8) + VALUE[r] for r in range(13) if m >> r & 1 and VALUE[r])
+    for m in range(1 << 13)
 )
 
 
+# A hand's cards in canonical order without sorting: bit CANON[c] of canon_mask(mask) stands for card c
+# (non-court cards only, CANON 0 … 39), so its set bits, lowest first, are the cards in canonical order.
+# CANON_BITS[chunk] is one suit's 13 rank bits placed so; since CANON[s * 13 + r] is CANON[r] + s
+# (value first, then suit), suit s's entry is shifted left by s (tests/test_pentyrch_kit.py checks it).
+CANON_BITS: Final[tuple[int, ...]] = tuple(
+    sum(1 << CANON[r] for r in range(13) if m >> r & 1 and IDX40[r] >= 0) for m in range(1 << 13)
+)
+# CARD_OF_CANON[i]: the card at bit i of a canonical mask.
+CARD_OF_CANON: Final[tuple[int, ...]] = tuple(sorted(NONCOURT, key=CANON.__getitem__))
+
+
+def canon_mask(mask: int) -> int:
+    """The non-court cards of ``mask`` as bits of the canonical order (see :data:`CANON_BITS`)."""
+    return (
+        CANON_BITS[mask & 8191]
+        | CANON_BITS[mask >> 13 & 8191] << 1
+        | CANON_BITS[mask >> 26 & 8191] << 2
+        | CANON_BITS[mask >> 39] << 3
+    )
+
+
+def canon_walk(mask: int) -> tuple[int, ...]:
+    """``canon_cards(mask)`` as a tuple, read off the bits of ``canon_mask(mask)`` (no sort)."""
+    cm = canon_mask(mask)
+    out = []
+    while cm:
+        low = cm & -cm
+        out.append(CARD_OF_CANON[low.bit_length() - 1])
+        cm ^= low
+    return tuple(out)
+
+
+def cards_at(cards: tuple[int, ...], top: int, rest: int) -> tuple[int, int]:
+    """Positions in ``cards`` turned into cards: (the card at position ``top``, the mask of the cards
+    at the positions set in ``rest``)."""
+    out = 0
+    i = 0
+    while rest:
+        if rest & 1:
+            out |= BIT[cards[i]]
+        rest >>= 1
+        i += 1
+    return cards[top], out
+
+
 def signature(mask: int) -> int:
-    """The value counts of the cards of ``mask`` (four bits per value)."""
-    return SIG[mask & 8191] + SIG[mask >> 13 & 8191] + SIG[mask >> 26 & 8191] + SIG[mask >> 39]
+    """The value counts of the cards of ``mask`` (base 5, see :data:`SIG`)."""
+    return (SIG[mask & 8191] + SIG[mask >> 13 & 8191] + SIG[mask >> 26 & 8191] + SIG[mask >> 39]) >> 8
 
 
 def mask_value(mask: int) -> int:

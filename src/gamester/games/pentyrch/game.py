@@ -12,7 +12,7 @@ here.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Any
+from typing import Any, Final
 
 from gamester.core.cards import SUIT_SYMBOLS, SUITS, card_code, parse_card
 from gamester.core.protocol import Game
@@ -44,6 +44,8 @@ from gamester.games.pentyrch.cards import (
     VALUE,
     canon_cards,
     canon_tuple,
+    canon_walk,
+    cards_at,
     cards_of_mask,
     mask_value,
     signature,
@@ -103,6 +105,11 @@ __all__ = [
 ]
 
 
+# How many minimal combination tables a game keeps at hand (PentyrchGame._slots), a power of two: a
+# few thousand value counts come up in thousands of random games.
+_SLOTS: Final = 1 << 14
+
+
 class PentyrchGame(Game[PentyrchOptions]):
     name = "pentyrch"
     title = "Pentyrch"
@@ -118,12 +125,16 @@ class PentyrchGame(Game[PentyrchOptions]):
         self._num_actions = COMBO_BASE + MAX_EXCHANGE_MOVES * per_move
         self._overpay = options.overpay
         self._tables: dict[int, tuple[tuple[int, int], ...]] = {}
-        # len(self._tables[key]) by the same key: what move generation asks at every exchange no
-        # single card pays for, answered without building (m, table) (combo_count).
-        self._counts: dict[int, int] = {}
+        # The tables last asked for, each in the slot a hash of its key picks: what move generation
+        # (combo_count) and decoding (combo_at) read, without a key boxed and looked up in the
+        # dictionary above at every exchange no single card pays for (_combo_table).
+        self._slots: list[tuple[int, tuple[tuple[int, int], ...]] | None] = [None] * _SLOTS
         # With overpay the payments are counted, never listed (combos.py): half a million for one
         # exchange would take seconds to list and tens of megabytes to keep.
         self._spaces: dict[int, OverpayPayments] = {}
+        # The last hand combo_at decoded for and its cards in canonical order (one tuple, replaced
+        # whole: states in several threads may share the game).
+        self._walked: tuple[int, tuple[int, ...]] = (-1, ())
 
     @classmethod
     def drawing(cls) -> dict[str, Any]:
@@ -176,19 +187,25 @@ class PentyrchGame(Game[PentyrchOptions]):
         """The cards a combination may use (as a mask) and its positional table, cached by the
         value counts of those cards: suits change which cards, never the ways to combine them."""
         m = hand if self._overpay else hand & ~GE[v]
-        key = signature(m) << 4 | v
+        x = SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]
+        if x & 255 < v:
+            return m, ()  # the cards do not reach v: half the hands move generation asks about
+        key = (x >> 8) * 10 + v - 1  # the signature of m (SIG) and v
+        i = key & (_SLOTS - 1)
+        hit = self._slots[i]
+        if hit is not None and hit[0] == key:
+            return m, hit[1]
         table = self._tables.get(key)
         if table is None:
-            if mask_value(m) < v:
-                table = ()
-            else:
-                table = _combo_positions(tuple(VALUE[c] for c in canon_cards(m)), v, self._overpay)
-            self._tables[key] = table
+            table = self._tables[key] = _combo_positions(
+                tuple(VALUE[c] for c in canon_cards(m)), v, self._overpay
+            )
+        self._slots[i] = (key, table)
         return m, table
 
     def _overpay_payments(self, hand: int, v: int) -> OverpayPayments:
         """The overpay payments of ``hand`` on a pile worth ``v``, cached by the hand's value counts."""
-        key = signature(hand) << 4 | v
+        key = signature(hand) * 10 + v - 1
         space = self._spaces.get(key)
         if space is None:
             if len(self._spaces) > 20_000:
@@ -200,14 +217,17 @@ class PentyrchGame(Game[PentyrchOptions]):
         """How many combination payments ``hand`` has on a pile worth ``v``."""
         if self._overpay:
             return self._overpay_payments(hand, v).count
-        # _combo_table's key (signature(m), inline: this runs for every exchange no single card pays,
-        # the playouts' hot loop)
+        # _combo_table's first lines inline: this runs for every exchange no single card pays, the
+        # playouts' hot loop
         m = hand & ~GE[v]
-        key = (SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]) << 4 | v
-        n = self._counts.get(key)
-        if n is None:
-            n = self._counts[key] = len(self._combo_table(hand, v)[1])
-        return n
+        x = SIG[m & 8191] + SIG[m >> 13 & 8191] + SIG[m >> 26 & 8191] + SIG[m >> 39]
+        if x & 255 < v:
+            return 0
+        key = (x >> 8) * 10 + v - 1
+        hit = self._slots[key & (_SLOTS - 1)]
+        if hit is not None and hit[0] == key:
+            return len(hit[1])
+        return len(self._combo_table(hand, v)[1])
 
     def combo_at(self, hand: int, v: int, r: int) -> tuple[int, int]:
         """The ``r``-th combination payment (top card, rest mask) in canonical order."""
@@ -217,15 +237,10 @@ class PentyrchGame(Game[PentyrchOptions]):
         else:
             m, table = self._combo_table(hand, v)
             top, rest = table[r]
-        cards = canon_tuple(m)
-        mask = 0
-        i = 0
-        while rest:
-            if rest & 1:
-                mask |= BIT[cards[i]]
-            rest >>= 1
-            i += 1
-        return cards[top], mask
+        walked = self._walked
+        if walked[0] != m:  # search decodes the combinations of one exchange one after another
+            walked = self._walked = (m, canon_walk(m))
+        return cards_at(walked[1], top, rest)
 
     def combo_rank(self, hand: int, v: int, top: int, rest: int) -> int:
         """The rank of payment (``top`` card, ``rest`` mask of cards) among ``hand``'s combination

@@ -22,10 +22,11 @@ the game (:class:`~gamester.games.pentyrch.game.PentyrchGame`), shared by all it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from gamester.core.errors import IllegalActionError
 from gamester.games.pentyrch.board import (
+    ENTER_CODES,
     ENTER_SLOT,
     FREE,
     GOAL,
@@ -39,15 +40,16 @@ from gamester.games.pentyrch.board import (
     STEP_CODES,
     STEPS,
 )
+from gamester.games.pentyrch.board import (
+    PAYS as PAYS,  # the encoding's, defined beside the slots; imported from here too
+)
 from gamester.games.pentyrch.cards import BIT, EQ, GE, IDX40, NONCOURT, VALUE, canon_cards
 
 if TYPE_CHECKING:
-    from gamester.games.pentyrch.game import PentyrchGame
     from gamester.games.pentyrch.state import PentyrchState
 
 SAFE: Final = OFF  # cpos of a court card in safety; -1 is off the board, not yet entered, -2 out of play
 PASS: Final = 0
-PAYS: Final = 81
 SHOW_CODE: Final = 41
 COMBO_BASE: Final = 1 + 12 * SLOTS * PAYS  # 9721
 MAX_EXCHANGE_MOVES: Final = 15
@@ -62,7 +64,14 @@ PASS_MOVE: Final[Move] = (-1, -1, -1, 0, -1, 0)
 # the number of combination payments of that hand on a pile worth v (1 … 10) at p * COUNTS_STRIDE + v,
 # -1 while not yet asked of the game (:func:`generate`).
 COUNTS_STRIDE: Final = 11
-_SINGLES: Final[dict[int, tuple[int, ...]]] = {}
+# ACTION_INTS[a] is the int a, for every action below INTERNED: what move generation appends to a legal
+# list, so that compiled it holds these shared objects rather than a freshly boxed int for each entry,
+# allocated with the list and freed with it (about 7% of compiled random games); in the pure build it
+# is one more subscript. Combination actions past the first 1,024 are appended as they are.
+INTERNED: Final = COMBO_BASE + 1024
+ACTION_INTS: Final[tuple[object, ...]] = tuple(range(INTERNED))
+# The combinations of a position with none, shared (generate makes a list only for an exchange with some).
+_NO_COMBOS: Final[Combos] = []
 
 
 # CODE_OF_BIT[c + 1]: the single-card pay code (1 + index among the 40 non-court cards) of card c, by
@@ -70,40 +79,46 @@ _SINGLES: Final[dict[int, tuple[int, ...]]] = {}
 CODE_OF_BIT: Final[tuple[int, ...]] = (-1,) + tuple(1 + IDX40[c] if IDX40[c] >= 0 else -1 for c in range(52))
 
 
-# -- The exchange rule: payments() and the reasons of a refusal call these; generation (exchange_moves)
-# keeps one fast copy, checked against them by a test.
-def single_payers(hand: int, v: int) -> int:
-    """docs/rules/pentyrch.md, Moving, Exchange: the cards of ``hand`` (a mask) each worth ``v`` or
-    more, any one of which alone pays for a pile whose top card is worth ``v``."""
-    return hand & GE[v]
+# -- The exchange rule, written once: move generation calls exchange_moves at every exchange, and
+# exchange_payers reads its moves back as cards for payments() and the reasons of a refusal.
+def exchange_moves(
+    acts: list[object], a: int, hand: int, v: int, one_card: bool, show: bool, always: bool
+) -> bool:
+    """docs/rules/pentyrch.md, Moving, Exchange and Showing: what ``hand`` (a mask) may lay on a pile
+    whose top card is worth ``v`` (``one_card``: the pile is that card alone), ``a`` the action of the
+    move paid with nothing. Appends to ``acts`` one action per card worth ``v`` or more, laid alone,
+    then with ``show`` on a one-card pile one per card worth exactly ``v``, shown instead (lowest card
+    id first, so in action order); returns whether two or more cards may pay: only when no single card
+    would do (combine=when_needed) or always (combine=always). Which combinations then pay is the
+    combination rule, :func:`combo_positions`."""
+    singles = hand & GE[v]
+    bits = singles
+    while bits:
+        low = bits & -bits
+        acts.append(ACTION_INTS[a + CODE_OF_BIT[low.bit_length()]])
+        bits ^= low
+    if show and one_card:
+        bits = hand & EQ[v]
+        while bits:
+            low = bits & -bits
+            acts.append(ACTION_INTS[a + 40 + CODE_OF_BIT[low.bit_length()]])  # 40 + code: SHOW_CODE + index
+            bits ^= low
+    return always or not singles
 
 
-def show_payers(hand: int, v: int, pile_size: int, show: bool) -> int:
-    """docs/rules/pentyrch.md, Moving, Showing (show=true): the cards of ``hand`` worth exactly ``v``,
-    which may be shown instead of laid on a pile of a single card worth ``v``."""
-    return hand & EQ[v] if show and pile_size == 1 else 0
-
-
-def may_combine(hand: int, v: int, always: bool) -> bool:
-    """docs/rules/pentyrch.md, Moving, Exchange (combine): two or more cards pay only when no single
-    card will do, unless combine=always."""
-    return always or not hand & GE[v]
-
-
-def codes_of(mask: int) -> tuple[int, ...]:
-    """The single-card pay codes (``1 + index``) of the cards in ``mask``, ascending (cached)."""
-    hit = _SINGLES.get(mask)
-    if hit is None:
-        out = []
-        m = mask
-        while m:
-            low = m & -m
-            out.append(1 + IDX40[low.bit_length() - 1])
-            m ^= low
-        if len(_SINGLES) > 100_000:
-            _SINGLES.clear()
-        hit = _SINGLES[mask] = tuple(out)
-    return hit
+def exchange_payers(hand: int, v: int, one_card: bool, show: bool, always: bool) -> tuple[int, int, bool]:
+    """The exchange rule's answer (:func:`exchange_moves`) as cards: (the cards that may be laid alone,
+    the cards that may be shown, whether combinations may pay), the first two as masks."""
+    codes: list[object] = []
+    combine = exchange_moves(codes, 0, hand, v, one_card, show, always)
+    singles = shown = 0
+    for entry in codes:
+        code = cast(int, entry)
+        if code < SHOW_CODE:
+            singles |= BIT[NONCOURT[code - 1]]
+        else:
+            shown |= BIT[NONCOURT[code - SHOW_CODE]]
+    return singles, shown, combine
 
 
 def combo_positions(values: tuple[int, ...], v: int, overpay: bool) -> tuple[tuple[int, int], ...]:
@@ -165,17 +180,17 @@ def payments(
     Returns (single cards, cards that may be shown, combinations as (top card, rest mask)); a
     reference for tests and tools (play uses the cached tables of the game).
     """
-    singles = tuple(canon_cards(single_payers(hand, v)))
-    shows = tuple(canon_cards(show_payers(hand, v, 1, True)))  # on a single-card pile, with show=true
+    singles, shown, combine = exchange_payers(hand, v, True, True, always)  # a one-card pile, show=true
     combos: tuple[tuple[int, int], ...] = ()
-    # A minimal combination never holds a card worth v on its own.
-    if may_combine(hand, v, always):
+    if combine:
+        # A minimal combination never holds a card worth v on its own (combo_positions leaves such
+        # a card out anyway; leaving it out here keeps the listing short).
         cards = canon_cards(hand if overpay else hand & ~GE[v])
         combos = tuple(
             (cards[t], sum(BIT[cards[i]] for i in range(len(cards)) if r >> i & 1))
             for t, r in combo_positions(tuple(VALUE[c] for c in cards), v, overpay)
         )
-    return singles, shows, combos
+    return tuple(canon_cards(singles)), tuple(canon_cards(shown)), combos
 
 
 def generate(state: PentyrchState) -> None:
@@ -187,13 +202,14 @@ def generate(state: PentyrchState) -> None:
     order, and the payments themselves are listed only when one is decoded.
 
     Written for both builds: direct calls (no bound methods kept in variables, which the compiled
-    build calls as generic Python objects) and the combination count of each pile value asked of the
-    game once per hand (``state._counts``, see :data:`COUNTS_STRIDE`: a hand changes only at its own
-    exchanges, and a seat often reaches several piles of one value).
+    build calls as generic Python objects), entering walked as one more step (``ENTER_CODES``), so
+    that there is one place for each kind of move, and the combination count of each pile value
+    asked of the game once per hand (``state._counts``, see :data:`COUNTS_STRIDE`: a hand changes
+    only at its own exchanges, and a seat often reaches several piles of one value).
     """
     seat = state._seat
-    acts: list[int] = []
-    combos: Combos = []
+    acts: list[object] = []  # ACTION_INTS: see there
+    combos = _NO_COMBOS
     ncombos = 0
     owner = state._owner[seat]
     hand = state._hands[owner]
@@ -206,115 +222,65 @@ def generate(state: PentyrchState) -> None:
     cpos = state._cpos
     stacks = state._stacks
     piles = state._piles
-    game = state.game
     show = state._show
     always = state._always
     cover_any = state._cover_any
     cells = seat * NUM_CELLS
+    goal = GOAL[seat]
+    ints = ACTION_INTS  # a local: the pure build reads it at every legal move
     k0 = seat * 3
     for k in range(k0, k0 + 3):
         p = cpos[k]
         if p == SAFE:
             continue
-        rk = k - k0
-        base = 1 + k * (SLOTS * PAYS)
         if p < 0:
             # docs/rules/pentyrch.md, Moving (2): enter on the home cell, by exchange or by covering.
-            h = HOME[seat]
-            st = stacks[h]
-            a = base + ENTER_SLOT * PAYS
-            if st:
-                if len(st) < 3 and rk > st[-1] % 3:
-                    acts.append(a)
-                continue
-            t = h
+            codes = ENTER_CODES[seat]
+        elif stacks[p][-1] != k:
+            continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
         else:
-            if stacks[p][-1] != k:
-                continue  # docs/rules/pentyrch.md, Moving, Stacks: only the top card may move
             # The steps a seat may take from p (STEP_CODES: STEPS without the home cells HOME_OK
-            # forbids, each as d | t << 3 | forward_ok << 8).
-            for code in STEP_CODES[cells + p]:
-                t = code >> 3 & 31
-                d = code & 7
-                st = stacks[t]
-                if st:
-                    # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J;
-                    # reversed on the free space. Covering may go backward with cover_any_direction.
-                    if len(st) < 3 and (code >= 256 or cover_any):
-                        top_rank = st[-1] % 3
-                        if (rk < top_rank) if t == FREE else (rk > top_rank):
-                            acts.append(base + d * PAYS)
-                elif code < 256:  # a backward step: only covering may go backward
-                    continue
-                elif t == FREE:
-                    acts.append(base + d * PAYS)
-                elif hand:
-                    ncombos += exchange_moves(
-                        acts, combos, counts, at, game, base + d * PAYS, k, p, t, hand, piles[t], show, always
-                    )
-            if p == GOAL[seat]:
-                # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
-                acts.append(base + OFF_SLOT * PAYS)
-            continue
-        if hand:
-            # Entering by exchange onto the empty home cell t.
-            ncombos += exchange_moves(
-                acts, combos, counts, at, game, a, k, -1, t, hand, piles[t], show, always
-            )
-    if combos:
+            # forbids, each as d * PAYS | t << 10 | forward_ok << 15).
+            codes = STEP_CODES[cells + p]
+        rk = k - k0
+        base = 1 + k * (SLOTS * PAYS)
+        for code in codes:
+            t = code >> 10 & 31
+            st = stacks[t]
+            if st:
+                # docs/rules/pentyrch.md, Moving, Stacks: at most three; K over Q or J, Q over J;
+                # reversed on the free space. Covering may go backward with cover_any_direction.
+                if len(st) < 3 and (code >= 32768 or cover_any):
+                    top_rank = st[-1] % 3
+                    if (rk < top_rank) if t == FREE else (rk > top_rank):
+                        acts.append(ints[base + (code & 1023)])
+            elif code < 32768:  # a backward step: only covering may go backward
+                continue
+            elif t == FREE:
+                acts.append(ints[base + (code & 1023)])
+            elif hand:
+                pile = piles[t]
+                v = VALUE[pile[-1]]
+                if exchange_moves(acts, base + (code & 1023), hand, v, len(pile) == 1, show, always):
+                    n = counts[at + v]
+                    if n < 0:
+                        n = counts[at + v] = state.game.combo_count(hand, v)
+                    if n:
+                        if not ncombos:
+                            combos = []
+                        combos.append((k, p, t, hand, v, n))  # p: -1 when entering
+                        ncombos += n
+        if p == goal:
+            # docs/rules/pentyrch.md, Moving (1): bear off from the goal cell.
+            acts.append(ints[base + OFF_SLOT * PAYS])
+    if ncombos:
         for a in range(COMBO_BASE, COMBO_BASE + ncombos):  # a loop: compiled, range() is a generic call
-            acts.append(a)
+            acts.append(ints[a] if a < INTERNED else a)
     elif not acts:
         # docs/rules/pentyrch.md, Moving: no legal move, so pass.
-        acts = [PASS]
-    state._legal = acts
+        acts.append(PASS)
+    state._legal = cast("list[int]", acts)  # ints, some of them shared (ACTION_INTS)
     state._combos = combos
-
-
-def exchange_moves(
-    acts: list[int],
-    combos: Combos,
-    counts: list[int],
-    at: int,
-    game: PentyrchGame,
-    a: int,
-    k: int,
-    frm: int,
-    t: int,
-    hand: int,
-    pile: list[int],
-    show: bool,
-    always: bool,
-) -> int:
-    """docs/rules/pentyrch.md, Moving, Exchange and Showing: the moves of court card ``k`` from ``frm``
-    onto the empty cell ``t`` (its pile ``pile``) paid from ``hand``, ``a`` the action of the move
-    paid with nothing: the single cards into ``acts``, the shown ones too, and the combinations' count
-    into ``combos`` (returned, to be added to the combination region); ``counts[at + v]`` is the
-    count of ``hand`` on a pile worth ``v`` once known (:data:`COUNTS_STRIDE`)."""
-    v = VALUE[pile[-1]]
-    # The one fast copy of the exchange rule: single_payers, show_payers and may_combine spelt out,
-    # since three calls per exchange cost the pure build's random games about 10% (123k against 137k
-    # actions/s); tests/test_pentyrch_kit.py, test_generated_exchanges_are_the_exchange_rule, checks
-    # every generated exchange against payments() and show_payers at every step of random games.
-    singles = hand & GE[v]
-    bits = singles
-    while bits:  # one action per card worth v or more, lowest card id first
-        low = bits & -bits
-        acts.append(a + CODE_OF_BIT[low.bit_length()])
-        bits ^= low
-    if show and len(pile) == 1:
-        shown = hand & EQ[v]
-        if shown:
-            for c in codes_of(shown):
-                acts.append(a + 40 + c)
-    if singles and not always:
-        return 0
-    n = counts[at + v]
-    if n < 0:
-        n = counts[at + v] = game.combo_count(hand, v)
-    if n:
-        combos.append((k, frm, t, hand, v, n))
-    return n
 
 
 def decode(state: PentyrchState, action: int) -> Move:
@@ -323,7 +289,9 @@ def decode(state: PentyrchState, action: int) -> Move:
         return PASS_MOVE
     if action >= COMBO_BASE:
         r = action - COMBO_BASE
-        for k, frm, to, hand, v, n in state._combos:  # type: ignore[union-attr]
+        combos = state._combos
+        assert combos is not None  # and typed so: compiled, the loop below is then native
+        for k, frm, to, hand, v, n in combos:
             if r < n:
                 top, rest = state.game.combo_at(hand, v, r)
                 return (k, frm, to, 1, top, rest)

@@ -20,12 +20,13 @@ from gamester.games.pentyrch import notation, reasons, scoring, views, worlds
 from gamester.games.pentyrch.board import CELL_NAMES, NUM_CELLS, OFF, layout_cell, parse_cell, seat_owners
 from gamester.games.pentyrch.cards import (
     BIT,
+    CARD_OF_CANON,
     COURT_OF_CARD,
     HAND_CARDS,
     LAYOUT_CARDS,
     VALUE,
     canon_cards,
-    canon_tuple,
+    canon_mask,
     codes,
     court_code,
 )
@@ -177,7 +178,8 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
             if n == 3 and i == 15:
                 self._setaside = c
             else:
-                hands[owner[i % n]] |= BIT[c]
+                p = owner[i % n]
+                hands[p] = hands[p] | BIT[c]
         self._hands = hands
         self._hidden = hands[:]
         self._dealt = hands[:]
@@ -289,11 +291,20 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
                 taken |= BIT[c]
             laid = rest | BIT[top]
             self._hands[p] = (self._hands[p] & ~laid) | taken
-            self._hidden[p] &= ~laid
-            if rest:
-                new = list(canon_tuple(rest))  # cached: no sort at every combination played
-                new.reverse()
+            hidden = self._hidden  # not hidden[p] &= …: compiled, that is a generic operation
+            hidden[p] = hidden[p] & ~laid
+            if rest & (rest - 1):
+                # the other cards reversed from canonical order, the lowest at the bottom: the bits
+                # of their canonical mask highest first (no sort, no cache)
+                new = []
+                cm = canon_mask(rest)
+                while cm:
+                    b = cm.bit_length() - 1
+                    new.append(CARD_OF_CANON[b])
+                    cm ^= 1 << b
                 new.append(top)
+            elif rest:
+                new = [rest.bit_length() - 1, top]  # one other card
             else:
                 new = [top]
             self._piles[to] = new
@@ -306,7 +317,8 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         elif mode == 2:
             # docs/rules/pentyrch.md, Moving, Showing: no card changes hands; the shown card is public.
             p = self._owner[seat]
-            self._hidden[p] &= ~BIT[top]
+            hidden = self._hidden
+            hidden[p] = hidden[p] & ~BIT[top]
         self._events = _MOVED  # the step, exchange or show of m (events() makes its tuple)
         stacks[to].append(k)
         self._cpos[k] = to
