@@ -251,11 +251,10 @@ class PenneechState(State[PenneechGame]):
     def _draw_for_deal(self) -> int:
         """docs/rules/penneech.md, Dealing: seat 0 takes pack[0], seat 1 pack[1]; ties go on to the
         next pair. (Should a whole pack tie pair by pair, the draw goes on with a fresh pack.)"""
-        parse = self.game.parse_chance
         chance = self.chance
         events = self._events
         while True:
-            pack = chance.pack(FULL_PACK, parse, used=DRAW_READS)
+            pack = chance.pack(FULL_PACK, parse_card, used=DRAW_READS)
             a, b = DRAW_RANK[pack[0]], DRAW_RANK[pack[1]]
             if a != b:
                 dealer = 0 if a < b else 1
@@ -276,7 +275,8 @@ class PenneechState(State[PenneechGame]):
     def _start_deal(self) -> None:
         """docs/rules/penneech.md, Dealing: one card at a time, non-dealer first; the rest is stock."""
         # A deal reads the 14 dealt cards and at most 8 turn-ups.
-        pack = self.chance.pack(FULL_PACK, self.game.parse_chance, used=DEAL_READS)
+        # parse_card is the game's parse_chance (no bound method made per deal).
+        pack = self.chance.pack(FULL_PACK, parse_card, used=DEAL_READS)
         d = self._dealer
         nd = 1 - d
         # The cards one by one (compiled, a read at a constant index; a stepped slice is a generic
