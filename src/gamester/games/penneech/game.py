@@ -558,14 +558,16 @@ class PenneechState(State[PenneechGame]):
                 # suit, whose void it shows.
                 if not legal_mask(hand, led, trump, self._follow) >> action & 1:
                     raise IllegalActionError(self._why_illegal(action))
-                self._voids[seat] |= 1 << led // 13
+                voids = self._voids  # (an item's augmented assignment is a generic call compiled)
+                voids[seat] = voids[seat] | 1 << led // 13
             self._history.append(action)
             hands[seat] = hand ^ (1 << action)
             self._hl[seat].remove(action)
             leader = 1 - seat
             winner = seat if v & 1 else leader
             pts = v >> 2
-            self._tricks[winner] += 1
+            tricks = self._tricks
+            tricks[winner] = tricks[winner] + 1
             self._last_trick = (leader, led, action, winner, pts)
             self._led = -1
             if pts:
