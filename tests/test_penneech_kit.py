@@ -97,6 +97,7 @@ def test_follow_tables_are_the_follow_rule() -> None:
             for ls in range(4):
                 allowed = rules.FOLLOW_MASKS[fs][trump][ls]
                 assert allowed == rules.follow_mask(13 * ls, trump, fs)
+                assert rules.FOLLOW_TABLE[16 * fs + 4 * trump + ls] == allowed
 
 
 # -- Points -------------------------------------------------------------------------------------------

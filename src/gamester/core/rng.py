@@ -112,11 +112,12 @@ class Shuffler:
         return o, t
 
 
-_SHUFFLERS: dict[tuple[int, int], Shuffler] = {}
+# Keyed by ``n << 16 | used``: an int key, no tuple made and hashed at every pack.
+_SHUFFLERS: dict[int, Shuffler] = {}
 
 
 def _shuffler(n: int, used: int) -> Shuffler:
-    key = (n, used)
+    key = n << 16 | used
     fn = _SHUFFLERS.get(key)
     if fn is None:
         fn = _SHUFFLERS[key] = Shuffler(n, used)
@@ -196,7 +197,9 @@ class BitStream:
             key = self.key = _seed_bytes(self.seed)
         b = self.block
         if not self.bits and k <= 512:  # the usual case: a fresh block serves the whole draw
-            x = int.from_bytes(blake2b(b.to_bytes(8, "little") + key).digest(), "little")
+            x = int.from_bytes(
+                blake2b((_COUNTERS[b] if b < 64 else b.to_bytes(8, "little")) + key).digest(), "little"
+            )
             self.block = b + 1
             self.buf = x >> k
             self.bits = 512 - k
@@ -263,7 +266,15 @@ def _stream_of_state(state: object) -> BitStream:
 
 def _seed_bytes(seed: int) -> bytes:
     """The seed as the stream's blocks hash it: its shortest two's-complement little-endian bytes."""
-    return seed.to_bytes((seed.bit_length() + 8) // 8, "little", signed=True)
+    n = (seed.bit_length() + 8) // 8
+    if seed >= 0:  # the same bytes (the top bit is 0), without the keyword call (a new game pays it)
+        return seed.to_bytes(n, "little")
+    return seed.to_bytes(n, "little", signed=True)
+
+
+# The first blocks' counters as the stream hashes them (8 bytes, little-endian), made once: a new
+# state's stream hashes block 0 for its first pack.
+_COUNTERS: Final[tuple[bytes, ...]] = tuple(i.to_bytes(8, "little") for i in range(64))
 
 
 def _rebuild_stream(state: tuple[Any, ...]) -> BitStream:
@@ -428,7 +439,7 @@ class Chance:
             # shuffled(rng, cards, used), its lookup inlined: this runs once per deal.
             n = len(cards)
             top = n if used is None or used >= n - 1 else used
-            fn = _SHUFFLERS.get((n, top)) or _shuffler(n, top)
+            fn = _SHUFFLERS.get(n << 16 | top) or _shuffler(n, top)
             stream = self._stream
             if stream is not None:
                 p, rest_seed = fn.from_stream(stream, cards)
@@ -579,7 +590,7 @@ def weighted(rng: random.Random, options: Sequence[Any], weights: Sequence[int])
 
 def _top(rng: random.Random, items: Sequence[Any], n: int, steps: int) -> list[Any]:
     """``items`` after ``steps`` Fisher–Yates steps from the top, drawn by :class:`Shuffler`."""
-    fn = _SHUFFLERS.get((n, steps)) or _shuffler(n, steps)
+    fn = _SHUFFLERS.get(n << 16 | steps) or _shuffler(n, steps)
     if type(rng) is HashRandom:
         return fn.from_stream(rng._stream, items)[0]
     return fn(rng, items)[0]

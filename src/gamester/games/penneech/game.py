@@ -242,7 +242,9 @@ class PenneechState(State[PenneechGame]):
         self._scores = [0, 0]
         self._history: list[int] = []
         self._winner = -1
-        self._shown: list[tuple[int, int]] = []
+        # Hands shown for a redeal, a tuple replaced (not appended to): most games show none, and
+        # neither a new state nor a clone then makes a list for it.
+        self._shown: tuple[tuple[int, int], ...] = ()
         self._deal_no = 0
         self._events: list[tuple[Any, ...]] = []
         self._last_trick: tuple[int, int, int, int, int] | None = None
@@ -254,11 +256,10 @@ class PenneechState(State[PenneechGame]):
     def _draw_for_deal(self) -> int:
         """docs/rules/penneech.md, Dealing: seat 0 takes pack[0], seat 1 pack[1]; ties go on to the
         next pair. (Should a whole pack tie pair by pair, the draw goes on with a fresh pack.)"""
-        parse = self.game.parse_chance
         chance = self.chance
         events = self._events
         while True:
-            pack = chance.pack(FULL_PACK, parse, used=DRAW_READS)
+            pack = chance.pack(FULL_PACK, parse_card, used=DRAW_READS)
             a, b = DRAW_RANK[pack[0]], DRAW_RANK[pack[1]]
             if a != b:
                 dealer = 0 if a < b else 1
@@ -279,17 +280,19 @@ class PenneechState(State[PenneechGame]):
     def _start_deal(self) -> None:
         """docs/rules/penneech.md, Dealing: one card at a time, non-dealer first; the rest is stock."""
         # A deal reads the 14 dealt cards and at most 8 turn-ups.
-        pack = self.chance.pack(FULL_PACK, self.game.parse_chance, used=DEAL_READS)
+        # parse_card is the game's parse_chance (no bound method made per deal).
+        pack = self.chance.pack(FULL_PACK, parse_card, used=DEAL_READS)
         d = self._dealer
         nd = 1 - d
-        first = pack[0:14:2]
-        second = pack[1:14:2]
-        # Distinct bits, so their sum is their union (unrolled: faster than sum(map(...)) here).
+        # The cards one by one (compiled, a read at a constant index; a stepped slice is a generic
+        # call), non-dealer first; distinct bits, so their sum is their union.
+        c0, c1, c2, c3, c4, c5, c6 = pack[0], pack[2], pack[4], pack[6], pack[8], pack[10], pack[12]
+        e0, e1, e2, e3, e4, e5, e6 = pack[1], pack[3], pack[5], pack[7], pack[9], pack[11], pack[13]
         b = BIT
-        c0, c1, c2, c3, c4, c5, c6 = first
         hn = b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6]
-        c0, c1, c2, c3, c4, c5, c6 = second
-        hd = b[c0] + b[c1] + b[c2] + b[c3] + b[c4] + b[c5] + b[c6]
+        hd = b[e0] + b[e1] + b[e2] + b[e3] + b[e4] + b[e5] + b[e6]
+        first = [c0, c1, c2, c3, c4, c5, c6]
+        second = [e0, e1, e2, e3, e4, e5, e6]
         first.sort()
         second.sort()
         if d:
@@ -302,7 +305,7 @@ class PenneechState(State[PenneechGame]):
         self._pack = pack
         self._trump = -1
         self._tricks = [0, 0]
-        self._dealt = hands[:]
+        self._dealt = (hands[0], hands[1])
         self._voids = [0, 0]
         self._led = -1
         self._leader = nd
@@ -433,7 +436,7 @@ class PenneechState(State[PenneechGame]):
         n = 14 - hands[0].bit_count() - hands[1].bit_count()
         plays = self._history[-n:] if n else []
         s = self.clone()
-        s._hands = s._dealt[:]
+        s._hands = list(s._dealt)
         s._hl = [cards_of(s._dealt[0]), cards_of(s._dealt[1])]
         s._pos = 15
         s._trump = self._pack[14] // 13
@@ -540,7 +543,7 @@ class PenneechState(State[PenneechGame]):
             hand = hands[seat]
             # (A hand holds no bit above 51, so the bit test also rejects actions above 51; a bool
             # is not an exact int.)
-            if action.__class__ is not int or action < 0 or not hand >> action & 1:
+            if type(action) is not int or action < 0 or not hand >> action & 1:
                 raise IllegalActionError(self._why_illegal(action))
             led = self._led
             if led < 0:
@@ -560,14 +563,16 @@ class PenneechState(State[PenneechGame]):
                 # suit, whose void it shows.
                 if not legal_mask(hand, led, trump, self._follow) >> action & 1:
                     raise IllegalActionError(self._why_illegal(action))
-                self._voids[seat] |= 1 << led // 13
+                voids = self._voids  # (an item's augmented assignment is a generic call compiled)
+                voids[seat] = voids[seat] | 1 << led // 13
             self._history.append(action)
             hands[seat] = hand ^ (1 << action)
             self._hl[seat].remove(action)
             leader = 1 - seat
             winner = seat if v & 1 else leader
             pts = v >> 2
-            self._tricks[winner] += 1
+            tricks = self._tricks
+            tricks[winner] = tricks[winner] + 1
             self._last_trick = (leader, led, action, winner, pts)
             self._led = -1
             if pts:
@@ -628,7 +633,7 @@ class PenneechState(State[PenneechGame]):
         seat = self._cur
         if redeal:
             # docs/rules/penneech.md, Dealing: the hand is shown, the same dealer deals a new pack.
-            self._shown.append((seat, self._hands[seat]))
+            self._shown = (*self._shown, (seat, self._hands[seat]))
             self._events.append(("redeal", seat, self._hands[seat]))
             self._deal_no += 1
             self._start_deal()
@@ -733,7 +738,7 @@ class PenneechState(State[PenneechGame]):
         s._history = self._history[:]
         s._winner = self._winner
         s._events = self._events[:]
-        s._shown = self._shown[:]
+        s._shown = self._shown
         s._last_trick = self._last_trick
         s._hl = [self._hl[0][:], self._hl[1][:]]
         return s

@@ -201,7 +201,7 @@ def determinize(state: PenneechState, player: int, rng: random.Random) -> Pennee
     pack[14 : state._pos] = state._pack[14 : state._pos]
     pack[state._pos :] = rest
     s._pack = pack
-    s._dealt = dealt
+    s._dealt = (dealt[0], dealt[1])
     log[-1] = pack
     return s
 
