@@ -297,6 +297,16 @@ def test_spectator_sees_no_hand_and_cannot_act(c: TestClient) -> None:
         assert _ws_error(ws, {"type": "hint", "seq": v["seq"]})["code"] == "spectator"
 
 
+def _hint(ws: Any, seq: int) -> dict[str, Any]:
+    """Ask for a hint at ``seq`` and return it (an error instead fails the test)."""
+    ws.send_json({"type": "hint", "seq": seq})
+    while True:
+        m: dict[str, Any] = ws.receive_json()
+        if m["type"] == "hint":
+            return m
+        assert m["type"] != "error", m
+
+
 def test_hint(c: TestClient) -> None:
     tid = new_table(c, "penneech", ["human", "human"])
     t0, t1 = join(c, tid, 0), join(c, tid, 1)
@@ -305,12 +315,7 @@ def test_hint(c: TestClient) -> None:
             v = next_view(ws)
             if not v["legal"]:
                 continue
-            ws.send_json({"type": "hint", "seq": v["seq"]})
-            while True:
-                m = ws.receive_json()
-                if m["type"] == "hint":
-                    break
-                assert m["type"] != "error", m
+            m = _hint(ws, v["seq"])
             assert m["seq"] == v["seq"] and m["action"] in v["legal"] and "move" not in m
             assert "moves" not in v, "Penneech's moves are cards: no parts"
             assert m["win_probability"] is None or 0.0 <= m["win_probability"] <= 1.0
@@ -333,12 +338,7 @@ def test_pentyrch_moves_and_hint_carry_their_parts(c: TestClient) -> None:
                 assert "moves" not in v
                 continue
             assert v["moves"] == [game.action_parts(a) for a in v["legal"]]
-            ws.send_json({"type": "hint", "seq": v["seq"]})
-            while True:
-                m = ws.receive_json()
-                if m["type"] == "hint":
-                    break
-                assert m["type"] != "error", m
+            m = _hint(ws, v["seq"])
             assert m["action"] in v["legal"] and m["move"] == v["moves"][v["legal"].index(m["action"])]
             return
     raise AssertionError("nobody to move")
