@@ -57,7 +57,8 @@ def _free_port() -> int:
 class Server:
     """``gamester serve`` on 127.0.0.1 with a temporary SQLite file; restartable on the same port."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.extra_env = env or {}
         self.dir = Path(tempfile.mkdtemp(prefix="gamester-browser-"))
         self.port = _free_port()
         self.db = f"sqlite:///{self.dir / 'browser.db'}"
@@ -74,6 +75,7 @@ class Server:
             "GAMESTER_BOT_WORKERS": "1",
             "GAMESTER_LEASE_SECONDS": "3",
             "PYTHONUNBUFFERED": "1",
+            **self.extra_env,
         }
         self.proc = subprocess.Popen(
             [
@@ -614,13 +616,33 @@ def test_a_finished_trick_stays_until_clicked(pages: Pages, server: Server) -> N
     assert page.evaluate("JSON.parse(localStorage.getItem('gamester.settings')).pace") == "slow"
 
 
+@pytest.fixture
+def four_hand_weights_server(tmp_path: Path) -> Iterator[Server]:
+    """A server installed with only the four-hand Piquesept weights (as before piquesept-3p.npz
+    shipped): a ``sitecustomize`` on its path, which the bot workers it spawns inherit too, hides the
+    other shipped files from ``learned``, so three hands are a real case it cannot play."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import gamester.agents.learned as learned\n"
+        "learned.shipped_model_paths = lambda name: [learned.shipped_model_path(name)]\n"
+    )
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p)
+    s = Server(env={"PYTHONPATH": path})
+    s.start()
+    try:
+        yield s
+    finally:
+        s.close()
+
+
 @pytest.mark.slow
 def test_lobby_offers_only_the_computer_players_that_can_play_the_options(
-    pages: Pages, server: Server
+    pages: Pages, four_hand_weights_server: Server
 ) -> None:
-    """The three-hand Piquesept rule set rules out the learned model (trained on four hands): its entry
-    stays in each seat's list, disabled and saying why, and a seat that had chosen it falls back to
-    the strongest player that can play. Screenshots of the lobby at both widths (to be looked at)."""
+    """With weights trained on four hands only, the three-hand Piquesept rule set rules out the
+    learned model: its entry stays in each seat's list, disabled and saying why, and a seat that had
+    chosen it falls back to the strongest player that can play. Screenshots of the lobby at both
+    widths (to be looked at)."""
+    server = four_hand_weights_server
     shots = Path(os.environ.get("GAMESTER_SHOTS") or tempfile.gettempdir())
     for size, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
         page = pages.new(viewport=viewport)
