@@ -25,14 +25,11 @@ from gamester.games.pentyrch.board import (
 from gamester.games.pentyrch.cards import (
     BIT,
     COURT_RANK_NAMES,
-    EQ,
     NONCOURT,
     VALUE,
-    canon_cards,
     court_code,
     mask_value,
 )
-from gamester.games.pentyrch.combos import OverpayPayments
 from gamester.games.pentyrch.moves import COMBO_BASE, PASS, PAYS, SAFE, SHOW_CODE, exchange_payers
 
 if TYPE_CHECKING:
@@ -168,7 +165,7 @@ def reason(
     # the rule itself (moves.exchange_payers, combos.py), never spelt out again here.
     always = state._always
     if mode == 2:
-        if not exchange_payers(EQ[v], v, True, state._show, always)[1]:  # no card is ever shown here
+        if not state._show:  # the option itself: no card is ever shown
             return "Moving, Showing (show=false)", "showing is not allowed (show=false)"
         if exchange_payers(hand, v, True, state._show, always)[1] & BIT[top]:  # it would on one card
             return (
@@ -179,14 +176,11 @@ def reason(
         return "Moving, Showing", f"the shown card must equal the pile's value {v}"
     if not rest:
         return "Moving, Exchange", f"a single card must be worth at least the pile's top value {v}"
-    cards = canon_cards(laid)
-    t = cards.index(top)
-    if OverpayPayments([VALUE[c] for c in cards], v).rank(t, (1 << len(cards)) - 1 & ~(1 << t)) < 0:
-        # not even a payment with overpay=true, which takes any cards that reach v
-        return (
-            "Moving, Exchange",
-            f"the cards add up to {mask_value(laid)}, less than the pile's top value {v}",
-        )
+    total = mask_value(laid)
+    if total < v:
+        # not even a payment with overpay=true, which takes any two or more cards that reach v
+        # (combos.py); a sum needs no table of payments
+        return "Moving, Exchange", f"the cards add up to {total}, less than the pile's top value {v}"
     if not exchange_payers(hand, v, len(pile) == 1, state._show, always)[2]:
         return (
             "Moving, Exchange (combine=when_needed)",
