@@ -11,6 +11,13 @@ card, the cells and the payment cards), each an index into a vocabulary stored w
 with thousands of actions whose meaning depends on the position (Pentyrch's combination payments) is
 read as a player reads it.
 
+Afterstate features (``features="afterstate"`` in the weights' metadata) read each action by what it
+leads to instead: the seat's own observation tensor of the position right after the action, taken in
+one world drawn from the seat's view with a fixed seed (``View.determinize``), so the network scores
+positions (a state value, as TD-Gammon) rather than notation. Only what the seat could know goes in:
+the world is drawn from its view, and the observation is the seat's own. This is for games where an
+action's meaning is its effect on the board (Pentyrch), not its name.
+
 Where the network reads the heuristic's move as an input, ``margin`` (default: the one chosen at the end
 of training) is how much better another action must look before it replaces the heuristic's.
 
@@ -37,6 +44,8 @@ from gamester.core.rng import make_rng
 
 # Games with at most this many distinct actions read the action as its dense id.
 DENSE_LIMIT = 1024
+FEATURES = ("action", "afterstate")  # how an action is read (the module's docstring)
+_AFTER_SEED = 0xAF7E  # the one world afterstate features are taken in
 _SPLIT = re.compile(r"([-+@=])")
 
 
@@ -75,6 +84,19 @@ def heuristic_move(view: View, legal: list[int]) -> int | None:
     return kit.heuristic(view, view.observation(), legal, make_rng(0))
 
 
+def afterstate_tensors(view: View, legal: list[int]) -> Any:
+    """The seat's observation tensor after each legal action (float32, one row per action), every
+    action taken in the same world drawn from the seat's view with a fixed seed: what the seat would
+    see next, and nothing it could not know now."""
+    world = view.determinize(make_rng(_AFTER_SEED))
+    out = np.empty((len(legal), view.game.observation_tensor_size), dtype=np.float32)
+    for i, a in enumerate(legal):
+        s = world.clone()
+        s.apply_action(a)
+        out[i] = s.observation_tensor(view.player)
+    return out
+
+
 def mismatch(meta: dict[str, Any], game: Game) -> str | None:
     """Why a model with this metadata (what it was trained on) cannot play ``game`` (a game with its
     options), or None if it can: the observation it reads and, for dense ids, the actions it knows must
@@ -88,7 +110,11 @@ def mismatch(meta: dict[str, Any], game: Game) -> str | None:
         )
     if meta.get("heuristic_input") and not game.kit().has_heuristic:
         return f"{trained} and reads the heuristic's choice, and {game.name!r} offers none"
-    if meta.get("vocab") is None and game.num_distinct_actions != int(meta["num_actions"]):
+    if (
+        meta.get("features", "action") == "action"
+        and meta.get("vocab") is None
+        and game.num_distinct_actions != int(meta["num_actions"])
+    ):
         return (
             f"{trained} and cannot play {game.spec()!r}: it knows {meta['num_actions']} actions, "
             f"that game has {game.num_distinct_actions}"
@@ -110,6 +136,9 @@ class Model:
             None if meta.get("vocab") is None else {t: i for i, t in enumerate(meta["vocab"])}
         )
         self.num_actions = int(meta["num_actions"])
+        self.features = str(meta.get("features", "action"))
+        if self.features not in FEATURES:
+            raise AgentError(f"learned model: unknown features {self.features!r}")
         self._rows: dict[str, list[int]] = {}  # notation -> action inputs
         w1 = np.asarray(arrays["w1"], dtype=np.float32)
         self.w1o = np.ascontiguousarray(w1[: self.obs_size])
@@ -122,7 +151,7 @@ class Model:
         self.w3 = np.asarray(arrays["w3"], dtype=np.float32).reshape(-1)
         self.b3 = float(np.asarray(arrays["b3"]).reshape(-1)[0])
         self.scale = float(meta["scale"])
-        width = self.num_actions if self.vocab is None else len(self.vocab)
+        width = 0 if self.afterstate else self.num_actions if self.vocab is None else len(self.vocab)
         # One more action input, on for the action the game's heuristic would play from this view.
         self.heuristic_input: int | None = width if meta.get("heuristic_input") else None
         if self.heuristic_input is not None:
@@ -134,8 +163,15 @@ class Model:
     def action_width(self) -> int:
         return int(self.w1a.shape[0])
 
+    @property
+    def afterstate(self) -> bool:
+        return self.features == "afterstate"
+
     def action_indices(self, view: View, action: int) -> list[int]:
-        """The active action inputs of ``action`` (one for a dense id, a few notation tokens)."""
+        """The active action inputs of ``action`` (one for a dense id, a few notation tokens, none
+        with afterstate features)."""
+        if self.afterstate:
+            return []
         if self.vocab is None:
             return [action]
         text = view.action_to_string(action)
@@ -189,13 +225,21 @@ class Model:
         np.maximum(h2, 0.0, out=h2)
         return (h2 @ self.w3 + self.b3) * self.scale
 
+    def observations(self, view: View, legal: list[int]) -> tuple[Any, Any]:
+        """The observation rows the network reads for ``legal`` and which row each action reads: the
+        seat's one observation, or with afterstate features one row per action."""
+        if self.afterstate:
+            return afterstate_tensors(view, legal), np.arange(len(legal), dtype=np.intp)
+        obs = np.asarray(view.observation_tensor(), dtype=np.float32)[None, :]
+        return obs, np.zeros(len(legal), dtype=np.intp)
+
     def choose(self, view: View, legal: list[int], margin: float = 0.0) -> tuple[int, Any]:
         """The action scored highest, except that the heuristic's move stands unless another beats
         it by more than ``margin`` (in units of return): estimates from noisy returns overrate
         some rarely tried action, and the heuristic's move is the one the network knows best."""
-        obs = np.asarray(view.observation_tensor(), dtype=np.float32)[None, :]
+        obs, owner = self.observations(view, legal)
         acts, h = self.rows(view, legal)
-        q = self.values(obs, np.zeros(len(legal), dtype=np.intp), acts)
+        q = self.values(obs, owner, acts)
         best = int(np.argmax(q))
         if h is not None:
             i = legal.index(h)

@@ -51,6 +51,13 @@ def add_train_arguments(sp: argparse.ArgumentParser) -> None:
         help="with --teacher: the share of decisions with a choice it evaluates (default 1)",
     )
     sp.add_argument(
+        "--features",
+        choices=("action", "afterstate"),
+        default="action",
+        help="how the network reads an action: its id or notation (default), or the seat's view of "
+        "the position it leads to (afterstate)",
+    )
+    sp.add_argument(
         "--buffer", type=int, default=150_000, metavar="N", help="replay buffer in samples (default 150000)"
     )
     sp.add_argument(
@@ -93,6 +100,7 @@ def run_train_cli(args: argparse.Namespace, options: dict[str, Any]) -> int:
             target=args.target,
             teacher=args.teacher,
             teach_share=args.teach_share,
+            features=args.features,
             buffer=args.buffer,
             reuse=args.reuse,
             progress=not args.quiet,

@@ -15,6 +15,10 @@ seat's view, and each legal action it gives a value becomes a sample labelled by
 teacher gets the same :class:`View` as any agent, so it reads only what the seat knows. The play is the
 same as without it (the teacher has generators of its own); only which samples there are and their
 labels change.
+
+With afterstate features (``meta["features"] == "afterstate"``, ``gamester.agents.learned``) a sample's
+observation is the seat's view of the position its action led to, and only the heuristic's input is
+an action input.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from gamester.agents.base import Agent, View, make_agent
-from gamester.agents.learned import Model, action_tokens, heuristic_move
+from gamester.agents.learned import Model, action_tokens, afterstate_tensors, heuristic_move
 from gamester.core.errors import AgentError, GameError
 from gamester.core.kit import DealRace
 from gamester.core.protocol import Game, State
@@ -161,6 +165,23 @@ def _vocab(meta: dict[str, Any]) -> dict[str, int] | None:
     return v
 
 
+class _Seen:
+    """The observation a decision's samples read: the seat's own, or with afterstate features the
+    one after each action (worked out once, when first needed)."""
+
+    def __init__(self, view: View, legal: list[int], obs: Any, afterstate: bool) -> None:
+        self.view, self.legal, self.obs, self.afterstate = view, legal, obs, afterstate
+        self._after: Any = None
+
+    def rows(self) -> Any:
+        if self._after is None:
+            self._after = afterstate_tensors(self.view, self.legal)
+        return self._after
+
+    def row(self, action: int) -> Any:
+        return self.rows()[self.legal.index(action)] if self.afterstate else self.obs
+
+
 def play_job(job: SelfPlayJob) -> Samples:
     game = load_game(job.game)
     check_target(game, job.target)
@@ -170,8 +191,9 @@ def play_job(job: SelfPlayJob) -> Samples:
     teacher = None if job.teacher is None else make_teacher(game, job.teacher, teach_rng.getrandbits(32))
     model = None if job.arrays is None else Model(job.arrays, job.meta)
     vocab = _vocab(job.meta)
+    afterstate = job.meta.get("features") == "afterstate"
     n = game.num_players
-    width = game.num_distinct_actions if vocab is None else len(vocab)
+    width = 0 if afterstate else game.num_distinct_actions if vocab is None else len(vocab)
     hcol: int | None = width if job.meta.get("heuristic_input") else None
     states: list[State] = []
     roles: list[list[bool]] = []  # True: the seat plays heuristic; False: the learner
@@ -198,7 +220,7 @@ def play_job(job: SelfPlayJob) -> Samples:
     active = list(range(job.games))
 
     def inputs(view: View, a: int, h: int | None) -> list[int]:
-        r = action_row(vocab, view, a)
+        r = [] if afterstate else action_row(vocab, view, a)
         return [*r, hcol] if hcol is not None and a == h else r
 
     while active:
@@ -223,6 +245,7 @@ def play_job(job: SelfPlayJob) -> Samples:
             view = View(st, p)
             t1 = time.perf_counter()
             obs = view.observation_tensor()
+            seen = _Seen(view, legal, obs, afterstate)
             heuristic_seat = roles[g][p]
             h = heuristic_move(view, legal) if heuristic_seat or hcol is not None else None
             if teacher is not None and unit(teach_rng) < job.teach_share:
@@ -232,13 +255,13 @@ def play_job(job: SelfPlayJob) -> Samples:
                 taught += 1
                 for a in legal:
                     if a in values:
-                        taught_obs.append(obs)
+                        taught_obs.append(seen.row(a))
                         taught_acts.append(inputs(view, a, h))
                         taught_values.append(values[a])
             if heuristic_seat or model is None or unit(rng) < job.epsilon:
                 a = h if heuristic_seat and h is not None else legal[below(rng, len(legal))]
                 if learn_returns:
-                    obs_rows.append(obs)
+                    obs_rows.append(seen.row(a))
                     act_rows.append(inputs(view, a, h))
                     owners.append((g, p, len(ends[g])))
                 t_features += time.perf_counter() - t1
@@ -246,12 +269,16 @@ def play_job(job: SelfPlayJob) -> Samples:
                 continue
             rows = [inputs(view, a, h) for a in legal]
             t_features += time.perf_counter() - t1
-            pending.append((g, p, view, legal, obs, rows))
+            pending.append((g, p, view, legal, seen.rows() if afterstate else obs, rows))
         active = still
         if pending and model is not None:
             t1 = time.perf_counter()
-            obs_m = np.asarray([x[4] for x in pending], dtype=np.float32)
-            owner = np.asarray([i for i, x in enumerate(pending) for _ in x[3]], dtype=np.intp)
+            if afterstate:  # one observation row per legal action
+                obs_m = np.concatenate([x[4] for x in pending])
+                owner = np.arange(len(obs_m), dtype=np.intp)
+            else:
+                obs_m = np.asarray([x[4] for x in pending], dtype=np.float32)
+                owner = np.asarray([i for i, x in enumerate(pending) for _ in x[3]], dtype=np.intp)
             q = model.values(obs_m, owner, [r for x in pending for r in x[5]])
             t_forward += time.perf_counter() - t1
             k = 0
@@ -260,7 +287,7 @@ def play_job(job: SelfPlayJob) -> Samples:
                 i = best - k
                 k += len(legal)
                 if learn_returns:
-                    obs_rows.append(obs)
+                    obs_rows.append(obs[i] if afterstate else obs)
                     act_rows.append(rows[i])
                     owners.append((g, p, len(ends[g])))
                 states[g].apply_action(legal[i])

@@ -24,7 +24,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from gamester.agents.learned import DENSE_LIMIT, Model
+from gamester.agents.learned import DENSE_LIMIT, FEATURES, Model
+from gamester.core.errors import GameError
 from gamester.core.protocol import Game
 from gamester.core.registry import load_game
 from gamester.learn.selfplay import (
@@ -67,6 +68,7 @@ class TrainConfig:
     target: str = "game"  # the label: "game" (final return) or "deal" (selfplay.TARGETS, docs/learning.md)
     teacher: str | None = None  # a search agent's spec: its values are the labels (expert iteration)
     teach_share: float = 1.0  # the share of decisions with a choice the teacher evaluates
+    features: str = "action"  # how the network reads an action: learned.FEATURES
     progress: bool = True
 
 
@@ -131,21 +133,31 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     torch.use_deterministic_algorithms(True)
     game = load_game(cfg.game)
     check_target(game, cfg.target)
+    if cfg.features not in FEATURES:
+        raise GameError(f"unknown features {cfg.features!r}: choose from {', '.join(FEATURES)}")
+    afterstate = cfg.features == "afterstate"
     if cfg.teacher is not None:
         check_teacher(game, cfg.teacher, cfg.target, cfg.teach_share)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     lo, hi, _ = game.bounds()
     scale = max(abs(lo), abs(hi)) or 1.0
-    vocab = None if game.num_distinct_actions <= DENSE_LIMIT else build_vocab(game, cfg.seed, cfg.vocab_games)
+    vocab = (
+        None
+        if afterstate or game.num_distinct_actions <= DENSE_LIMIT
+        else build_vocab(game, cfg.seed, cfg.vocab_games)
+    )
     heuristic_input = cfg.heuristic_input and game.kit().has_heuristic
-    width = (game.num_distinct_actions if vocab is None else len(vocab)) + (1 if heuristic_input else 0)
+    width = (0 if afterstate else game.num_distinct_actions if vocab is None else len(vocab)) + (
+        1 if heuristic_input else 0
+    )
     meta: dict[str, Any] = {
         "game": game.name,
         "spec": game.spec(),
         "obs_size": game.observation_tensor_size,
         "num_actions": game.num_distinct_actions,
         "vocab": vocab,
+        "features": cfg.features,
         "heuristic_input": heuristic_input,
         "scale": scale,
         "hidden": cfg.hidden,
