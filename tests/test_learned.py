@@ -164,6 +164,85 @@ def test_same_view_same_move_whatever_the_hidden_cards(name: str) -> None:
     assert differed, "no twin differed in a hidden card: the test would show nothing"
 
 
+def game_obs_size(name: str) -> int:
+    return load_game(name).observation_tensor_size
+
+
+def random_afterstate_model(game: Game, hidden: int = 32) -> Any:
+    """Untrained weights that read afterstates (and the heuristic's choice): what the features do,
+    apart from what training makes of them."""
+    from gamester.agents.learned import Model
+
+    gen = np.random.default_rng(3)
+    n = game.observation_tensor_size
+    meta = {
+        "game": game.name, "spec": game.spec(), "obs_size": n, "num_actions": game.num_distinct_actions,
+        "vocab": None, "features": "afterstate", "heuristic_input": True, "scale": 1.0, "margin": 0.0,
+    }  # fmt: skip
+    arrays = {
+        "w1": gen.normal(0, 0.1, (n + 1, hidden)), "b1": gen.normal(0, 0.1, hidden),
+        "w2": gen.normal(0, 0.1, (hidden, hidden)), "b2": gen.normal(0, 0.1, hidden),
+        "w3": gen.normal(0, 0.1, hidden), "b3": np.zeros(1),
+    }  # fmt: skip
+    return Model(arrays, meta)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_afterstate_features_read_only_the_view(name: str) -> None:
+    """Afterstate rows are taken in a world drawn from the seat's view: a twin (the hidden cards dealt
+    again) gets the same rows, values and move."""
+    from gamester.agents.learned import afterstate_tensors
+
+    game = load_game(name)
+    model = random_afterstate_model(game)
+    agent = LearnedAgent()
+    agent.model, agent._game = model, game
+    checked = 0
+    state = game.new_initial_state(seed=21)
+    for steps in range(50):
+        if state.is_terminal():
+            break
+        p = state.current_player()
+        legal = state.legal_actions()
+        if len(legal) > 1:
+            va, vb = View(state, p), View(twin(state, p, salt=steps), p)
+            assert np.array_equal(afterstate_tensors(va, legal), afterstate_tensors(vb, legal))
+            ea, eb = agent.evaluate(va), agent.evaluate(vb)
+            assert ea == eb and ea is not None and ea["action"] in legal
+            checked += 1
+        state.apply_action(make_agent("heuristic", game=game, seed=steps).step(View(state, p)))
+    assert checked >= 5
+
+
+def test_pentyrch_afterstates_are_the_position_each_move_makes() -> None:
+    """Early in a Pentyrch game no move picks up a card the mover has not seen, so each afterstate row
+    is exactly the seat's view of the real position after that move (rules: Exchange)."""
+    from gamester.agents.learned import afterstate_tensors
+
+    game = load_game("pentyrch")
+    for seed in range(3):
+        state = game.new_initial_state(seed=seed)
+        for steps in range(8):
+            p = state.current_player()
+            legal = state.legal_actions()
+            rows = afterstate_tensors(View(state, p), legal)
+            for row, a in zip(rows, legal, strict=True):
+                after = state.clone()
+                after.apply_action(a)
+                assert np.array_equal(row, np.asarray(after.observation_tensor(p), dtype=np.float32))
+            assert len({r.tobytes() for r in rows}) == len(legal), "two moves, one position"
+            state.apply_action(make_agent("heuristic", game=game, seed=steps).step(View(state, p)))
+
+
+def test_unknown_features_are_one_clear_error() -> None:
+    from gamester.agents.learned import Model
+
+    model = random_afterstate_model(load_game("pentyrch"), hidden=4)
+    arrays = model.arrays()
+    with pytest.raises(AgentError, match="unknown features 'pixels'"):
+        Model(arrays, {**model.meta, "features": "pixels"})
+
+
 def test_the_agent_is_deterministic_and_ignores_its_seed() -> None:
     game = load_game("piquesept")
     state = game.new_initial_state(seed=11)
@@ -200,15 +279,18 @@ def test_train_refuses_bad_budgets(capsys: pytest.CaptureFixture[str], tmp_path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("name", "target", "teacher"),
+    ("name", "target", "teacher", "features"),
     [
-        ("piquesept", "game", None),
-        ("pentyrch", "game", None),
-        ("penneech", "deal", None),
-        ("piquesept", "game", "rollout:worlds=2"),
+        ("piquesept", "game", None, "action"),
+        ("pentyrch", "game", None, "action"),
+        ("penneech", "deal", None, "action"),
+        ("piquesept", "game", "rollout:worlds=2", "action"),
+        ("pentyrch", "game", "lookahead:worlds=2", "afterstate"),
     ],
 )
-def test_tiny_training_is_reproducible(name: str, target: str, teacher: str | None, tmp_path: Path) -> None:
+def test_tiny_training_is_reproducible(
+    name: str, target: str, teacher: str | None, features: str, tmp_path: Path
+) -> None:
     """The same seed and budget give the same weights; another seed gives others. Writes the log,
     the curve and weights the agent loads (and says which label they were trained on)."""
     pytest.importorskip("torch")
@@ -218,7 +300,7 @@ def test_tiny_training_is_reproducible(name: str, target: str, teacher: str | No
         cfg = TrainConfig(
             game=name, out=str(tmp_path / out), games=64, seed=seed, hidden=16, games_per_job=8,
             eval_every=2, eval_deals=4, margin_deals=4, vocab_games=10, progress=False, buffer=5_000,
-            target=target, teacher=teacher, teach_share=0.5,
+            target=target, teacher=teacher, teach_share=0.5, features=features,
         )  # fmt: skip
         train(cfg)
         with np.load(tmp_path / out / "model.npz") as f:
@@ -234,6 +316,9 @@ def test_tiny_training_is_reproducible(name: str, target: str, teacher: str | No
     assert json.loads(log[2])["margin"] == meta["margin"]
     assert meta["target"] == (target if teacher is None else "teacher")
     assert meta["teacher"] == teacher
+    assert meta["features"] == features
+    if features == "afterstate":  # no action inputs but the heuristic's
+        assert meta["vocab"] is None and a["w1"].shape[0] == game_obs_size(name) + 1
     if teacher is not None:  # the teacher's speed is logged like the other timings
         first = json.loads(log[0])
         assert first["taught"] > 0 and first["labels"] >= first["taught"]
