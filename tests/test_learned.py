@@ -14,8 +14,8 @@ import pytest
 
 import gamester
 from gamester.agents.base import EvaluatingAgent, View, make_agent
-from gamester.agents.learned import LearnedAgent, action_tokens, load_model, shipped_model_path
-from gamester.core.errors import AgentError
+from gamester.agents.learned import LearnedAgent, action_tokens, load_model, mismatch, shipped_model_path
+from gamester.core.errors import AgentError, GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
 from gamester.play.cli import main
@@ -168,7 +168,7 @@ def game_obs_size(name: str) -> int:
     return load_game(name).observation_tensor_size
 
 
-def random_afterstate_model(game: Game, hidden: int = 32) -> Any:
+def random_afterstate_model(game: Game, hidden: int = 32, features: str = "afterstate") -> Any:
     """Untrained weights that read afterstates (and the heuristic's choice): what the features do,
     apart from what training makes of them."""
     from gamester.agents.learned import Model
@@ -177,7 +177,7 @@ def random_afterstate_model(game: Game, hidden: int = 32) -> Any:
     n = game.observation_tensor_size
     meta = {
         "game": game.name, "spec": game.spec(), "obs_size": n, "num_actions": game.num_distinct_actions,
-        "vocab": None, "features": "afterstate", "heuristic_input": True, "scale": 1.0, "margin": 0.0,
+        "vocab": None, "features": features, "heuristic_input": True, "scale": 1.0, "margin": 0.0,
     }  # fmt: skip
     arrays = {
         "w1": gen.normal(0, 0.1, (n + 1, hidden)), "b1": gen.normal(0, 0.1, hidden),
@@ -218,6 +218,7 @@ def test_pentyrch_afterstates_are_the_position_each_move_makes() -> None:
     """Early in a Pentyrch game no move picks up a card the mover has not seen, so each afterstate row
     is exactly the seat's view of the real position after that move (rules: Exchange)."""
     from gamester.agents.learned import afterstate_tensors
+    from gamester.games.pentyrch.views import TURNS
 
     game = load_game("pentyrch")
     for seed in range(3):
@@ -231,6 +232,8 @@ def test_pentyrch_afterstates_are_the_position_each_move_makes() -> None:
                 after.apply_action(a)
                 assert np.array_equal(row, np.asarray(after.observation_tensor(p), dtype=np.float32))
             assert len({r.tobytes() for r in rows}) == len(legal), "two moves, one position"
+            turned = afterstate_tensors(View(state, p), legal, turned=True)
+            assert np.array_equal(turned, rows[:, list(TURNS[state.current_seat()])])
             state.apply_action(make_agent("heuristic", game=game, seed=steps).step(View(state, p)))
 
 
@@ -241,6 +244,31 @@ def test_unknown_features_are_one_clear_error() -> None:
     arrays = model.arrays()
     with pytest.raises(AgentError, match="unknown features 'pixels'"):
         Model(arrays, {**model.meta, "features": "pixels"})
+
+
+def test_turned_features_play_pentyrch_and_only_games_that_turn(tmp_path: Path) -> None:
+    """A model reading the turned board plays Pentyrch from its view (twins alike); a game whose kit
+    offers no turn refuses it in one line, and training is refused it before it starts."""
+
+    game = load_game("pentyrch")
+    model = random_afterstate_model(game, features="afterstate-turned")
+    agent = LearnedAgent()
+    agent.model, agent._game = model, game
+    state = game.new_initial_state(seed=4)
+    for steps in range(30):
+        p = state.current_player()
+        if len(state.legal_actions()) > 1:
+            ea, eb = agent.evaluate(View(state, p)), agent.evaluate(View(twin(state, p, salt=steps), p))
+            assert ea == eb and ea is not None and ea["action"] in state.legal_actions()
+        state.apply_action(make_agent("heuristic", game=game, seed=steps).step(View(state, p)))
+    other = load_game("piquesept")
+    meta = {**model.meta, "game": "piquesept", "spec": "piquesept", "obs_size": other.observation_tensor_size}
+    assert "offers no turn" in (mismatch(meta, other) or "")
+    pytest.importorskip("torch")
+    from gamester.learn.train import TrainConfig, train
+
+    with pytest.raises(GameError, match="piquesept offers no turned observation"):
+        train(TrainConfig(game="piquesept", out=str(tmp_path / "t"), games=8, features="afterstate-turned"))
 
 
 def test_the_agent_is_deterministic_and_ignores_its_seed() -> None:
@@ -285,7 +313,7 @@ def test_train_refuses_bad_budgets(capsys: pytest.CaptureFixture[str], tmp_path:
         ("pentyrch", "game", None, "action"),
         ("penneech", "deal", None, "action"),
         ("piquesept", "game", "rollout:worlds=2", "action"),
-        ("pentyrch", "game", "lookahead:worlds=2", "afterstate"),
+        ("pentyrch", "game", "lookahead:worlds=2", "afterstate-turned"),
     ],
 )
 def test_tiny_training_is_reproducible(
@@ -317,7 +345,7 @@ def test_tiny_training_is_reproducible(
     assert meta["target"] == (target if teacher is None else "teacher")
     assert meta["teacher"] == teacher
     assert meta["features"] == features
-    if features == "afterstate":  # no action inputs but the heuristic's
+    if features != "action":  # no action inputs but the heuristic's
         assert meta["vocab"] is None and a["w1"].shape[0] == game_obs_size(name) + 1
     if teacher is not None:  # the teacher's speed is logged like the other timings
         first = json.loads(log[0])
@@ -370,7 +398,6 @@ def test_deal_target_labels_a_decision_by_the_race_at_its_deal_s_end() -> None:
 
 @pytest.mark.slow
 def test_deal_target_needs_a_race_of_deals(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from gamester.core.errors import GameError
     from gamester.learn.selfplay import check_target
 
     check_target(load_game("penneech"), "deal")

@@ -220,3 +220,66 @@ def test_canonical_masks_are_the_canonical_order() -> None:
             assert cards_at(canon_walk(mask), top, rest) == (order[top], want)
         # the value signature: the count of each value as a digit in base 5
         assert signature(mask) == sum(5 ** (VALUE[c] - 1) for c in cards)
+
+
+def test_the_board_looks_the_same_from_every_seat() -> None:
+    """What ``Kit.observation_turn`` rests on (rules: The board; Moving): turn the board so that seat
+    ``r`` sits at seat 0, and every seat's home, goal, home cells it may stand on and steps (forward,
+    sideways, backward) are exactly those of the seat it is turned into."""
+    from gamester.games.pentyrch.board import GOAL, HOME, HOME_OK, NUM_CELLS, STEPS
+    from gamester.games.pentyrch.views import _turn_cell
+
+    assert [CELL_NAMES[_turn_cell(c, 1)] for c in HOME] == ["d1", "a4", "d7", "g4"]
+    for r in range(4):
+        turn = [_turn_cell(c, r) for c in range(NUM_CELLS)]
+        assert sorted(turn) == list(range(NUM_CELLS))
+        for s in range(4):
+            s2 = (s - r) % 4
+            assert turn[HOME[s]] == HOME[s2] and turn[GOAL[s]] == GOAL[s2]
+            for c in range(NUM_CELLS):
+                assert HOME_OK[s][c] == HOME_OK[s2][turn[c]]
+                steps = {(turn[t], fwd) for _, t, fwd in STEPS[s][c]}
+                assert steps == {(t, fwd) for _, t, fwd in STEPS[s2][turn[c]]}
+
+
+@pytest.mark.parametrize("spec", ["pentyrch", "pentyrch(players=2)", "pentyrch(players=3)"])
+def test_the_turned_observation_puts_the_seat_to_move_at_west(spec: str) -> None:
+    """``observation_turn`` on real positions: with East to move, East's court cards are read as
+    West's, a card on g4 (East's home) as one on a4 (West's), West's on a4 as East's on g4; the piles
+    turn with their cells, the seat-to-move entry is West's, and nothing is lost or made up."""
+    from gamester.core.cards import parse_card
+    from gamester.games.pentyrch import views
+    from gamester.games.pentyrch.board import CELL_INDEX, PILE_CELLS
+    from gamester.games.pentyrch.cards import IDX40
+    from gamester.games.pentyrch.views import TURNS, _turn_cell
+
+    assert TURNS[0] == tuple(range(views.OBS_SIZE))
+    game = gamester.load_game(spec)
+    kit = game.kit()
+    assert kit.has_observation_turn
+    seen = set()
+    for state in positions(spec, 2, seed=5):
+        if state.is_terminal():
+            continue
+        seat, p = state.current_seat(), state.current_player()
+        t = state.observation_tensor(p)
+        order = kit.observation_turn(state)
+        assert order == TURNS[seat]
+        u = [t[i] for i in order]
+        assert sorted(u) == sorted(t)
+        assert u[views._O_SEATS] == 1.0  # the seat to move is now the first
+        for k in range(12):
+            where = state.where_is(court_code(k))
+            if where in CELL_INDEX:
+                k2 = (k // 3 - seat) % 4 * 3 + k % 3
+                cell = _turn_cell(CELL_INDEX[where], seat)
+                assert u[views._O_COURT + k2 * 27 + cell] == 1.0
+                seen.add(seat)
+        for c in PILE_CELLS:
+            slot = PILE_CELLS.index(_turn_cell(c, seat))
+            for card in state.pile(CELL_NAMES[c]):
+                i = IDX40[parse_card(card)]
+                assert u[i * views._PLACES + slot] == 1.0
+    assert len(seen) >= 2, "court cards on the board seen from too few seats"
+    assert _turn_cell(CELL_INDEX["g4"], 2) == CELL_INDEX["a4"]
+    assert _turn_cell(CELL_INDEX["a4"], 2) == CELL_INDEX["g4"]

@@ -16,7 +16,10 @@ leads to instead: the seat's own observation tensor of the position right after 
 one world drawn from the seat's view with a fixed seed (``View.determinize``), so the network scores
 positions (a state value, as TD-Gammon) rather than notation. Only what the seat could know goes in:
 the world is drawn from its view, and the observation is the seat's own. This is for games where an
-action's meaning is its effect on the board (Pentyrch), not its name.
+action's meaning is its effect on the board (Pentyrch), not its name. With ``"afterstate-turned"``
+each of those rows is first turned so that the seat to move sits at the first seat, for games whose
+board looks the same from every seat (``Kit.observation_turn``, Pentyrch's cross): the network then
+learns one seat's geometry instead of four.
 
 Where the network reads the heuristic's move as an input, ``margin`` (default: the one chosen at the end
 of training) is how much better another action must look before it replaces the heuristic's.
@@ -44,7 +47,7 @@ from gamester.core.rng import make_rng
 
 # Games with at most this many distinct actions read the action as its dense id.
 DENSE_LIMIT = 1024
-FEATURES = ("action", "afterstate")  # how an action is read (the module's docstring)
+FEATURES = ("action", "afterstate", "afterstate-turned")  # how an action is read (the module's docstring)
 _AFTER_SEED = 0xAF7E  # the one world afterstate features are taken in
 _SPLIT = re.compile(r"([-+@=])")
 
@@ -84,17 +87,21 @@ def heuristic_move(view: View, legal: list[int]) -> int | None:
     return kit.heuristic(view, view.observation(), legal, make_rng(0))
 
 
-def afterstate_tensors(view: View, legal: list[int]) -> Any:
+def afterstate_tensors(view: View, legal: list[int], turned: bool = False) -> Any:
     """The seat's observation tensor after each legal action (float32, one row per action), every
     action taken in the same world drawn from the seat's view with a fixed seed: what the seat would
-    see next, and nothing it could not know now."""
+    see next, and nothing it could not know now. ``turned``: each row seen as though the seat to move
+    now sat at the first seat (``Kit.observation_turn``)."""
     world = view.determinize(make_rng(_AFTER_SEED))
+    order = view.game.kit().observation_turn(world) if turned else None
+    if turned and order is None:
+        raise AgentError(f"{view.game.name} offers no turned observation")
     out = np.empty((len(legal), view.game.observation_tensor_size), dtype=np.float32)
     for i, a in enumerate(legal):
         s = world.clone()
         s.apply_action(a)
         out[i] = s.observation_tensor(view.player)
-    return out
+    return out if order is None else out[:, np.asarray(order, dtype=np.intp)]
 
 
 def mismatch(meta: dict[str, Any], game: Game) -> str | None:
@@ -110,6 +117,8 @@ def mismatch(meta: dict[str, Any], game: Game) -> str | None:
         )
     if meta.get("heuristic_input") and not game.kit().has_heuristic:
         return f"{trained} and reads the heuristic's choice, and {game.name!r} offers none"
+    if meta.get("features") == "afterstate-turned" and not game.kit().has_observation_turn:
+        return f"{trained} and reads the board turned to the seat to move, and {game.name!r} offers no turn"
     if (
         meta.get("features", "action") == "action"
         and meta.get("vocab") is None
@@ -165,7 +174,11 @@ class Model:
 
     @property
     def afterstate(self) -> bool:
-        return self.features == "afterstate"
+        return self.features != "action"
+
+    @property
+    def turned(self) -> bool:
+        return self.features == "afterstate-turned"
 
     def action_indices(self, view: View, action: int) -> list[int]:
         """The active action inputs of ``action`` (one for a dense id, a few notation tokens, none
@@ -229,7 +242,7 @@ class Model:
         """The observation rows the network reads for ``legal`` and which row each action reads: the
         seat's one observation, or with afterstate features one row per action."""
         if self.afterstate:
-            return afterstate_tensors(view, legal), np.arange(len(legal), dtype=np.intp)
+            return afterstate_tensors(view, legal, self.turned), np.arange(len(legal), dtype=np.intp)
         obs = np.asarray(view.observation_tensor(), dtype=np.float32)[None, :]
         return obs, np.zeros(len(legal), dtype=np.intp)
 

@@ -156,6 +156,8 @@ class Kit:
     has_heuristic: ClassVar[bool] = False
     has_move_scores: ClassVar[bool] = False
     """Whether :meth:`scored_actions` and :meth:`static_value` are offered."""
+    has_observation_turn: ClassVar[bool] = False
+    """Whether :meth:`observation_turn` is offered."""
     recommended_agent: ClassVar[str] = "ismcts:seconds=1"
     skill_ladder: ClassVar[str] = "ismcts:iterations={}"
     """The agent ``analyse`` measures skill with, ``{}`` standing for its budget (docs/analysis.md)."""
@@ -186,4 +188,11 @@ class Kit:
 
     def static_value(self, world: State) -> list[float] | None:
         """Estimated returns of a position without playing on; None if not offered."""
+        return None
+
+    def observation_turn(self, world: State) -> tuple[int, ...] | None:
+        """For a game whose board and rules look the same from every seat: the index order that shows
+        an observation tensor taken in ``world`` as though its seat to move sat at the first seat
+        (``tensor[order]``), so that a network learns one seat's geometry, not every seat's; None
+        if not offered."""
         return None

@@ -52,10 +52,11 @@ def add_train_arguments(sp: argparse.ArgumentParser) -> None:
     )
     sp.add_argument(
         "--features",
-        choices=("action", "afterstate"),
+        choices=("action", "afterstate", "afterstate-turned"),
         default="action",
-        help="how the network reads an action: its id or notation (default), or the seat's view of "
-        "the position it leads to (afterstate)",
+        help="how the network reads an action: its id or notation (default), the seat's view of "
+        "the position it leads to (afterstate), or that view turned so the seat to move sits at the "
+        "first seat (afterstate-turned, Pentyrch)",
     )
     sp.add_argument(
         "--buffer", type=int, default=150_000, metavar="N", help="replay buffer in samples (default 150000)"

@@ -16,9 +16,9 @@ teacher gets the same :class:`View` as any agent, so it reads only what the seat
 same as without it (the teacher has generators of its own); only which samples there are and their
 labels change.
 
-With afterstate features (``meta["features"] == "afterstate"``, ``gamester.agents.learned``) a sample's
-observation is the seat's view of the position its action led to, and only the heuristic's input is
-an action input.
+With afterstate features (``meta["features"]`` ``"afterstate"`` or ``"afterstate-turned"``,
+``gamester.agents.learned``) a sample's observation is the seat's view of the position its action led
+to, and only the heuristic's input is an action input.
 """
 
 from __future__ import annotations
@@ -169,13 +169,13 @@ class _Seen:
     """The observation a decision's samples read: the seat's own, or with afterstate features the
     one after each action (worked out once, when first needed)."""
 
-    def __init__(self, view: View, legal: list[int], obs: Any, afterstate: bool) -> None:
-        self.view, self.legal, self.obs, self.afterstate = view, legal, obs, afterstate
+    def __init__(self, view: View, legal: list[int], obs: Any, afterstate: bool, turned: bool) -> None:
+        self.view, self.legal, self.obs, self.afterstate, self.turned = view, legal, obs, afterstate, turned
         self._after: Any = None
 
     def rows(self) -> Any:
         if self._after is None:
-            self._after = afterstate_tensors(self.view, self.legal)
+            self._after = afterstate_tensors(self.view, self.legal, self.turned)
         return self._after
 
     def row(self, action: int) -> Any:
@@ -191,7 +191,8 @@ def play_job(job: SelfPlayJob) -> Samples:
     teacher = None if job.teacher is None else make_teacher(game, job.teacher, teach_rng.getrandbits(32))
     model = None if job.arrays is None else Model(job.arrays, job.meta)
     vocab = _vocab(job.meta)
-    afterstate = job.meta.get("features") == "afterstate"
+    features = job.meta.get("features", "action")
+    afterstate, turned = features != "action", features == "afterstate-turned"
     n = game.num_players
     width = 0 if afterstate else game.num_distinct_actions if vocab is None else len(vocab)
     hcol: int | None = width if job.meta.get("heuristic_input") else None
@@ -245,7 +246,7 @@ def play_job(job: SelfPlayJob) -> Samples:
             view = View(st, p)
             t1 = time.perf_counter()
             obs = view.observation_tensor()
-            seen = _Seen(view, legal, obs, afterstate)
+            seen = _Seen(view, legal, obs, afterstate, turned)
             heuristic_seat = roles[g][p]
             h = heuristic_move(view, legal) if heuristic_seat or hcol is not None else None
             if teacher is not None and unit(teach_rng) < job.teach_share:

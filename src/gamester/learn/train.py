@@ -135,7 +135,12 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     check_target(game, cfg.target)
     if cfg.features not in FEATURES:
         raise GameError(f"unknown features {cfg.features!r}: choose from {', '.join(FEATURES)}")
-    afterstate = cfg.features == "afterstate"
+    afterstate = cfg.features != "action"
+    if cfg.features == "afterstate-turned" and not game.kit().has_observation_turn:
+        raise GameError(
+            f"{game.name} offers no turned observation: --features afterstate-turned is for games "
+            "whose board looks the same from every seat"
+        )
     if cfg.teacher is not None:
         check_teacher(game, cfg.teacher, cfg.target, cfg.teach_share)
     out = Path(cfg.out)

@@ -9,13 +9,14 @@ from typing import Any
 
 from gamester.core.kit import Kit, View
 from gamester.core.protocol import State
-from gamester.games.pentyrch import heuristic, policy
+from gamester.games.pentyrch import heuristic, policy, views
 from gamester.games.pentyrch.game import PentyrchState
 
 
 class PentyrchKit(Kit):
     has_heuristic = True
     has_move_scores = True
+    has_observation_turn = True
     recommended_agent = "lookahead:worlds=8"
     skill_ladder = "lookahead:worlds={}"
 
@@ -34,6 +35,12 @@ class PentyrchKit(Kit):
 
     def static_value(self, world: State) -> list[float]:
         return policy.race_values(world)
+
+    def observation_turn(self, world: State) -> tuple[int, ...]:
+        """The board turned to the seat to move (``views.TURNS``): every seat's home, goal and
+        forward are the others' turned a quarter, and suits never matter but to name a card."""
+        assert isinstance(world, PentyrchState)
+        return views.TURNS[world.current_seat()]
 
 
 KIT = PentyrchKit

@@ -14,7 +14,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from gamester.games.pentyrch.board import CELL_NAMES, NUM_CELLS, PILE_CELLS, SEAT_NAMES
+from gamester.games.pentyrch.board import CELL_INDEX, CELL_NAMES, COORDS, NUM_CELLS, PILE_CELLS, SEAT_NAMES
 from gamester.games.pentyrch.cards import BIT, IDX40, NONCOURT, canon_cards, codes, court_code
 from gamester.games.pentyrch.moves import SAFE
 from gamester.games.pentyrch.scoring import unit_players
@@ -62,6 +62,52 @@ _O_SEATS = _O_COUNTS + 4
 _O_SCALARS = _O_SEATS + 28
 OBS_SIZE = _O_SCALARS + 8
 _PILE_SLOT = {c: i for i, c in enumerate(PILE_CELLS)}
+
+
+def _turn_cell(c: int, quarters: int) -> int:
+    """Cell ``c`` after ``quarters`` quarter turns of the board anticlockwise about d4: each turn takes
+    a seat's home cell to the home of the seat before it (d7, North's, to a4, West's)."""
+    x, y = COORDS[c]
+    for _ in range(quarters):
+        x, y = 7 - y, x + 1  # about (3, 4): (x, y) -> (3 - (y - 4), 4 + (x - 3))
+    return CELL_INDEX[f"{'abcdefg'[x]}{y}"]
+
+
+def _turn_order(r: int) -> tuple[int, ...]:
+    """The index order ``order`` for which ``t[order]`` is observation tensor ``t`` seen as though seat
+    ``r`` sat at seat 0: the board turned ``r`` quarters, so seat ``s``'s home, goal and forward
+    become seat ``(s - r) % 4``'s, and every row of seat ``s`` (its court cards, whether it moves, is
+    the observer's, has finished, who owns it) moved to seat ``(s - r) % 4``. Cards in piles and hands
+    keep their suits, as suits never matter except to name a card (docs/rules/pentyrch.md, Cards),
+    and so do the rows relative to the observing player. Turn order goes round the board, so it is
+    the same after the turn."""
+    image = list(range(OBS_SIZE))  # image[i]: where index i of t goes
+    slot = [_PILE_SLOT[_turn_cell(c, r)] for c in PILE_CELLS]
+    for card in range(40):
+        for i in range(24):
+            image[card * _PLACES + i] = card * _PLACES + slot[i]
+    for i in range(24):
+        image[_O_HEIGHT + i] = _O_HEIGHT + slot[i]
+    for k in range(12):
+        k2 = (k // 3 - r) % 4 * 3 + k % 3
+        for x in range(27):
+            image[_O_COURT + k * 27 + x] = _O_COURT + k2 * 27 + (_turn_cell(x, r) if x < NUM_CELLS else x)
+        for level in range(3):
+            image[_O_LEVEL + k * 3 + level] = _O_LEVEL + k2 * 3 + level
+    for s in range(4):
+        s2 = (s - r) % 4
+        for block in range(3):
+            image[_O_SEATS + block * 4 + s] = _O_SEATS + block * 4 + s2
+        for rel in range(4):
+            image[_O_SEATS + 12 + s * 4 + rel] = _O_SEATS + 12 + s2 * 4 + rel
+    order = [0] * OBS_SIZE
+    for i, j in enumerate(image):
+        order[j] = i
+    return tuple(order)
+
+
+TURNS: tuple[tuple[int, ...], ...] = tuple(_turn_order(r) for r in range(4))
+"""``TURNS[seat]``: the observation tensor's index order that shows it with ``seat`` at seat 0."""
 
 
 def board(state: PentyrchState) -> dict[str, dict[str, list[str]]]:
