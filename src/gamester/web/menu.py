@@ -56,8 +56,9 @@ MEASURED: dict[str, dict[str, int]] = {
     # docs/agents.md: ismcts:iterations=200 - heuristic +2.6 [+1.5, +3.8] as soloist and
     # +0.00 [-0.20, +0.20] as defenders: above the heuristic in one role, level in the other.
     "piquesept": {"learned": 2, "ismcts": 2},
-    # docs/learning.md ("Teachers for Penneech and Pentyrch"): learned vs heuristic, every seating, +0.009
-    # [-0.008, +0.025] on 400 fresh deals, +0.028 [+0.003, +0.054] on 150 others: not separated.
+    # docs/learning.md ("Afterstate features, turned"): learned vs heuristic, every seating, +0.031
+    # [+0.014, +0.048] on 400 fresh deals: separated on one set of deals only (Penneech's 2 rest on two),
+    # so it keeps the heuristic's level until a second fresh set confirms it.
     # docs/agents.md: ismcts:iterations=300 alone against three heuristic, see docs/web.md.
     "pentyrch": {"learned": 1, "ismcts": 1},
 }
