@@ -57,8 +57,8 @@ MEASURED: dict[str, dict[str, int]] = {
     # +0.00 [-0.20, +0.20] as defenders: above the heuristic in one role, level in the other.
     "piquesept": {"learned": 2, "ismcts": 2},
     # docs/learning.md ("Afterstate features, turned"): learned vs heuristic, every seating, +0.031
-    # [+0.014, +0.048] on 400 fresh deals: separated on one set of deals only (Penneech's 2 rest on two),
-    # so it keeps the heuristic's level until a second fresh set confirms it.
+    # [+0.014, +0.048] on 400 fresh deals, +0.024 [-0.010, +0.058] on 100 others: separated on one set
+    # only (Penneech's 2 rest on two), so it keeps the heuristic's level.
     # docs/agents.md: ismcts:iterations=300 alone against three heuristic, see docs/web.md.
     "pentyrch": {"learned": 1, "ismcts": 1},
 }
