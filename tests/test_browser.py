@@ -272,8 +272,17 @@ def play_cards(
             else:
                 clicks += click_first(page, ".hand .card-btn.playable")
             continue
+        if page.locator("[data-testid=board][data-held]").count():
+            move_on(page)  # a finished trick is held on the table: a click moves on
+            continue
         page.wait_for_timeout(80)
     return clicks
+
+
+def move_on(page: Page) -> None:
+    """A click on the table, as a player gives to move on from a held trick."""
+    with contextlib.suppress(sync_api.Error):
+        page.locator("[data-testid=board]").dispatch_event("click", timeout=2000)
 
 
 _FILES = "abcdefg"
