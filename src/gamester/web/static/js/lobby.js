@@ -16,6 +16,13 @@ function optionWords(options) {
   return Object.entries(options).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
 }
 
+// A computer player in a seat's list, its level first (the list is narrow on a laptop, two seats a row):
+// "★★☆☆ Casual (computer): plays by simple rules of thumb".
+function botWords(agent) {
+  const [level, ...rest] = agent.label.split(":");
+  return `${stars(agent.strength)} ${level} (computer)${rest.length ? `:${rest.join(":")}` : ""}`;
+}
+
 // The option values (GET /api/games: an agent's cannot_play) that keep this computer player from the
 // chosen options, or null: the server refuses such a seat, so the lobby does not offer it.
 function refusal(agent, chosen) {
@@ -239,8 +246,8 @@ export class Lobby {
         el("option", { value: "friend" }, "A friend (invite link)"),
         agents.map((a) => (a.refused
           ? el("option", { value: `agent:${a.spec}`, disabled: true, title: a.refused.why },
-            `${stars(a.strength)} Computer — ${a.label} (cannot play ${optionWords(a.refused.options)})`)
-          : el("option", { value: `agent:${a.spec}` }, `${stars(a.strength)} Computer — ${a.label}`))));
+            `${botWords(a)} (cannot play ${optionWords(a.refused.options)})`)
+          : el("option", { value: `agent:${a.spec}`, title: a.label }, botWords(a)))));
       // A choice made before the options changed stays while it is still offered; one the options
       // rule out falls back to the strongest that can play.
       const kept = before[i];
