@@ -26,6 +26,7 @@ from tests.test_browser import (  # noqa: F401 - fixtures
     is_over,
     move_on,
     pages,
+    seat_friend,
     server,
     start_from_lobby,
     sync_api,
@@ -223,12 +224,7 @@ def test_a_friend_who_sits_down_later_is_named_in_the_lines_before(pages: Pages,
     ann.wait_for_selector("[data-testid=log] li")
     early = ann.locator("[data-testid=log] li").first.inner_text()
     assert "Seat 2" in early and "Player" not in early, early
-    link = ann.locator("[data-testid=invite-1]").input_value()
-    bob = pages.new(name="Bob")
-    bob.goto(link)
-    bob.fill("#join-name", "Bob")
-    bob.click("[data-testid=take-seat-1]")
-    ann.wait_for_selector("[data-testid=board] [data-testid=seat-1]:has-text('Bob')")
+    bob = seat_friend(ann, pages)
     ann.wait_for_function("() => /Bob/.test(document.querySelector('[data-testid=log] li').innerText)")
     lines = ann.locator("[data-testid=log] li").all_inner_texts()
     assert "Seat 2" not in " ".join(lines), lines
