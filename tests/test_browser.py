@@ -293,9 +293,11 @@ def play_cards(
 
 
 def move_on(page: Page) -> None:
-    """A click on the table, as a player gives to move on from a held trick."""
+    """A click on the table, as a player gives to move on from a held trick (only while one is)."""
+    held = page.locator("[data-testid=board][data-held]")
     with contextlib.suppress(sync_api.Error):
-        page.locator("[data-testid=board]").dispatch_event("click", timeout=2000)
+        if held.count():
+            held.dispatch_event("click", timeout=2000)
 
 
 _FILES = "abcdefg"
