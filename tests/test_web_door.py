@@ -274,3 +274,91 @@ def test_a_write_goes_to_a_thread_while_a_thread_holds_the_writer(tmp_path: Path
     finally:
         release.set()
         repo.dispose()
+
+
+# -- one command at a time, in order, whoever runs it ---------------------------------------------
+class _Host:
+    """Just enough of the registry for a room with no database: every write waits for ``gate``."""
+
+    lease_seconds = 10.0
+    server_id = "t"
+
+    def __init__(self) -> None:
+        from gamester.web.pace import ThinkTimes
+
+        self.gate = asyncio.Event()
+        self.think_times = ThinkTimes()
+        self.repo = self
+        self.chat = self
+
+    def append_action(self, *args: Any, **kwargs: Any) -> bool:
+        return True
+
+    async def db(self, fn: Any, *args: Any, write: bool = False, **kwargs: Any) -> Any:
+        if write:
+            await self.gate.wait()
+        return fn(*args, **kwargs)
+
+    def publish(self, table_id: str, kind: str) -> None:
+        pass
+
+    def now(self) -> float:
+        return time.time()
+
+    def ended(self, table_id: str) -> None:
+        pass
+
+    def job_seconds(self, kind: str) -> float:
+        return 1.0
+
+    async def in_worker(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("no jobs here")
+
+
+def test_a_command_runs_at_once_when_the_room_is_free_and_in_order_when_not() -> None:
+    """The first move runs in its caller's task; a command arriving while it awaits its write waits in
+    the queue, and one arriving after it finished still runs after the queued one."""
+    from gamester.web import decisions as d
+    from gamester.web.room import Room
+
+    row, state = d.new_table("penneech", {}, ["human", "human"], None, table_id="t", seed=7, now=0.0)
+    row.status = "playing"
+    mover = state.current_player()
+    action = sorted(state.legal_action_strings())[0]
+
+    async def go() -> list[str]:
+        host = _Host()
+        room = Room("t", host, row=row, state=state)  # type: ignore[arg-type]
+        ran: list[str] = []
+        real = room._run
+
+        async def run(cmd: Any) -> object:
+            ran.append(type(cmd).__name__ if not isinstance(cmd, commands.Public) else f"Public{len(ran)}")
+            return await real(cmd)
+
+        room._run = run  # type: ignore[method-assign]
+        caller = asyncio.current_task()
+        tasks: list[asyncio.Task[Any]] = []
+
+        async def act() -> int:
+            assert asyncio.current_task() is not caller
+            seq = await room.call(commands.Act(mover, action, 0))
+            return seq
+
+        tasks.append(asyncio.ensure_future(act()))
+        await asyncio.sleep(0.01)  # the act runs now, in its own task, and waits for its write
+        assert ran == ["Act"] and room._turn.locked()
+        queued = asyncio.ensure_future(room.call(commands.Public(fresh=False)))
+        await asyncio.sleep(0.01)
+        assert ran == ["Act"], "a command arriving meanwhile waits"
+        host.gate.set()
+        # Its first step comes right after the act's last one, when the room's task has taken the
+        # queued command but not yet run it: this one must not slip in before it.
+        later = asyncio.ensure_future(room.call(commands.Public(fresh=False)))
+        assert await tasks[0] == 1
+        first, second = await queued, await later
+        assert first["seq"] == second["seq"] == 1
+        room.stop()
+        return ran
+
+    assert asyncio.run(go()) == ["Act", "Public1", "Public2"]

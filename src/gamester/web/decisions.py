@@ -588,7 +588,7 @@ def act(
     new = state.clone()
     new.apply_action(a)
     over = new.is_terminal()
-    chance_now = len(new.chance.entries())
+    chance_now = len(new.chance.log)  # counted, not completed (a pack is a shuffle)
     return Move(
         seq=seq,
         action=a,

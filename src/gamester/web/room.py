@@ -3,10 +3,13 @@
 A :class:`Room` is the only code that touches its table's row, state, frames, sockets, chat, timer
 and lease. Its door is :mod:`gamester.web.commands`: a person's move, a worker's move, a timer, a join
 or leave, a socket arriving or going, a chat line, a notice from another server — each a typed
-command, queued and run one at a time by one ``match`` (:meth:`Room._run`). Each awaits the
-repository, applies what :mod:`gamester.web.decisions` decided, then pushes frames to the room's
-sockets. Nothing is locked: while the room awaits the database the event loop serves every other
-table, and this table's next command simply waits its turn in the queue. A refusal is a
+command, run one at a time and in the order they came by one ``match`` (:meth:`Room._run`). Each
+awaits the repository, applies what :mod:`gamester.web.decisions` decided, then pushes frames to the
+room's sockets. Nothing is shared between tables: while the room awaits the database the event loop
+serves every other table, and this table's next command waits its turn in the queue. A command that
+finds the room with nothing queued or running runs at once in its caller's task (most moves, so a
+move's views reach the sockets one turn of the event loop sooner); the others wait in the queue for
+the room's own task. A refusal is a
 :class:`~gamester.web.errors.Refused`, raised to whoever waits for the command; the edge says it.
 
 After every command the room looks at what is due (:meth:`Room._schedule`): a timer to set, a seat
@@ -122,7 +125,7 @@ class Room:
         self.chance_len = 0
         if row is not None and state is not None:
             self.frames[0] = d.frame(state, None, None, len(row.seats), row.lesson)
-            self.chance_len = len(state.chance.entries())
+            self.chance_len = len(state.chance.log)
         self.conns: set[Connection] = set()
         self.lease_until = 0.0
         self.closed = False
@@ -132,18 +135,28 @@ class Room:
         self._out = jobs.Out()  # the move job out at the workers
         self._hints: dict[tuple[int, int], set[Connection]] = {}
         self._poked = False
+        self._turn = asyncio.Lock()  # held while a command runs, from the queue or in its caller's task
+        self._claimed = False  # the room's task took a command from the queue and waits for its turn
+        self._unsure = False  # a command run in its caller's task was cancelled: read the table first
         self.forget: Callable[[], None] = lambda: None  # set by the registry: drop this room
         self._task = asyncio.ensure_future(self._loop())
 
     # -- the queue -----------------------------------------------------------------------------
     async def call(self, cmd: Command[T]) -> T:
-        """Run ``cmd`` in the room's order and return its answer (or raise its refusal)."""
+        """Run ``cmd`` in the room's order and return its answer (or raise its refusal). With nothing
+        queued or running, it runs at once in the caller's task: handing it to the room's task would
+        cost every view it pushes one more turn of the event loop, which at saturation is most of the
+        latency (docs/web.md, At saturation). Either way one command runs at a time, in order."""
         if not isinstance(cmd, COMMANDS):
             raise TypeError(f"not a room command: {type(cmd).__name__}")
         if self.closed:
             raise RoomClosed
+        command = cast(RoomCommand, cmd)
+        if self.row is not None and self._queue.empty() and not self._claimed and not self._turn.locked():
+            async with self._turn:
+                return cast(T, await self._step(command))
         fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Queued(cast(RoomCommand, cmd), fut))
+        self._queue.put_nowait(_Queued(command, fut))
         return await fut
 
     def post(self, cmd: RoomCommand) -> None:
@@ -158,7 +171,14 @@ class Room:
             self.post(Tick())
 
     def idle(self) -> bool:
-        return not self.conns and self._queue.empty() and self._out.seq is None and not self._hints
+        running = self._turn.locked() or self._claimed
+        return (
+            not self.conns
+            and self._queue.empty()
+            and not running
+            and self._out.seq is None
+            and not self._hints
+        )
 
     def stop(self, *, cancel: bool = True) -> None:
         """No more commands: the queued ones are refused (``RoomClosed``: their callers ask again)."""
@@ -172,13 +192,13 @@ class Room:
                 item.done.set_exception(RoomClosed())
 
     async def _loop(self) -> None:
-        while True:
+        while not self.closed:
             item = await self._queue.get()
-            self.used = time.monotonic()
+            self._claimed = True  # from here until it has run: a caller arriving now queues behind it
             try:
-                if self.row is None:
-                    await self._load()
-                result = await self._run(item.cmd)
+                async with self._turn:
+                    self._claimed = False
+                    result = await self._step(item.cmd)
             except asyncio.CancelledError:
                 if item.done is not None and not item.done.done():
                     item.done.set_exception(RoomClosed())
@@ -193,16 +213,39 @@ class Room:
             else:
                 if item.done is not None and not item.done.done():
                     item.done.set_result(result)
-            if self.row is None:  # the table does not exist (or could not be read): nothing to keep
-                self.stop(cancel=False)
-                self.forget()
-                return
-            try:
-                await self._schedule()
-            except Exception as e:  # noqa: BLE001 - retried at the next lease round
-                log.warning(
-                    "gamester: table %s: %s; retried at the next lease round", self.id, type(e).__name__
-                )
+            finally:
+                self._claimed = False
+
+    async def _step(self, cmd: RoomCommand) -> object:
+        """One command, then what is due: the one way a command runs, from the queue or in its
+        caller's task (the room's turn held)."""
+        self.used = time.monotonic()
+        try:
+            if self._unsure:  # the last command may have stored what the room never applied
+                self._unsure = False
+                await self._notice(Notice("table"))
+            if self.row is None:
+                await self._load()
+            result = await self._run(cmd)
+        except asyncio.CancelledError:
+            self._unsure = True
+            raise
+        except Exception:
+            await self._after()
+            raise
+        await self._after()
+        return result
+
+    async def _after(self) -> None:
+        """After every command: what is due (a table that could not be read: the room closes)."""
+        if self.row is None:  # the table does not exist (or could not be read): nothing to keep
+            self.stop(cancel=False)
+            self.forget()
+            return
+        try:
+            await self._schedule()
+        except Exception as e:  # noqa: BLE001 - retried at the next lease round
+            log.warning("gamester: table %s: %s; retried at the next lease round", self.id, type(e).__name__)
 
     async def _run(self, cmd: RoomCommand) -> object:
         """The one dispatch: each command to its handler."""
@@ -292,7 +335,7 @@ class Room:
                 state.apply_action(a)
                 row.seq += 1
                 d.keep(self.frames, row.seq, d.frame(state, before, a, n, row.lesson))
-            self.chance_len = len(state.chance.entries())
+            self.chance_len = len(state.chance.log)
         fresh.seq = row.seq
         self.row = fresh
         return changed
