@@ -59,9 +59,9 @@ def layer_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else "gamester"
 
 
-def imported_names(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
-    """Every ``gamester...`` module ``source`` imports, with its line number."""
-    tree = ast.parse(source)
+def imported_names(source: str | ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """Every ``gamester...`` module ``source`` (text, or its parsed tree) imports, with its line number."""
+    tree = source if isinstance(source, ast.AST) else ast.parse(source)
     package = module.split(".") if is_package else module.split(".")[:-1]
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -372,31 +372,29 @@ def door_violations(source: str, module: str, is_package: bool = False) -> list[
     layer = layer_of(module)
     tree = ast.parse(source)
     out: list[str] = []
+    for line, name in imported_names(tree, module, is_package):
+        inside = name.startswith("gamester.store.") or name == "gamester.store"
+        if layer != "store" and inside and name not in ("gamester.store", "gamester.store.port"):
+            out.append(f"{module}:{line} imports {name}: outside store/, only gamester.store.port")
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names = [node.module]
-        else:
-            names = []
-        for name in names:
-            if layer != "store" and _top(name) in STORE_LIBRARIES:
-                out.append(f"{module}:{line} imports {name}: only store/ speaks to the database")
-            if module in NO_HTTP and _top(name) in HTTP_LIBRARIES:
-                out.append(f"{module}:{line} imports {name}: no HTTP here (web/edge.py maps refusals)")
-        resolved = isinstance(node, ast.Import | ast.ImportFrom)
-        for _, name in imported_names(ast.unparse(node), module, is_package) if resolved else []:
-            inside = name.startswith("gamester.store.") or name == "gamester.store"
-            if layer != "store" and inside and name not in ("gamester.store", "gamester.store.port"):
-                out.append(f"{module}:{line} imports {name}: outside store/, only gamester.store.port")
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            if isinstance(node, ast.Import):
+                libraries = [a.name for a in node.names]
+            else:
+                libraries = [node.module] if not node.level and node.module else []
+            for name in libraries:
+                if layer != "store" and _top(name) in STORE_LIBRARIES:
+                    out.append(f"{module}:{line} imports {name}: only store/ speaks to the database")
+                if module in NO_HTTP and _top(name) in HTTP_LIBRARIES:
+                    out.append(f"{module}:{line} imports {name}: no HTTP here (web/edge.py maps refusals)")
         if isinstance(node, ast.ImportFrom):
-            source = _from_module(node, module, is_package)
+            taken_from = _from_module(node, module, is_package)
             for a in node.names:
-                if layer != "store" and source == "gamester.store" and a.name not in _openers():
+                if layer != "store" and taken_from == "gamester.store" and a.name not in _openers():
                     out.append(f"{module}:{line} imports {a.name} from gamester.store: only its openers")
-                if layer in HOUSE and source.startswith("gamester.") and a.name.startswith("_"):
-                    out.append(f"{module}:{line} takes {source}.{a.name}: a private name")
+                if layer in HOUSE and taken_from.startswith("gamester.") and a.name.startswith("_"):
+                    out.append(f"{module}:{line} takes {taken_from}.{a.name}: a private name")
         if module in NO_HTTP and isinstance(node, ast.Call):
             called = getattr(node.func, "id", "") or getattr(node.func, "attr", "")
             refusal = called in _refusals() or called.endswith(("Error", "Exception"))
