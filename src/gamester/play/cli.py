@@ -233,6 +233,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="a name this server answers to besides localhost and its addresses (e.g. games.example.org;"
         " on the loopback, other names are refused); repeatable",
     )
+    sp.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy (address or network, e.g. 127.0.0.1) whose X-Forwarded-For names the "
+        "client; every other client's is ignored (docs/deploy.md); repeatable",
+    )
+    sp.add_argument(
+        "--metrics-allow",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="an address or network besides the loopback that may read /metrics; repeatable",
+    )
+    sp.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="text: for a person (warnings only); json: one JSON object a line for each request and "
+        "table event (docs/deploy.md)",
+    )
 
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
@@ -784,6 +806,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits=args.limits,
         allow_origins=args.allow_origin,
         allow_hosts=args.allow_host,
+        trusted_proxies=args.trusted_proxy,
+        metrics_allow=args.metrics_allow,
+        log_format=args.log_format,
     )
 
 

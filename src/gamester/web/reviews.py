@@ -122,5 +122,10 @@ class ReviewDesk:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self._pool is not None:
+            # A review deep in its search would hold the server's exit up (issue 44): end it.
+            procs = list((getattr(self._pool, "_processes", None) or {}).values())
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    p.terminate()
             self._pool = None

@@ -32,7 +32,7 @@ from gamester.core.errors import GameError
 from gamester.store.people import AccountRow
 from gamester.store.port import StoreUnavailable
 from gamester.web import decisions as d
-from gamester.web import lessons, rematch, service, validate
+from gamester.web import lessons, metrics, rematch, service, validate
 from gamester.web.accounts import People
 from gamester.web.chat import ChatHub
 from gamester.web.decisions import SeatOwner, ServiceError
@@ -416,6 +416,7 @@ async def _ws_loop(
             elif kind == "act":
                 if seat is None:
                     raise ServiceError("spectator", "a spectator cannot act")
+                started = time.perf_counter()
                 await reg.call(
                     conn.table_id,
                     "act",
@@ -424,6 +425,7 @@ async def _ws_loop(
                     data.get("seq"),
                     token_hash=conn.token_hash,
                 )
+                metrics.action_done(ws, time.perf_counter() - started)
             elif kind == "chat":
                 await say(data.get("text"))
             else:  # hint
