@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from gamester.core.columns import WIDTH, fit, say_error
@@ -255,6 +256,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="text: for a person (warnings only); json: one JSON object a line for each request and "
         "table event (docs/deploy.md)",
     )
+
+    sp = sub.add_parser("db", help="the web server's database: export, import, upgrade (docs/deploy.md)")
+    dbs = sp.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    db_help = "sqlite:///PATH or postgresql+psycopg://… (default: the SQLite file gamester serve uses)"
+    dp = dbs.add_parser("export", help="write the whole database to a file of JSON lines (.gz: compressed)")
+    dp.add_argument("--db", metavar="URL", default=None, help=db_help)
+    dp.add_argument(
+        "--out", metavar="FILE", required=True, help="the file to write (FILE.jsonl or .jsonl.gz)"
+    )
+    dp = dbs.add_parser("import", help="load an export into an empty database (one transaction)")
+    dp.add_argument("--db", metavar="URL", default=None, help=db_help)
+    dp.add_argument("file", metavar="FILE", help="a file gamester db export wrote")
+    dp.add_argument("--replace", action="store_true", help="delete everything already in the database first")
+    dp = dbs.add_parser("upgrade", help="migrate a database made by an earlier release to this one's schema")
+    dp.add_argument("--db", metavar="URL", default=None, help=db_help)
 
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
@@ -812,6 +828,61 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
 
 
+def cmd_db(args: argparse.Namespace) -> int:
+    where = f"gamester db {args.db_command}"
+    try:
+        from gamester.store import dump
+        from gamester.store.repository import default_sqlite_url, make_engine
+    except ImportError as e:  # the web extra is missing
+        say_error(f"{where}: needs the web extra ({e.name} is missing): pip install 'gamester[web]'")
+        return 2
+    import sqlalchemy as sa
+
+    url = args.db or default_sqlite_url()
+    try:
+        engine = make_engine(url)
+    except ValueError as e:
+        say_error(f"{where}: {e}")
+        return 2
+    try:
+        if args.db_command == "upgrade":
+            before, after = dump.upgrade(engine)
+            if before == after:
+                print(f"gamester db upgrade: schema {after}, already this release's")
+            else:
+                print(f"gamester db upgrade: schema {before or 'none (a new database)'} -> {after}")
+        elif args.db_command == "export":
+            done = dump.export(engine, Path(args.out))
+            print(
+                f"gamester db export: {done.rows} rows of {len(done.tables)} tables (schema {done.schema}) "
+                f"to {args.out}"
+            )
+        else:
+            done = dump.import_file(engine, Path(args.file), replace=args.replace)
+            print(
+                f"gamester db import: {done.rows} rows of {len(done.tables)} tables (schema {done.schema}) "
+                f"from {args.file}"
+            )
+    except dump.DumpError as e:
+        say_error(f"{where}: {e}")
+        return 2
+    except OSError as e:
+        say_error(f"{where}: {getattr(e, 'filename', '') or ''} {e.strerror or e}".replace("  ", " "))
+        return 2
+    except sa.exc.SQLAlchemyError as e:
+        orig = getattr(e, "orig", None)
+        reason = str(orig if orig is not None else e).strip().splitlines()[0][:200]
+        say_error(f"{where}: --db {dump_url(engine)}: {reason}")
+        return 2
+    finally:
+        engine.dispose()
+    return 0
+
+
+def dump_url(engine: Any) -> str:
+    return str(engine.url.render_as_string(hide_password=True))
+
+
 COMMANDS = {
     "play": cmd_play,
     "replay": cmd_replay,
@@ -824,4 +895,5 @@ COMMANDS = {
     "rules": cmd_rules,
     "serve": cmd_serve,
     "bench": cmd_bench,
+    "db": cmd_db,
 }
