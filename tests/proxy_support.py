@@ -1,9 +1,10 @@
 """A real reverse proxy for the tests: Debian's ``nginx`` with TLS in front of a ``gamester serve``.
 
 :func:`self_signed` makes a certificate for ``localhost`` and 127.0.0.1 with ``openssl``;
-:class:`Nginx` writes a configuration into a temporary folder (the one ``docs/deploy.md`` shows,
-with the ports and paths of the test), starts nginx in the foreground on a free port, waits for the
-port and stops it again. Both skip the test, saying why, where nginx or openssl is missing.
+:class:`Nginx` writes a configuration into a temporary folder (``deploy/nginx-gamester.conf``, the
+site docs/deploy.md shows, with the ports and paths of the test), starts nginx in the foreground
+on a free port, waits for the port and stops it again. Both skip the test, saying why, where nginx
+or openssl is missing.
 """
 
 from __future__ import annotations
@@ -23,28 +24,25 @@ from tests.pg_support import free_port
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 
-# The site of docs/deploy.md (Behind a reverse proxy), with the test's ports and files.
-SITE = """
-    upstream gamester {{ server 127.0.0.1:{upstream}; keepalive 16; }}
-    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
-    server {{
-        listen 127.0.0.1:{port} ssl;
-        server_name localhost;
-        ssl_certificate {cert};
-        ssl_certificate_key {key};
-        location /metrics {{ return 404; }}
-        location / {{
-            proxy_pass http://gamester;
-            proxy_http_version 1.1;
-            proxy_set_header Host $http_host;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $connection_upgrade;
-            proxy_read_timeout 1h;
-        }}
-    }}
-"""
+SITE = Path(__file__).resolve().parent.parent / "deploy" / "nginx-gamester.conf"
+
+
+def site(upstream: int, port: int, plain_port: int, cert: Path, key: Path) -> str:
+    """deploy/nginx-gamester.conf, the site docs/deploy.md shows, with the test's ports and files."""
+    text = SITE.read_text()
+    swaps = [
+        ("/etc/letsencrypt/live/games.example.org/fullchain.pem", str(cert)),
+        ("/etc/letsencrypt/live/games.example.org/privkey.pem", str(key)),
+        ("server 127.0.0.1:8000;", f"server 127.0.0.1:{upstream};"),
+        ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
+        ("listen 80;", f"listen 127.0.0.1:{plain_port};"),
+        ("games.example.org", "localhost"),
+    ]
+    for old, new in swaps:
+        assert old in text, f"{SITE.name} no longer has {old!r}: update the test's substitutions"
+        text = text.replace(old, new)
+    return text
+
 
 CONF = """
 worker_processes 1;
@@ -108,11 +106,12 @@ class Nginx:
         for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (directory / sub).mkdir(exist_ok=True)
             (directory / sub).chmod(0o777)  # nginx's workers run as another user when started as root
-        site = SITE.format(upstream=upstream, port=self.port, cert=self.cert, key=self.key)
+        self.plain_port = free_port()
+        text = site(upstream, self.port, self.plain_port, self.cert, self.key)
         # As root, the workers would become "nobody", who may not read the test's files.
         user = "user root;" if os.geteuid() == 0 else ""
         self.conf = directory / "nginx.conf"
-        self.conf.write_text(CONF.format(dir=directory, site=site, user=user))
+        self.conf.write_text(CONF.format(dir=directory, site=text, user=user))
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
