@@ -15,7 +15,9 @@ in one process, as the tests run them, never mix their counts). What it counts:
   workers), ``gamester_hashes_waiting``, ``gamester_reviews_queued``, ``gamester_seeks`` and any other
   probe a module registers with :meth:`ServerMetrics.probe` (a function returning a number, or a
   mapping of label value to number);
-- ``gamester_database_errors_total{kind}``: every error the database driver raised, by class.
+- ``gamester_database_errors_total{kind}``: every error the database driver raised, by class, but
+  a broken constraint (``IntegrityError``: a name already taken, a move made first elsewhere), which
+  is a guard doing its work.
 
 ``/metrics`` answers only the loopback and the ``--metrics-allow`` networks, and never a request
 that came through a proxy not trusted with ``--trusted-proxy`` (one on the loopback would otherwise
@@ -143,7 +145,9 @@ class ServerMetrics:
         """Count every error the driver raises on ``engine``."""
 
         def failed(ctx: Any) -> None:
-            self.db_errors.labels(type(ctx.original_exception).__name__).inc()
+            kind = type(ctx.sqlalchemy_exception or ctx.original_exception).__name__
+            if kind != "IntegrityError":  # a guard doing its work (a name taken, a move made first)
+                self.db_errors.labels(kind).inc()
 
         sa.event.listen(engine, "handle_error", failed)
 
