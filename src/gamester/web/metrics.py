@@ -58,7 +58,7 @@ from gamester.web import logs
 from gamester.web.proxy import Network, parse_trusted
 
 # The ``_created`` timestamp beside every counter doubles the page and no query here needs it.
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus_client leaves it unannotated
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 Probe = Callable[[], float | Mapping[str, float]]
