@@ -35,6 +35,7 @@ from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
 from gamester.web.chat import ChatHub
 from gamester.web.decisions import ServiceError
+from gamester.web.fair import Refused, TableQuota, refusal_json
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
@@ -152,12 +153,21 @@ def create_app(
         registry.on_end.append(people.table_over)
         people_holder["people"] = people
         _app.state.people = people
-        # Tables made per address, counted where every server on this database sees them (web/guard.py).
+        # Tables made per address, counted where every server on this database sees them (web/fair.py).
         per_minute = float(quota.tables_per_minute)
         _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
+        tables = TableQuota(
+            _app.state.table_quota,
+            lambda key: registry.db(repo.waiting_count, key),
+            per_minute=quota.tables_per_minute,
+            waiting_cap=quota.waiting_per_address,
+            enabled=quota.per_address,
+        )
         hub = ChatHub(people.store, notifier.publish, time.time)
         notifier.subscribe(hub.on_notice)
-        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub)
+        holder.update(
+            repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub, quota=tables
+        )
         await registry.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
@@ -195,6 +205,10 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(_r: Request, e: ServiceError) -> JSONResponse:
         return _error(e.status, e.code, e.message)
+
+    @app.exception_handler(Refused)
+    async def _refused(_r: Request, e: Refused) -> JSONResponse:
+        return JSONResponse(refusal_json(e), status_code=429, headers={"retry-after": str(e.retry_after)})
 
     @app.exception_handler(GameError)
     async def _game_error(_r: Request, e: GameError) -> JSONResponse:

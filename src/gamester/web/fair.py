@@ -1,4 +1,11 @@
-"""Fair turns at the bot workers: no client address can keep the others' bots waiting.
+"""Fair shares of what every client uses: no client address can spend another's.
+
+- :class:`FairGate`: turns at a pool of slots by key (the bot workers; the password hashes, with a
+  bound on what may wait: :class:`Refused` ``busy`` past it).
+- :class:`Refused`: a refusal that says when to ask again (HTTP 429 with ``Retry-After``).
+- :class:`TableQuota`: the one place that charges "a table made by this client", whatever made it
+  (a new table, a lesson, a rematch, quick play): the tables-a-minute bucket and the cap on tables
+  waiting for players.
 
 Every job for the worker pool (a bot's move, a timed-out seat's move, a hint) waits here for a slot.
 There are as many slots as workers. A waiting job is served by its *key* (the address that created
@@ -12,10 +19,12 @@ plain first-come order of before.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 Line = OrderedDict[str, deque[asyncio.Future[None]]]
@@ -29,10 +38,36 @@ def address_key(address: str) -> str:
     return "address:" + hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+class Refused(Exception):
+    """A request refused for the client's share (``rate_limited``) or the server's (``busy``):
+    HTTP 429 with ``Retry-After: retry_after`` (whole seconds, at least 1), or a socket's error."""
+
+    def __init__(self, code: str, message: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = max(1, round(retry_after))
+
+
 class FairGate:
-    def __init__(self, slots: int, per_key: int) -> None:
+    """Turns at ``slots`` by key. ``max_waiting`` (the whole line) and ``max_per_key`` (one key's
+    jobs, waiting or running) bound the line: a job past either is refused at once (``busy``)
+    instead of waiting. ``slot_seconds``: about how long a job holds a slot, for ``Retry-After``."""
+
+    def __init__(
+        self,
+        slots: int,
+        per_key: int,
+        *,
+        max_waiting: int | None = None,
+        max_per_key: int | None = None,
+        slot_seconds: float = 1.0,
+    ) -> None:
         self.slots = max(1, slots)
         self.per_key = max(1, per_key)
+        self.max_waiting = max_waiting
+        self.max_per_key = max_per_key
+        self.slot_seconds = slot_seconds
         self.running: dict[str, int] = {}
         self.busy = 0
         # Two levels (0: a person waits for it, 1: only bots play); a key served goes to the back.
@@ -41,8 +76,26 @@ class FairGate:
     def waiting(self) -> int:
         return sum(len(q) for level in self._waiting for q in level.values())
 
+    def held(self, key: str) -> int:
+        """``key``'s jobs, waiting or running."""
+        queued = sum(len(level.get(key, ())) for level in self._waiting)
+        return queued + self.running.get(key, 0)
+
+    def check(self, key: str) -> None:
+        """Refused (``busy``) if the line, or ``key``'s share of it, is full."""
+        queued = self.waiting()
+        wait = self.slot_seconds * (queued / self.slots + 1)
+        if self.max_waiting is not None and queued >= self.max_waiting:
+            raise Refused("busy", f"the server is busy ({queued} waiting); try again in a moment", wait)
+        if self.max_per_key is not None and self.held(key) >= self.max_per_key:
+            raise Refused(
+                "busy", f"this address already has {self.held(key)} waiting here; try again in a moment", wait
+            )
+
     async def run(self, key: str, fn: Callable[[], Awaitable[T]], *, urgent: bool = True) -> T:
-        """``await fn()`` once this key's turn comes and a slot is free."""
+        """``await fn()`` once this key's turn comes and a slot is free (refused at once, ``busy``,
+        when the line is bounded and full: :meth:`check`)."""
+        self.check(key)
         await self._enter(key, 0 if urgent else 1)
         try:
             return await fn()
@@ -106,3 +159,85 @@ class FairGate:
                     return self._next()
                 return key, fut
         return None
+
+
+class Bucket(Protocol):
+    """A token bucket by key (web/accounts.py's ``Throttle``, kept in the database)."""
+
+    burst: float
+    every: float
+
+    def take(self, key: str, now: float) -> float: ...
+
+
+class WaitingCount(Protocol):
+    def __call__(self, turns_key: str) -> Awaitable[int]: ...
+
+
+class TableQuota:
+    """The one place that charges "a table made by this client" (docs/web.md, On the internet):
+    every way a table is made — ``POST /api/tables``, a lesson, a rematch, quick play — goes through
+    :meth:`making`. It takes a table from the client's tables-a-minute bucket (in the database, so
+    every server on it counts the same tables), and, for a table that will wait for players, checks
+    the client's tables already waiting (``waiting_per_address``) under a lock of that client's, so
+    that requests sent at once cannot all pass the check before any of them is stored."""
+
+    def __init__(
+        self,
+        bucket: Bucket,
+        waiting_count: WaitingCount,
+        *,
+        per_minute: int,
+        waiting_cap: int,
+        enabled: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.bucket = bucket
+        self.waiting_count = waiting_count
+        self.per_minute = per_minute
+        self.waiting_cap = waiting_cap
+        self.enabled = enabled
+        self.now = clock
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def spend(self, address: str) -> None:
+        """Take one table from ``address``'s tables-a-minute bucket (``Refused`` if it is empty)."""
+        if not self.enabled:
+            return
+        wait: float = await asyncio.to_thread(self.bucket.take, address, self.now())
+        if wait > 0:
+            raise Refused(
+                "rate_limited",
+                f"too many tables created from this address: at most {self.per_minute} a minute; "
+                f"try again in {max(1, round(wait))} s",
+                wait,
+            )
+
+    @contextlib.asynccontextmanager
+    async def making(self, address: str, *, waiting: bool, spent: bool = False) -> AsyncIterator[None]:
+        """Around storing a table made by ``address``: charged (unless ``spent`` already), and, when
+        the table will wait for players, refused past the cap of tables waiting (``Refused``). Store
+        the table inside the block: the next table of the same client is checked after it."""
+        if not spent:
+            await self.spend(address)
+        if not (self.enabled and waiting):
+            yield
+            return
+        key = address_key(address)
+        if len(self._locks) > 4096:  # forget the locks nobody holds (one per client seen lately)
+            self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            held = await self.waiting_count(key)
+            if held >= self.waiting_cap:
+                raise Refused(
+                    "rate_limited",
+                    f"this address already has {held} tables waiting for players (at most "
+                    f"{self.waiting_cap}): start, join or leave one of them first",
+                    60.0,
+                )
+            yield
+
+
+def refusal_json(e: Refused) -> dict[str, Any]:
+    return {"error": e.code, "message": e.message}

@@ -36,7 +36,7 @@ from gamester.web import lessons, rematch, service, validate
 from gamester.web.accounts import People
 from gamester.web.chat import ChatHub
 from gamester.web.decisions import SeatOwner, ServiceError
-from gamester.web.fair import address_key
+from gamester.web.fair import TableQuota, address_key
 from gamester.web.limits import Limits
 from gamester.web.registry import Registry
 from gamester.web.reviews import ReviewDesk
@@ -88,8 +88,10 @@ class _Tables:
         address: str = "?",
     ) -> dict[str, Any]:
         """A new table, stored and open in a room: the public table with its invite codes (and, with a
-        ``creator``, the creator's seat and token). 429 when ``address`` holds too many waiting."""
-        quota = self.quota
+        ``creator``, the creator's seat and token). Charged to ``address`` (``TableQuota``: 429 past
+        its tables a minute, or its tables waiting)."""
+        tables: TableQuota = self.parts["quota"]
+        await tables.spend(address)
         reg = self.rooms()
         table_id = secrets.token_urlsafe(12)
         token = secrets.token_urlsafe(24) if creator is not None else None
@@ -115,17 +117,9 @@ class _Tables:
         )
         codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
         row.turns_key = address_key(address)  # kept with the table: its bots' turns survive a restart
-        if row.status == "waiting" and quota.per_address:
-            # One address holds only a few places in the lobby (and a few rows waiting for expiry).
-            held = await reg.db(reg.repo.waiting_count, row.turns_key)
-            if held >= quota.waiting_per_address:
-                raise ServiceError(
-                    "rate_limited",
-                    f"this address already has {held} tables waiting for players (at most "
-                    f"{quota.waiting_per_address}): start, join or leave one of them first",
-                    429,
-                )
-        await reg.db(reg.repo.create, row, write=True)
+        # One address holds only a few places in the lobby (and a few rows waiting for expiry).
+        async with tables.making(address, waiting=row.status == "waiting", spent=True):
+            await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
         out: dict[str, Any] = {**await room.call("public", fresh=False), **codes}
@@ -307,7 +301,8 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
     async def ask_rematch(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
-        return await rematch.ask(rooms(), people["people"], tid, body.get("token"))
+        made_by = client_of(request)
+        return await rematch.ask(rooms(), people["people"], tid, body.get("token"), parts["quota"], made_by)
 
     @api.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, request: Request) -> dict[str, Any]:
