@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import os
 import time
@@ -39,6 +40,7 @@ from gamester.web.fair import Refused, TableQuota, refusal_json
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
+from gamester.web.names import skeleton
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
 from gamester.web.registry import Registry, new_server_id
 from gamester.web.reviews import ReviewDesk
@@ -150,7 +152,9 @@ def create_app(
         )
         desk = ReviewDesk(registry)
         people = People(repo)
-        registry.on_end.append(people.table_over)
+        registry.on_end.append(people.rate_soon)
+        people.on_revoke = functools.partial(_close_revoked, registry)
+        await asyncio.to_thread(people.store.fill_skeletons, skeleton)
         people_holder["people"] = people
         _app.state.people = people
         # Tables made per address, counted where every server on this database sees them (web/fair.py).
@@ -241,6 +245,17 @@ def _errors(app: FastAPI) -> None:
     async def _unexpected(_r: Request, e: Exception) -> JSONResponse:
         # Reached only through a bug; still a JSON answer, and the client's input is not echoed.
         return _error(500, "internal", f"internal error ({type(e).__name__})")
+
+
+async def _close_revoked(registry: Registry, table_ids: list[str]) -> None:
+    """An account's seat tokens changed at these tables (a new password, "log out everywhere"):
+    each room here reads its table again and closes the sockets holding the old tokens, as after a
+    leave, and every other server is told to do the same."""
+    for tid in table_ids:
+        if tid in registry.rooms:
+            with contextlib.suppress(Exception):
+                await registry.call(tid, "notice", "table")
+        registry.publish(tid, "table")
 
 
 RATING_CATCH_UP_SECONDS = 60.0

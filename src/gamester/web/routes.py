@@ -135,6 +135,14 @@ class _Tables:
         found: AccountRow | None = await asyncio.to_thread(people.account_of, conn)
         return found
 
+    async def guest_name(self, name: Any) -> None:
+        """A guest may not sit down under a name that reads like an account's (422 ``bad_name``)."""
+        if isinstance(name, str) and name.strip():
+            people = self.people["people"]
+            problem = await asyncio.to_thread(people.guest_name_problem, name)
+            if problem is not None:
+                raise ServiceError("bad_name", problem, 422)
+
     async def owner_of(self, request: Request) -> SeatOwner | None:
         """The logged-in account of the request as a seat's owner (None: a guest)."""
         people = self.people["people"]
@@ -231,6 +239,8 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         owner = await t.owner_of(request)
         if rated and owner is None:
             raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
+        if owner is None and isinstance(fields[4], dict):
+            await t.guest_name(fields[4].get("name"))
         return await t.new_table(*fields, rated=rated, owner=owner, access=access, address=client_of(request))
 
     # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
@@ -241,6 +251,7 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
     @api.post("/api/tutorials/{lesson_id}", status_code=201)
     async def start_lesson(lesson_id: str, request: Request) -> dict[str, Any]:
         name = validate.lesson(await request.body())
+        await t.guest_name(name)
         try:
             lesson = lessons.find(lesson_id[:80])
         except lessons.LessonError as e:
@@ -292,6 +303,8 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         body = validate.body(await request.body())
         validate.join_name(body.get("name"))
         owner = await t.owner_of(request)
+        if owner is None and body.get("token") is None:
+            await t.guest_name(body.get("name"))
         out: dict[str, Any] = await rooms().call(
             tid, "join", body.get("seat"), body.get("name"), body.get("token"), owner, body.get("invite")
         )
