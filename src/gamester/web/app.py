@@ -150,7 +150,7 @@ def create_app(
             unjoined_seconds=60.0 * quota.unjoined_minutes,
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
-        desk = ReviewDesk(registry)
+        desk = ReviewDesk(registry, budget_seconds=_env_float("GAMESTER_REVIEW_SECONDS", 60.0))
         people = People(repo)
         registry.on_end.append(people.rate_soon)
         people.on_revoke = functools.partial(_close_revoked, registry)

@@ -276,7 +276,7 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         body = validate.body(await request.body())
         await t.watching(tid, request)
         desk: ReviewDesk = parts["desk"]
-        return await desk.request(tid, body.get("seat"))
+        return await desk.request(tid, body.get("seat"), client_of(request))
 
     @api.get("/api/tables/{table_id}/review")
     async def get_review(table_id: str, request: Request) -> dict[str, Any]:
