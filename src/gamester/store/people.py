@@ -123,6 +123,8 @@ the pairs of seats whose result is not to count (their pair's results of the day
 for a participant whose every comparison is such a pair (its rating stays as it was)."""
 
 DAY = 24 * 3600.0
+CHAT_KEPT = 500
+"""Chat lines a table keeps (its last ones): a table's chat cannot grow without end."""
 
 
 def _account(r: sa.Row[Any] | None) -> AccountRow | None:
@@ -386,11 +388,40 @@ class PeopleStore:
         return rows
 
     # -- chat and rematches --------------------------------------------------------------------
-    def add_chat(self, table_id: str, seat: int | None, name: str, text: str, at: float) -> int:
+    def add_chat(
+        self,
+        table_id: str,
+        seat: int | None,
+        name: str,
+        text: str,
+        at: float,
+        allowance: list[Bucket] | None = None,
+        keep: int = CHAT_KEPT,
+    ) -> float:
+        """Store a chat line, spending a try of each ``allowance`` bucket first, all or none: 0.0, or
+        the seconds until every bucket has a try again (then nothing is stored). The table keeps
+        only its last ``keep`` lines: older ones go in the same transaction."""
+        if allowance:
+            wait = self.take_tokens(allowance, at)
+            if wait > 0:
+                return wait
         with self.repo.write() as c:
-            r = c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
-            key = r.inserted_primary_key
-            return int(key[0]) if key is not None else 0
+            c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
+            oldest_kept = (
+                sa.select(chat.c.id)
+                .where(chat.c.table_id == table_id)
+                .order_by(chat.c.id.desc())
+                .offset(keep - 1)
+                .limit(1)
+                .scalar_subquery()
+            )
+            c.execute(chat.delete().where(chat.c.table_id == table_id, chat.c.id < oldest_kept))
+        return 0.0
+
+    def chat_count(self, table_id: str) -> int:
+        q = sa.select(sa.func.count()).select_from(chat).where(chat.c.table_id == table_id)
+        with self.engine.connect() as c:
+            return int(c.execute(q).scalar_one())
 
     def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
         """The table's last ``limit`` chat messages, oldest first, each with its ``id``."""

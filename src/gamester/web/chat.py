@@ -2,9 +2,11 @@
 
 A seat or a spectator sends ``{"type": "chat", "text": "…"}``; every socket of the table, on every
 server, gets ``{"type": "chat", "seat": N|null, "name", "text", "at"}``. Text is 1 to 500 characters
-after trimming, one line, with no control, invisible or text-turning character; each socket may send
-5 at once and then one every 2 s (else ``rate_limited``). Messages are stored with the table
-(``gm_chat``); a socket that connects gets the last 100, then the table's rematch if there is one.
+after trimming, one line, with no control, invisible or text-turning character, and something a
+reader can see (not only blank letters or combining marks); each address, account and seat at a table
+may send 5 at once and then one every 2 s (else ``rate_limited``; web/fair.py's ``chat_keys``: a
+reconnected socket keeps its allowance). Messages are stored with the table (``gm_chat``, its last
+500); a socket that connects gets the last 100, then the table's rematch if there is one.
 
 :class:`ChatHub` keeps this server's sockets per table apart from the live-table runtime: it hears
 the notifier (``chat`` and ``rematch`` notices, this server's and, through PostgreSQL, the others') and
@@ -22,8 +24,9 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from gamester.store.people import PeopleStore
+from gamester.store.people import Bucket, PeopleStore
 from gamester.web.decisions import ServiceError
+from gamester.web.names import only_filler
 
 MAX_CHAT = 500
 HISTORY = 100
@@ -48,6 +51,10 @@ def chat_text(text: Any) -> str:
                 "bad_chat",
                 f"chat: the character U+{ord(ch):04X} is not allowed (control, invisible or text-turning)",
             )
+    if only_filler(t):
+        raise ServiceError(
+            "bad_chat", "chat: text: nothing a reader could see (blank or combining marks only)"
+        )
     return t
 
 
@@ -58,8 +65,7 @@ class Talker:
     send: Send
     seat: int | None
     name: str
-    tokens: float = BURST
-    at: float = 0.0
+    keys: list[str] = field(default_factory=list)  # whose allowance its lines spend (fair.chat_keys)
     seen: OrderedDict[int, None] = field(default_factory=OrderedDict)  # chat ids sent to it
 
     async def give(self, m: dict[str, Any]) -> None:
@@ -87,11 +93,14 @@ class ChatHub:
         self.now = now
         self.tables: dict[str, _Table] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.said = 0
 
-    async def attach(self, table_id: str, send: Send, seat: int | None, name: str) -> Talker:
+    async def attach(
+        self, table_id: str, send: Send, seat: int | None, name: str, keys: list[str] | None = None
+    ) -> Talker:
         """Register a socket and send it the table's last messages (and its rematch, if any)."""
         self.loop = asyncio.get_running_loop()
-        talker = Talker(send, seat, name, at=self.now())
+        talker = Talker(send, seat, name, keys or [f"{table_id}|c:{id(send)}"])
         t = self.tables.setdefault(table_id, _Table())
         async with t.lock:
             t.talkers.add(talker)
@@ -115,12 +124,15 @@ class ChatHub:
     async def say(self, table_id: str, talker: Talker, text: Any) -> None:
         clean = chat_text(text)
         now = self.now()
-        talker.tokens = min(BURST, talker.tokens + (now - talker.at) / EVERY)
-        talker.at = now
-        if talker.tokens < 1.0:
+        allowance = [Bucket("chat", k[:120], BURST, EVERY) for k in talker.keys]
+        wait = await run_in_threadpool(
+            self.store.add_chat, table_id, talker.seat, talker.name, clean, now, allowance
+        )
+        if wait > 0:
             raise ServiceError("rate_limited", f"chat: at most one message every {EVERY:g} s; slow down")
-        talker.tokens -= 1.0
-        await run_in_threadpool(self.store.add_chat, table_id, talker.seat, talker.name, clean, now)
+        self.said += 1
+        if self.said % 512 == 0:  # now and then, forget the allowances that are full again
+            await run_in_threadpool(self.store.forget_full_buckets, "chat", now - BURST * EVERY)
         self.publish(table_id, "chat")
 
     # -- notices -------------------------------------------------------------------------------

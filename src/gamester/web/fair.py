@@ -241,3 +241,19 @@ class TableQuota:
 
 def refusal_json(e: Refused) -> dict[str, Any]:
     return {"error": e.code, "message": e.message}
+
+
+def chat_keys(
+    table_id: str, *, address: str, account: str | None, seat: int | None, socket: str, per_address: bool
+) -> list[str]:
+    """Whose allowance a chat line at ``table_id`` spends (docs/web.md, Fair play): the address's at
+    that table (unless the per-address limits are off), the account's at that table when logged in,
+    the seat's when seated; a socket's own only when none of those applies. Reconnecting, or opening
+    more sockets, leaves each of them where it was. Each key is a bucket of the ``chat`` kind (in
+    the database: every server counts the same lines)."""
+    keys = [f"{table_id}|a:{address_key(address)[8:24]}"] if per_address else []
+    if account is not None:
+        keys.append(f"{table_id}|u:{account}")
+    if seat is not None:
+        keys.append(f"{table_id}|s:{seat}")
+    return keys or [f"{table_id}|c:{socket}"]

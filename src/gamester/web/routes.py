@@ -36,7 +36,7 @@ from gamester.web import lessons, rematch, service, validate
 from gamester.web.accounts import People
 from gamester.web.chat import ChatHub
 from gamester.web.decisions import SeatOwner, ServiceError
-from gamester.web.fair import TableQuota, address_key
+from gamester.web.fair import TableQuota, address_key, chat_keys
 from gamester.web.limits import Limits
 from gamester.web.registry import Registry
 from gamester.web.reviews import ReviewDesk
@@ -170,17 +170,19 @@ class _Tables:
         out: dict[str, Any] = await self.rooms().call(tid, kind, *args)
         return out
 
-    async def speaker(self, table_id: str, seat: int | None, ws: WebSocket) -> str:
-        """The name a socket's chat goes under: its seat's, else the spectator's account, else
-        "Spectator"."""
+    async def speaker(self, table_id: str, seat: int | None, ws: WebSocket) -> tuple[str, str | None]:
+        """The name a socket's chat goes under (its seat's, else the spectator's account, else
+        "Spectator") and the account that speaks (its key; None for a guest)."""
         if seat is not None:
             table = await self.rooms().call(table_id, "public")
-            return str(table["seats"][seat]["name"] or f"Player {seat + 1}")
+            s = table["seats"][seat]
+            account = s["account"].casefold() if s["account"] else None
+            return str(s["name"] or f"Player {seat + 1}"), account
         try:
             row = await self.account(ws)
         except ServiceError:
             row = None
-        return row.name if row is not None else "Spectator"
+        return (row.name, row.key) if row is not None else ("Spectator", None)
 
 
 def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits) -> APIRouter:
@@ -355,8 +357,16 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         hub: ChatHub = parts["chat"]
         talker = None
         try:
-            name = await t.speaker(table_id, seat, ws)
-            talker = await hub.attach(table_id, conn.send, seat, name)
+            name, account = await t.speaker(table_id, seat, ws)
+            keys = chat_keys(
+                table_id,
+                address=conn.address,
+                account=account,
+                seat=seat,
+                socket=secrets.token_hex(8),
+                per_address=quota.per_address,
+            )
+            talker = await hub.attach(table_id, conn.send, seat, name, keys)
             await _ws_loop(ws, conn, reg, seat, functools.partial(hub.say, table_id, talker))
         finally:
             if talker is not None:
