@@ -39,6 +39,7 @@ import functools
 import hashlib
 import hmac
 import logging
+import os
 import queue
 import re
 import secrets
@@ -78,7 +79,10 @@ MAX_PASSWORD = 200
 NAME = re.compile(r"^[A-Za-z0-9_-]{3,20}$")
 RESERVED = {"admin", "guest", "player", "bot", "nobody", "root", "moderator", "server"}
 """More words no account may read like (beside web/names.py's, which no guest may either)."""
-HASHES_AT_ONCE = 2
+HASHES_AT_ONCE = max(1, (os.cpu_count() or 1) // 4)
+"""Password hashes computed at once: argon2id's four lanes keep four cores busy with one hash, so a
+small machine computes one at a time (a second at once would only halve the speed of both, and take
+the event loop's core too) and a bigger one a hash per four cores."""
 HASHES_WAITING = 16
 """Password hashes that may wait for a turn (beyond: ``429 busy``): a hash takes about 0.2 s and 64
 MiB, so a few waiting is a second or two for everyone, not a queue without end."""
@@ -204,7 +208,7 @@ class People:
         self.signups = Throttle(self.store, "signup", burst=10, every=60.0)
         self.hashing = FairGate(
             HASHES_AT_ONCE,
-            HASHES_AT_ONCE,
+            1,  # one hash at a time per address: the other slot is always someone else's turn
             max_waiting=HASHES_WAITING,
             max_per_key=HASHES_PER_ADDRESS,
             slot_seconds=0.3,

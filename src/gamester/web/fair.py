@@ -70,6 +70,8 @@ class FairGate:
         self.slot_seconds = slot_seconds
         self.running: dict[str, int] = {}
         self.busy = 0
+        self._served: dict[str, int] = {}  # key -> when it was last given a slot (a count of turns)
+        self._turn = 0
         # Two levels (0: a person waits for it, 1: only bots play); a key served goes to the back.
         self._waiting: tuple[Line, Line] = (OrderedDict(), OrderedDict())
 
@@ -104,7 +106,10 @@ class FairGate:
 
     async def _enter(self, key: str, level: int) -> None:
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting[level].setdefault(key, deque()).append(fut)
+        line = self._waiting[level]
+        if key not in line:
+            self._join(line, key)
+        line[key].append(fut)
         self._wake()  # a free slot goes to whoever's turn it is (this job, if nobody else waits)
         try:
             await fut
@@ -115,7 +120,22 @@ class FairGate:
                 self._drop(level, key, fut)
             raise
 
+    def _join(self, line: Line, key: str) -> None:
+        """A key with nothing waiting joins the line ahead of every key served since it last was:
+        a newcomer's first job is next, whoever queued more (and a key whose line empties as it is
+        served does not come back to the front: it was served last)."""
+        mine = self._served.get(key, -1)
+        later = [k for k in line if self._served.get(k, -1) > mine]
+        line[key] = deque()
+        for k in later:
+            line.move_to_end(k)
+
     def _take(self, key: str) -> None:
+        self._turn += 1
+        self._served[key] = self._turn
+        if len(self._served) > 4096:  # forget the keys served longest ago (they count as new)
+            for k in sorted(self._served, key=self._served.__getitem__)[:2048]:
+                del self._served[k]
         self.busy += 1
         self.running[key] = self.running.get(key, 0) + 1
 
