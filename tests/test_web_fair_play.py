@@ -4,7 +4,7 @@ One real ``gamester serve`` for the module, with small limits. Each test runs an
 would — from loopback addresses of its own (127.0.0.2, 127.0.0.3 … through ``local_address``, so the
 per-address shares are real) — while a victim plays at another table, and checks what the attack
 achieves now. The attacks are plain functions returning what they achieved, so the same code measures
-a server of another tree (``python tests/test_web_fair_play.py --tree DIR``, as docs/web.md reports
+a server of another tree (``python -m tests.test_web_fair_play --tree DIR``, as docs/web.md reports
 before and after).
 """
 
@@ -172,9 +172,8 @@ def test_a_log_in_flood_leaves_other_addresses_their_log_in(server: ServerProces
         got = login_flood(server.base, flooders=[2, 3, 4, 5, 6], in_flight=20, calm=7)
     victim.check("log-in flood")
     alone, under = min(got["alone"]), max(got["under_flood"])
-    print(
-        f"\nlog-in flood: calm log-in alone {alone:.2f} s, under the flood {under:.2f} s; {got['flood_answers']}"
-    )
+    print(f"\nlog-in flood: calm log-in alone {alone:.2f} s, under the flood {under:.2f} s")
+    print(f"log-in flood: the flood's answers {got['flood_answers']}")
     answers = got["flood_answers"]
     assert answers.get("429 busy", 0) + answers.get("429 rate_limited", 0) > answers.get("200", 0)
     assert under < 12 * alone + 2.0, got  # a hash or two ahead of it, not the flood's hundred (40x before)
@@ -234,8 +233,13 @@ def rematch_chain(base: str, n: int, seconds: float, chains: int) -> dict[str, A
     of them were waiting for players at once at the end."""
     made, refused, waiting_ids = [0], collections.Counter[str](), set[str]()
     lock = threading.Lock()
-    body = {"game": "penneech", "seats": ["human", "human"], "clock": {"seconds_per_move": 1, "on_timeout": "forfeit"},
-            "join": {"seat": 0, "name": "Chain"}}  # fmt: skip
+    clock = {"seconds_per_move": 1, "on_timeout": "forfeit"}
+    body = {
+        "game": "penneech",
+        "seats": ["human", "human"],
+        "clock": clock,
+        "join": {"seat": 0, "name": "Chain"},
+    }
 
     def chain() -> None:
         end = time.monotonic() + seconds
@@ -246,8 +250,8 @@ def rematch_chain(base: str, n: int, seconds: float, chains: int) -> dict[str, A
                     refused[r.json()["error"]] += 1
                 return
             t = r.json()
-            tokens = [t["token"], c.post(f"/api/tables/{t['id']}/join",
-                                         json={"seat": 1, "name": "Link", "invite": t["invites"]["1"]}).json()["token"]]  # fmt: skip
+            friend = {"seat": 1, "name": "Link", "invite": t["invites"]["1"]}
+            tokens = [t["token"], c.post(f"/api/tables/{t['id']}/join", json=friend).json()["token"]]
             tid = t["id"]
             with lock:
                 made[0] += 1
@@ -412,8 +416,8 @@ def test_a_password_change_closes_the_sockets_of_the_old_seat_tokens(server: Ser
 
     async def run() -> None:
         with client(server.base, 16) as c:
-            t = c.post("/api/tables", headers=headers,
-                       json={"game": "penneech", "seats": ["human", "human"], "join": {"seat": 0, "name": "x"}}).json()  # fmt: skip
+            body = {"game": "penneech", "seats": ["human", "human"], "join": {"seat": 0, "name": "x"}}
+            t = c.post("/api/tables", headers=headers, json=body).json()
             old = t["token"]
             thief = await WsClient.open(server.ws_base, t["id"], old, "thief")
             await thief.view()
@@ -448,7 +452,7 @@ def measure(base: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    # python tests/test_web_fair_play.py [--tree DIR]: the attacks against a server of DIR's src (or
+    # python -m tests.test_web_fair_play [--tree DIR]: the attacks against a server of DIR's src (or
     # of this tree), with the module's limits; prints what each achieved as JSON.
     import tempfile
 
