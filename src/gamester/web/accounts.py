@@ -519,12 +519,17 @@ async def _prove(
     return None
 
 
-async def _take_tries(p: People, key: str, addr: str, device: str | None) -> float:
-    """A log-in try (:meth:`People.take_tries`), once the hashing line has room for this address
-    (``busy`` first: a log-in turned away for want of room spends no try)."""
+def _room_in_line(p: People, addr: str) -> None:
+    """``busy`` (``Refused``) unless the hashing line has room for this address."""
     from gamester.web.fair import address_key
 
     p.hashing.check(address_key(addr))
+
+
+async def _take_tries(p: People, key: str, addr: str, device: str | None) -> float:
+    """A log-in try (:meth:`People.take_tries`), once the hashing line has room for this address
+    (``busy`` first: a log-in turned away for want of room spends no try)."""
+    _room_in_line(p, addr)
     wait: float = await run_in_threadpool(p.take_tries, key, addr, device)
     return wait
 
@@ -589,8 +594,10 @@ def router(people: dict[str, People]) -> APIRouter:
         if len(password) > MAX_PASSWORD:
             raise ServiceError("bad_password", f"password: at most {MAX_PASSWORD} characters", 422)
         p, addr, key = ppl(), _client(request), name.casefold()
-        known = await run_in_threadpool(p.store.account, key) if NAME.match(name) else None
-        device = _device(p, request, known)
+        _room_in_line(p, addr)  # a flood turned away here costs no database read
+        cookie = request.cookies.get(cookie_name(DEVICE, request))
+        known = await run_in_threadpool(p.store.account, key) if cookie and NAME.match(name) else None
+        device = p.known_device(known, cookie)
         wait = await _take_tries(p, key, addr, device)
         if wait > 0:
             return _limited(wait, "log-ins")
