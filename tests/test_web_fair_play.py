@@ -187,7 +187,9 @@ def test_a_log_in_flood_leaves_other_addresses_their_log_in(server: ServerProces
     print(f"log-in flood: a read under the flood {got['a_read_under_flood']}; {got['flood_answers']}")
     answers = got["flood_answers"]
     assert answers.get("429 busy", 0) + answers.get("429 rate_limited", 0) > answers.get("200", 0)
-    assert waited < 10 * alone + 2.0, got  # a hash or two ahead of it, not the flood's hundred
+    # Addresses take turns: at most one hash of each flooding address ahead of it, not the flood's
+    # hundred (before: 29 times a log-in alone).
+    assert waited < 2 * (5 + 1) * alone + 2.0, got
 
 
 def lockout(base: str, owner_at: int, attacker_at: int, elsewhere: int) -> dict[str, Any]:
