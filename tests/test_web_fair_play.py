@@ -88,13 +88,7 @@ class AddressVictim(Victim):
             joined = c.post(f"/api/tables/{table['id']}/join",
                             json={"seat": 1, "name": "Val", "invite": table["invites"]["1"]})  # fmt: skip
             assert joined.status_code == 200, joined.text
-        self.table, self.tokens = table["id"], {0: table["token"], 1: joined.json()["token"]}
-        self.ws_base = server.ws_base
-        self.latencies: list[float] = []
-        self.errors: list[str] = []
-        self.stop = threading.Event()
-        self.ready = threading.Event()
-        self.thread = threading.Thread(target=lambda: asyncio.run(self._play()), daemon=True)
+        super().__init__(server, (table["id"], {0: table["token"], 1: joined.json()["token"]}))
 
 
 @pytest.fixture(scope="module")

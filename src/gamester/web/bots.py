@@ -107,3 +107,15 @@ def make_pool(workers: int) -> Executor:
     return ProcessPoolExecutor(
         max_workers=max(1, workers), mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
     )
+
+
+def stop_pool(pool: Executor) -> None:
+    """Stop ``pool`` now: its queued jobs cancelled and its processes ended, whatever they are doing
+    (a worker deep in a search would otherwise hold its caller up until the search is done)."""
+    import contextlib
+
+    procs = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()

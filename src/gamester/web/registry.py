@@ -247,11 +247,7 @@ class Registry:
         if self.pool is not None:
             # A worker deep in a search would hold the exit up until its move is done: stop it now
             # (the move was not stored, so the next server to hold the lease plays it again).
-            procs = list(getattr(self.pool, "_processes", {}).values())
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            for p in procs:
-                with contextlib.suppress(Exception):
-                    p.terminate()
+            bots.stop_pool(self.pool)
         # Hand the tables over at once rather than after the lease would expire.
         with contextlib.suppress(Exception):
             await self.db(self.repo.release_leases, self.server_id, write=True)

@@ -32,7 +32,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from gamester.agents.review import decisions
-from gamester.web.bots import make_pool
+from gamester.web.bots import make_pool, stop_pool
 from gamester.web.decisions import ServiceError
 from gamester.web.fair import FairGate, Refused, address_key
 from gamester.web.registry import Registry
@@ -193,11 +193,7 @@ class ReviewDesk:
 
     def _stop_pool(self) -> None:
         if self._pool is not None:
-            procs = list(getattr(self._pool, "_processes", {}).values())
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            for proc in procs:
-                with contextlib.suppress(Exception):
-                    proc.terminate()
+            stop_pool(self._pool)
             self._pool = None
 
     async def stop(self) -> None:
