@@ -32,14 +32,19 @@ from gamester.web.fair import FairGate, Refused, TableQuota, chat_keys  # noqa: 
 from gamester.web.limits import OFF, Limits  # noqa: E402
 from gamester.web.names import name_problem, skeleton  # noqa: E402
 from gamester.web.ratings import INITIAL, canonical_spec, rate  # noqa: E402
+from tests.pg_support import pg_cluster  # noqa: E402, F401  (a pytest fixture)
 from tests.web_helpers import invited, remember  # noqa: E402
 
 PASSWORD = "a long pass phrase 4 tests"
 
 
-@pytest.fixture
-def repo(tmp_path: Any) -> Iterator[SqlTableRepository]:
-    r = open_repository(f"sqlite:///{tmp_path / 'rules.db'}")
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def repo(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[SqlTableRepository]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'rules.db'}"
+    else:
+        url = request.getfixturevalue("pg_cluster").create_database()
+    r = open_repository(url)
     try:
         yield r
     finally:
@@ -217,6 +222,30 @@ def test_a_private_table_is_off_the_players_page(repo: SqlTableRepository) -> No
         store.apply_rating(tid, rate, 10.0, movers={0, 1})
     assert [h["table"] for h in store.history_of("gus", 10)] == ["open_one"]
     assert [t["id"] for t in store.tables_of("gus", 10)] == ["open_one"]
+
+
+def test_voiding_an_accounts_seat_tokens_rekeys_every_seat_it_holds(repo: SqlTableRepository) -> None:
+    """Log out everywhere (and a new password): the account's sessions end, and each of its seats
+    takes the token of a new key, in one transaction; the tables not over are named (their sockets
+    holding the old tokens are closed)."""
+    from gamester.store.people import AccountRow, Rekey
+
+    store = PeopleStore(repo, INITIAL)
+    assert store.create_account(AccountRow("kim", "Kim", "h", "00" * 32, 1.0, "klm")) is None
+    store.add_session("s" * 64, "kim", 1.0, 1e12)
+    for tid, status in (("live", "playing"), ("done", "over")):
+        seats = [SeatRow(seat=0, kind="human", name="Kim", token_hash="old", account="kim"),
+                 SeatRow(seat=1, kind="human", name="Lou", token_hash="lou's")]  # fmt: skip
+        repo.create(TableRow(id=tid, game="penneech", options={}, seed=1, chance=[], clock=None,
+                             status=status, seq=0, created=1.0, seats=seats))  # fmt: skip
+    done = store.log_out_everywhere("kim", Rekey("11" * 32, lambda t, s: f"new:{t}:{s}"))
+    assert done.sessions == 1 and done.tables == ["live"]
+    for tid in ("live", "done"):
+        row = repo.get(tid)
+        assert row is not None and [s.token_hash for s in row.seats] == [f"new:{tid}:0", "lou's"]
+    account = store.account("kim")
+    assert account is not None and account.seat_key == "11" * 32
+    assert store.session_account("s" * 64, 2.0) is None
 
 
 # -- chat ------------------------------------------------------------------------------------------
