@@ -166,12 +166,13 @@ def login_flood(base: str, flooders: list[int], in_flight: int, calm: int, round
 
 
 def test_a_log_in_flood_leaves_other_addresses_their_log_in(server: ServerProcess) -> None:
-    """Five addresses each keep 20 right-password log-ins in flight: each gets its share of the
+    """Three addresses each keep 12 right-password log-ins in flight: each gets its share of the
     hashing line (two at a time) and its address's tries, the rest are turned away at once (429
     ``busy`` or ``rate_limited``, with Retry-After), and another address's log-in waits a few hashes,
     not the flood's hundred."""
+    flooders = [2, 3, 4]  # docs/web.md reports five, each with 20 (measure, below)
     with beside_a_victim(server, "log-in flood") as victim:
-        got = login_flood(server.base, flooders=[2, 3, 4, 5, 6], in_flight=20, calm=7)
+        got = login_flood(server.base, flooders=flooders, in_flight=12, calm=7, rounds=2)
     victim.check("log-in flood")
     alone = min(got["alone"])
     # What the flood costs every request alike (a read that hashes nothing, asked just before), taken
@@ -183,7 +184,7 @@ def test_a_log_in_flood_leaves_other_addresses_their_log_in(server: ServerProces
     assert answers.get("429 busy", 0) + answers.get("429 rate_limited", 0) > answers.get("200", 0)
     # Addresses take turns: at most one hash of each flooding address ahead of it, not the flood's
     # hundred (before: 29 times a log-in alone).
-    assert waited < 2 * (5 + 1) * alone + 2.0, got
+    assert waited < 2 * (len(flooders) + 1) * alone + 2.0, got
 
 
 def lockout(base: str, owner_at: int, attacker_at: int, elsewhere: int) -> dict[str, Any]:
