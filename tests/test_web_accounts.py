@@ -22,7 +22,7 @@ import sqlalchemy as sa  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from gamester.store import open_repository  # noqa: E402
-from gamester.store.people import Bucket  # noqa: E402
+from gamester.store.port import Bucket  # noqa: E402
 from gamester.web import create_app  # noqa: E402
 from gamester.web.accounts import DELETED, People  # noqa: E402
 from gamester.web.limits import OFF  # noqa: E402

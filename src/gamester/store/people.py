@@ -9,14 +9,23 @@ makes sure a table's result moves the ratings exactly once, whatever the number 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from gamester.store.port import TableRow
-from gamester.store.repository import SqlTableRepository, _load, insert_table
+from gamester.store.port import (
+    AccountRow,
+    Bucket,
+    Participant,
+    PeopleRepository,
+    Rating,
+    RatingRule,
+    Rekey,
+    Revoked,
+    TableRow,
+)
+from gamester.store.repository import SqlTableRepository, insert_table, load_json
 from gamester.store.schema import (
     accounts,
     chat,
@@ -31,62 +40,6 @@ from gamester.store.schema import (
 
 BOT_PREFIX = "bot:"
 """Rating keys of computer players: ``bot:`` + the agent spec (no account name has a colon)."""
-
-
-@dataclass(frozen=True)
-class AccountRow:
-    key: str
-    name: str
-    password_hash: str
-    seat_key: str
-    created: float
-    skeleton: str | None = None  # how the name reads (web/names.py): no two accounts read alike
-
-
-@dataclass(frozen=True)
-class Rating:
-    rating: float
-    deviation: float
-    volatility: float
-    games: int
-
-
-@dataclass(frozen=True)
-class Participant:
-    """One seat of a finished rated table, as the rating rule sees it."""
-
-    seat: int
-    key: str  # account key or bot key
-    result: float  # the seat's return
-    before: Rating
-
-
-class Bucket(NamedTuple):
-    """A throttle's bucket: which limit (``kind``), what it limits (``key``), its size and how many
-    seconds bring one try back."""
-
-    kind: str
-    key: str
-    burst: float
-    every: float
-
-
-@dataclass(frozen=True)
-class Rekey:
-    """A new secret for an account's seat tokens (``seat_key``) and the token it derives for a
-    seat: ``token_hash(table_id, seat)`` is the SHA-256 of the new token."""
-
-    seat_key: str
-    token_hash: Callable[[str, int], str]
-
-
-@dataclass(frozen=True)
-class Revoked:
-    """What voiding an account's sessions and seat tokens did: sessions ended, and the tables not
-    over whose seat tokens changed (their sockets holding the old ones are to be closed)."""
-
-    sessions: int
-    tables: list[str]
 
 
 def _rekey(c: sa.Connection, key: str, rekey: Rekey) -> list[str]:
@@ -117,11 +70,6 @@ class _Refused(Exception):
         self.wait = wait
 
 
-RatingRule = Callable[[list[Participant], set[frozenset[int]]], list[tuple[Rating, float] | None]]
-"""Each participant's new rating and its result at the table from 0 to 1, in the same order, given
-the pairs of seats whose result is not to count (their pair's results of the day are used up); None
-for a participant whose every comparison is such a pair (its rating stays as it was)."""
-
 DAY = 24 * 3600.0
 CHAT_KEPT = 500
 """Chat lines a table keeps (its last ones): a table's chat cannot grow without end."""
@@ -138,6 +86,7 @@ class PeopleStore:
         self.repo = repo
         self.engine = repo.engine
         self.initial = initial
+        self._said = 0  # chat lines with an allowance, to forget full allowances now and then
 
     # -- accounts ------------------------------------------------------------------------------
     def create_account(self, row: AccountRow) -> str | None:
@@ -360,7 +309,7 @@ class PeopleStore:
                     "game": r.game,
                     "status": r.status,
                     "seat": r.seat,
-                    "returns": _load(r.returns),
+                    "returns": load_json(r.returns),
                     "rated": bool(r.rated),
                     "created": r.created,
                 }
@@ -397,16 +346,19 @@ class PeopleStore:
         at: float,
         allowance: list[Bucket] | None = None,
         keep: int = CHAT_KEPT,
-    ) -> float:
-        """Store a chat line, spending a try of each ``allowance`` bucket first, all or none: 0.0, or
-        the seconds until every bucket has a try again (then nothing is stored). The table keeps
-        only its last ``keep`` lines: older ones go in the same transaction."""
+    ) -> int | None:
+        """Store a chat line, spending a try of each ``allowance`` bucket first, all or none: its id,
+        or None if a bucket was empty (then nothing is stored). The table keeps only its last
+        ``keep`` lines: older ones go in the same transaction as the new one."""
         if allowance:
-            wait = self.take_tokens(allowance, at)
-            if wait > 0:
-                return wait
+            self._said += 1
+            if self._said % 512 == 0:  # now and then, forget the allowances that are full again
+                b = allowance[0]
+                self.forget_full_buckets(b.kind, at - b.burst * b.every)
+            if self.take_tokens(allowance, at) > 0:
+                return None
         with self.repo.write() as c:
-            c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
+            r = c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
             oldest_kept = (
                 sa.select(chat.c.id)
                 .where(chat.c.table_id == table_id)
@@ -416,7 +368,8 @@ class PeopleStore:
                 .scalar_subquery()
             )
             c.execute(chat.delete().where(chat.c.table_id == table_id, chat.c.id < oldest_kept))
-        return 0.0
+            key = r.inserted_primary_key
+            return int(key[0]) if key is not None else 0
 
     def chat_count(self, table_id: str) -> int:
         q = sa.select(sa.func.count()).select_from(chat).where(chat.c.table_id == table_id)
@@ -499,7 +452,7 @@ class PeopleStore:
             if n != 1:
                 return False
             row = c.execute(sa.select(t.game, t.returns).where(t.id == table_id)).one()
-            returns = _load(row.returns) or []
+            returns = load_json(row.returns) or []
             keyed: list[tuple[int, str]] = []
             for s in c.execute(sa.select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat)):
                 if s.kind == "bot":
@@ -580,3 +533,7 @@ class PeopleStore:
             .with_for_update()
         )
         return {r.account: Rating(r.rating, r.deviation, r.volatility, r.games) for r in c.execute(q)}
+
+
+def _conforms(store: PeopleStore) -> PeopleRepository:
+    return store  # mypy checks here that the adapter implements the whole port

@@ -1,24 +1,34 @@
-"""The table repository's port: the rows the live tables see and everything they need from storage.
+"""The store's port: the rows the server sees and everything it needs from storage.
 
-No SQLAlchemy here (the adapter, :mod:`gamester.store.repository`, is beside it), so the decisions
-and tests that work on rows import only this. Every write that moves a game on is guarded by the
-table's ``seq`` (two writers can never both store action ``n``); the rules (when a table starts, what
-needs a runner) are the caller's (``gamester.web.decisions``), the port only stores what they decided.
+No SQLAlchemy here (the adapters, :mod:`gamester.store.repository` for tables and
+:mod:`gamester.store.people` for accounts, ratings and chat, are beside it): everything outside
+``store/`` imports only this and the package's ``open_stores`` (tests/test_layering.py holds it so).
+Every write that moves a game on is guarded by the table's ``seq`` (two writers can never both store
+action ``n``); the rules (when a table starts, what needs a runner, what a rating is) are the
+caller's (``gamester.web``), the port only stores what they decided. A database that cannot be reached
+or cannot keep a write raises :class:`StoreUnavailable`, whatever the driver said.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 NO_RUNNER = "-"
 """``lease_owner`` of a table nothing runs for (no bot, no clock): never listed as unleased."""
 
 
 class StoreUnavailable(Exception):
-    """The database cannot keep a write now: its file vanished or was replaced, or it did not answer
-    in time. Nothing was written; the caller says so instead of accepting what it cannot keep."""
+    """The database cannot be used now: it cannot be reached, its file vanished or was replaced, it
+    is locked or read-only, or it did not answer in time. Nothing was written; the caller says so
+    instead of accepting what it cannot keep. ``reason``: the database's own line, where it gave one
+    (for the operator: the health probe shows it, a player is told only that it is unavailable)."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclass
@@ -79,7 +89,18 @@ class LeaseInfo:
 
 
 class TableRepository(Protocol):
-    """What the use cases need from storage."""
+    """What the live tables need from storage."""
+
+    def writer_if_free(self) -> contextlib.AbstractContextManager[bool]:
+        """Hold this server's turn to write if nobody holds it now (True inside), without waiting
+        (False: a thread is writing; write from a thread instead). On PostgreSQL always True (rows are
+        locked by the database, not here)."""
+        ...
+
+    def notify_conninfo(self) -> str | None:
+        """The connection string for notices between servers (PostgreSQL's LISTEN/NOTIFY), or None for
+        a database only this server uses (SQLite: its writes are this server's to order)."""
+        ...
 
     def create(self, table: TableRow) -> None: ...
 
@@ -184,3 +205,158 @@ class TableRepository(Protocol):
     def start_review(self, table_id: str, seat: int, owner: str, now: float) -> bool: ...
 
     def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None: ...
+
+
+# -- people: accounts, sessions, ratings, chat (docs/web.md, People) --------------------------------
+@dataclass(frozen=True)
+class AccountRow:
+    key: str
+    name: str
+    password_hash: str
+    seat_key: str
+    created: float
+    skeleton: str | None = None  # how the name reads (web/names.py): no two accounts read alike
+
+
+@dataclass(frozen=True)
+class Rating:
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One seat of a finished rated table, as the rating rule sees it."""
+
+    seat: int
+    key: str  # account key or bot key
+    result: float  # the seat's return
+    before: Rating
+
+
+class Bucket(NamedTuple):
+    """A throttle's bucket: which limit (``kind``), what it limits (``key``), its size and how many
+    seconds bring one try back."""
+
+    kind: str
+    key: str
+    burst: float
+    every: float
+
+
+RatingRule = Callable[[list[Participant], set[frozenset[int]]], list[tuple[Rating, float] | None]]
+"""Each participant's new rating and its result at the table from 0 to 1, in the same order, given
+the pairs of seats whose result is not to count (their pair's results of the day are used up); None
+for a participant whose every comparison is such a pair (its rating stays as it was)."""
+
+
+@dataclass(frozen=True)
+class Rekey:
+    """A new secret for an account's seat tokens (``seat_key``) and the token it derives for a
+    seat: ``token_hash(table_id, seat)`` is the SHA-256 of the new token."""
+
+    seat_key: str
+    token_hash: Callable[[str, int], str]
+
+
+@dataclass(frozen=True)
+class Revoked:
+    """What voiding an account's sessions and seat tokens did: sessions ended, and the tables not
+    over whose seat tokens changed (their sockets holding the old ones are to be closed)."""
+
+    sessions: int
+    tables: list[str]
+
+
+class ChatRepository(Protocol):
+    """What a table's room needs of its chat and rematch."""
+
+    def add_chat(
+        self,
+        table_id: str,
+        seat: int | None,
+        name: str,
+        text: str,
+        at: float,
+        allowance: list[Bucket] | None = None,
+    ) -> int | None:
+        """Store a line, spending a try of each ``allowance`` bucket first (all or none): its id
+        (lines of a table are ordered by id), or None if a bucket was empty (nothing stored). A table
+        keeps only its last lines."""
+        ...
+
+    def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
+        """The table's last ``limit`` lines, oldest first: ``{"id", "seat", "name", "text", "at"}``."""
+        ...
+
+    def rematch_of(self, table_id: str) -> str | None: ...
+
+
+class PeopleRepository(ChatRepository, Protocol):
+    """Accounts, sessions, throttles, ratings and chat (thread-safe; blocking calls)."""
+
+    def create_account(self, row: AccountRow) -> str | None:
+        """None once made; else the name of the account whose name is the same or reads alike."""
+        ...
+
+    def name_like(self, skeleton: str) -> str | None: ...
+
+    def fill_skeletons(self, skeleton: Callable[[str], str], limit: int = 10_000) -> int: ...
+
+    def account(self, key: str) -> AccountRow | None: ...
+
+    def add_session(self, token_hash: str, key: str, now: float, expires: float, keep: int = 50) -> None: ...
+
+    def session_account(self, token_hash: str, now: float) -> AccountRow | None: ...
+
+    def drop_session(self, token_hash: str) -> None: ...
+
+    def set_password(self, key: str, was: str, new_hash: str, keep: str, rekey: Rekey) -> Revoked | None: ...
+
+    def log_out_everywhere(self, key: str, rekey: Rekey) -> Revoked: ...
+
+    def delete_account(self, key: str, was: str, shown_as: str) -> list[str]: ...
+
+    def take_tokens(self, buckets: list[Bucket], now: float) -> float: ...
+
+    def give_tokens(self, buckets: list[Bucket]) -> None: ...
+
+    def forget_full_buckets(self, kind: str, before: float) -> int: ...
+
+    def ratings_of(self, key: str) -> dict[str, Rating]: ...
+
+    def leaderboard(self, game: str, limit: int) -> list[tuple[str, Rating]]: ...
+
+    def tables_of(self, key: str, limit: int) -> list[dict[str, Any]]: ...
+
+    def history_of(self, key: str, limit: int) -> list[dict[str, Any]]: ...
+
+    def link_rematch(self, old_id: str, new: TableRow) -> str: ...
+
+    def unapplied(self, limit: int) -> list[str]: ...
+
+    def apply_rating(
+        self,
+        table_id: str,
+        rule: RatingRule,
+        now: float,
+        *,
+        bot_key: Callable[[str], str] = ...,
+        movers: set[int] | None = None,
+        pair_limit: int | None = None,
+    ) -> bool: ...
+
+    def chat_count(self, table_id: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class Stores:
+    """One database's stores, as :func:`gamester.store.open_stores` opens them."""
+
+    tables: TableRepository
+    people: PeopleRepository
+
+    def dispose(self) -> None:
+        self.tables.dispose()

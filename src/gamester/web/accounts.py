@@ -55,13 +55,20 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from gamester.store.people import AccountRow, Bucket, PeopleStore, Rating, Rekey, Revoked
-from gamester.store.repository import SqlTableRepository
-from gamester.web.decisions import ServiceError
+from gamester.store.port import AccountRow, Bucket, PeopleRepository, Rating, Rekey, Revoked, TableRepository
 from gamester.web.decisions import hash_token as _hash
-from gamester.web.fair import FairGate, Refused
+from gamester.web.errors import (
+    BadInput,
+    Conflict,
+    NotAllowed,
+    NotFound,
+    NotLoggedIn,
+    Overloaded,
+    Refused,
+)
+from gamester.web.fair import FairGate
 from gamester.web.names import reserved_skeletons, skeleton
-from gamester.web.ratings import INITIAL, PAIR_RESULTS_A_DAY, canonical_spec, movers, rate
+from gamester.web.ratings import PAIR_RESULTS_A_DAY, canonical_spec, movers, rate
 
 log = logging.getLogger("gamester.web")
 
@@ -163,7 +170,7 @@ class Throttle:
     tries at once, then one per ``every`` seconds. Times are wall-clock (:attr:`People.now`), the
     one clock servers share."""
 
-    store: PeopleStore
+    store: PeopleRepository
     kind: str
     burst: float
     every: float
@@ -194,10 +201,14 @@ class People:
     """Accounts and sessions over a :class:`PeopleStore` (thread-safe; blocking calls, but for the
     hashing line, :meth:`hashed`, which is the event loop's)."""
 
-    def __init__(self, repo: SqlTableRepository, *, clock: Any = time.time) -> None:
+    def __init__(
+        self, store: PeopleRepository, *, tables: TableRepository | None = None, clock: Any = time.time
+    ) -> None:
+        """``tables``: where a finished table's moves are read, to tell whether it was played."""
         from argon2 import PasswordHasher
 
-        self.store = PeopleStore(repo, INITIAL)
+        self.store = store
+        self.tables = tables
         self.hasher = PasswordHasher()  # argon2id
         self.now = clock
         # Every log-in from one address (right or wrong), failed log-ins of one name from one address,
@@ -245,7 +256,7 @@ class People:
         if alike is not None:
             same = alike.casefold() == row.key
             why = "is taken (names are unique ignoring case)" if same else f"reads like {alike!r}'s"
-            raise ServiceError("name_taken", f"name: {name!r} {why}", 409)
+            raise Conflict(f"name: {name!r} {why}", code="name_taken")
         return row
 
     def guest_name_problem(self, name: str) -> str | None:
@@ -343,7 +354,7 @@ class People:
             scheme, _, value = header.partition(" ")
             row = self.session_of(value.strip()) if scheme.lower() == "bearer" else None
             if row is None:
-                raise ServiceError("bad_session", "Authorization: not a valid session; log in again", 401)
+                raise NotLoggedIn("Authorization: not a valid session; log in again", code="bad_session")
             return row
         cookie = request.cookies.get(cookie_name(COOKIE, request))
         return self.session_of(cookie) if cookie else None
@@ -394,10 +405,12 @@ class People:
         """A table ended: move its players' ratings if it was rated and played (at most once, see the
         store): only if every person at it made a move of their own, between the same two players
         at most :data:`PAIR_RESULTS_A_DAY` results a day, a bot under its canonical spec."""
-        row = self.store.repo.get(table_id)
+        if self.tables is None:
+            return
+        row = self.tables.get(table_id)
         if row is None or not row.rated or row.status != "over":
             return
-        moved = movers(row.game, row.options, row.seed, self.store.repo.actions(table_id))
+        moved = movers(row.game, row.options, row.seed, self.tables.actions(table_id))
         self.store.apply_rating(
             table_id, rate, self.now(), bot_key=canonical_spec, movers=moved, pair_limit=PAIR_RESULTS_A_DAY
         )
@@ -424,7 +437,7 @@ class People:
     def player(self, name: str) -> dict[str, Any]:
         row = self.store.account(name.casefold()) if NAME.match(name) else None
         if row is None:
-            raise ServiceError("no_player", f"no player {name[:40]!r}", 404)
+            raise NotFound(f"no player {name[:40]!r}", code="no_player")
         recent = self.store.tables_of(row.key, 50)
         return {
             "name": row.name,
@@ -477,9 +490,7 @@ async def _fields(request: Request, *names: str) -> list[Any]:
     body = read_body(await request.body())
     unknown = sorted(set(body) - set(names))
     if unknown:
-        raise ServiceError(
-            "bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: {', '.join(names)}", 422
-        )
+        raise BadInput(f"unknown field {unknown[0][:40]!r}; valid fields: {', '.join(names)}")
     return [body.get(n) for n in names]
 
 
@@ -491,16 +502,14 @@ async def _credentials(request: Request) -> tuple[Any, Any]:
 def _given_password(value: Any, field: str) -> str:
     """A password as typed, to check (not to keep): any string of up to MAX_PASSWORD characters."""
     if not isinstance(value, str) or not 0 < len(value) <= MAX_PASSWORD:
-        raise ServiceError(
-            "bad_request", f"{field}: expected the password, 1 to {MAX_PASSWORD} characters", 422
-        )
+        raise BadInput(f"{field}: expected the password, 1 to {MAX_PASSWORD} characters")
     return value
 
 
 async def _logged_in(p: People, request: Request) -> AccountRow:
     row = await run_in_threadpool(p.account_of, request)
     if row is None:
-        raise ServiceError("not_logged_in", "not logged in", 401)
+        raise NotLoggedIn("not logged in")
     return row
 
 
@@ -514,13 +523,13 @@ async def _prove(
     if wait > 0:
         return _limited(wait, "log-ins")
     if not await _checked(p, row.key, addr, device, p.verify, row.password_hash, password):
-        raise ServiceError("wrong_password", f"{field}: not this account's password", 403)
+        raise NotAllowed(f"{field}: not this account's password", code="wrong_password")
     await run_in_threadpool(p.give_back_tries, row.key, addr, device)
     return None
 
 
 def _room_in_line(p: People, addr: str) -> None:
-    """``busy`` (``Refused``) unless the hashing line has room for this address."""
+    """``Overloaded`` (``busy``) unless the hashing line has room for this address."""
     from gamester.web.fair import address_key
 
     p.hashing.check(address_key(addr))
@@ -538,7 +547,7 @@ async def _checked(p: People, key: str, addr: str, device: str | None, fn: Any, 
     """``fn(*args)`` in the hashing line; turned away there (``busy``), the tries come back."""
     try:
         return await p.hashed(addr, fn, *args)
-    except Refused:
+    except Overloaded:
         await run_in_threadpool(p.return_tries, key, addr, device)
         raise
 
@@ -565,20 +574,21 @@ def _clear_cookie(out: Response, request: Request) -> None:
     out.delete_cookie(name, path="/", httponly=True, samesite="lax", secure=over_https(request))
 
 
-def router(people: dict[str, People]) -> APIRouter:
-    """The routes, over ``people["people"]`` (set when the app starts)."""
+def router() -> APIRouter:
+    """The routes, over the app's ``state.people`` (set when the app starts)."""
     api = APIRouter()
 
-    def ppl() -> People:
-        return people["people"]
+    def ppl(conn: HTTPConnection) -> People:
+        people: People = conn.app.state.people
+        return people
 
     @api.post("/api/accounts", status_code=201)
     async def create_account(request: Request) -> Any:
         name, password = await _credentials(request)
         problem = account_name_problem(name) or password_problem(password, name)
         if problem is not None:
-            raise ServiceError(problem_code(problem), problem, 422)
-        p, addr = ppl(), _client(request)
+            raise BadInput(problem, code=problem_code(problem))
+        p, addr = ppl(request), _client(request)
         wait = await run_in_threadpool(p.signups.take, addr, p.now())
         if wait > 0:
             return _limited(wait, "accounts made from this address")
@@ -590,10 +600,10 @@ def router(people: dict[str, People]) -> APIRouter:
     async def log_in(request: Request) -> Any:
         name, password = await _credentials(request)
         if not isinstance(name, str) or not isinstance(password, str) or not name or len(name) > 20:
-            raise ServiceError("bad_request", 'expected {"name": …, "password": …}', 422)
+            raise BadInput('expected {"name": …, "password": …}')
         if len(password) > MAX_PASSWORD:
-            raise ServiceError("bad_password", f"password: at most {MAX_PASSWORD} characters", 422)
-        p, addr, key = ppl(), _client(request), name.casefold()
+            raise BadInput(f"password: at most {MAX_PASSWORD} characters", code="bad_password")
+        p, addr, key = ppl(request), _client(request), name.casefold()
         _room_in_line(p, addr)  # a flood turned away here costs no database read
         cookie = request.cookies.get(cookie_name(DEVICE, request))
         known = await run_in_threadpool(p.store.account, key) if cookie and NAME.match(name) else None
@@ -603,7 +613,7 @@ def router(people: dict[str, People]) -> APIRouter:
             return _limited(wait, "log-ins")
         row = await _checked(p, key, addr, device, p.check_password, name, password)
         if row is None:  # the same answer, after the same work, whether or not the name exists
-            raise ServiceError("bad_login", "wrong name or password", 401)
+            raise NotLoggedIn("wrong name or password", code="bad_login")
         await run_in_threadpool(p.give_back_tries, key, addr, device)
         session = await run_in_threadpool(p.open_session, row)
         out = JSONResponse({"name": row.name, "session": session})
@@ -616,7 +626,7 @@ def router(people: dict[str, People]) -> APIRouter:
     async def log_out(request: Request) -> Any:
         """This session ends; ``?everywhere=true``: every session of the account, and its seat tokens
         are void (a rejoin gets new ones; sockets holding the old ones are closed)."""
-        p = ppl()
+        p = ppl(request)
         session = p.session_text(request)
         row = await run_in_threadpool(p.session_of, session) if session else None
         everywhere = request.query_params.get("everywhere", "false").lower() in ("1", "true", "yes")
@@ -633,28 +643,28 @@ def router(people: dict[str, People]) -> APIRouter:
     @api.get("/api/session")
     async def who(request: Request) -> Any:
         """Who the session is, for the page: 200 either way (a 401 would be a console error)."""
-        p = ppl()
+        p = ppl(request)
         try:
             row = await run_in_threadpool(p.account_of, request)
-        except ServiceError:
+        except Refused:
             row = None
         return {"name": row.name if row is not None else None}
 
     @api.get("/api/me")
     async def me(request: Request) -> Any:
-        p = ppl()
+        p = ppl(request)
         return await run_in_threadpool(p.me, await _logged_in(p, request))
 
     @api.post("/api/me/password")
     async def change_password(request: Request) -> Any:
         """A new password; every other session of the account ends, this one stays."""
-        p = ppl()
+        p = ppl(request)
         row = await _logged_in(p, request)
         old, new = await _fields(request, "old", "new")
         old = _given_password(old, "old")
         problem = password_problem(new, row.name)
         if problem is not None:
-            raise ServiceError(problem_code(problem), problem.replace("password:", "new:", 1), 422)
+            raise BadInput(problem.replace("password:", "new:", 1), code=problem_code(problem))
         refused = await _prove(p, request, row, old, "old")
         if refused is not None:
             return refused
@@ -664,14 +674,14 @@ def router(people: dict[str, People]) -> APIRouter:
             p.store.set_password, row.key, row.password_hash, new_hash, keep, p.rekey()
         )
         if done is None:
-            raise ServiceError("changed", "the password was changed meanwhile; log in again", 409)
+            raise Conflict("the password was changed meanwhile; log in again", code="changed")
         await p.revoked(done)  # the seat tokens of before are void: their sockets are closed
         return {"name": row.name, "ended": done.sessions}
 
     @api.delete("/api/me")
     async def delete_account(request: Request) -> Any:
         """The account goes: its login, sessions and ratings; its finished tables stay."""
-        p = ppl()
+        p = ppl(request)
         row = await _logged_in(p, request)
         (password,) = await _fields(request, "password")
         refused = await _prove(p, request, row, _given_password(password, "password"), "password")
@@ -680,33 +690,32 @@ def router(people: dict[str, People]) -> APIRouter:
         try:
             blocking = await run_in_threadpool(p.store.delete_account, row.key, row.password_hash, DELETED)
         except LookupError:
-            raise ServiceError("changed", "the account changed meanwhile; log in again", 409) from None
+            raise Conflict("the account changed meanwhile; log in again", code="changed") from None
         if blocking:
-            raise ServiceError(
-                "seated",
+            raise Conflict(
                 f"you hold a seat at a table not over yet ({', '.join(blocking[:3])}); "
                 "finish it or leave it first (GET /api/me lists them)",
-                409,
+                code="seated",
             )
         out = JSONResponse({"ok": True, "name": row.name, "deleted": True})
         _clear_cookie(out, request)
         return out
 
     @api.get("/api/players/{name}")
-    async def player(name: str) -> Any:
-        return await run_in_threadpool(ppl().player, name)
+    async def player(name: str, request: Request) -> Any:
+        return await run_in_threadpool(ppl(request).player, name)
 
     @api.get("/api/leaderboard/{game}")
     async def leaderboard(game: str, request: Request) -> Any:
         from gamester.core.registry import game_names
 
         if game not in game_names():
-            raise ServiceError(
-                "no_game", f"unknown game {game[:40]!r}; valid games: " + ", ".join(game_names()), 404
+            raise NotFound(
+                f"unknown game {game[:40]!r}; valid games: " + ", ".join(game_names()), code="no_game"
             )
         limit_text = request.query_params.get("limit", "100")
         if not limit_text.isdigit() or not 1 <= int(limit_text) <= 500:
-            raise ServiceError("bad_limit", "limit: expected a whole number from 1 to 500", 422)
-        return await run_in_threadpool(ppl().leaderboard, game, int(limit_text))
+            raise BadInput("limit: expected a whole number from 1 to 500", code="bad_limit")
+        return await run_in_threadpool(ppl(request).leaderboard, game, int(limit_text))
 
     return api

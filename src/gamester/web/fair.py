@@ -1,8 +1,7 @@
 """Fair shares of what every client uses: no client address can spend another's.
 
 - :class:`FairGate`: turns at a pool of slots by key (the bot workers; the password hashes, with a
-  bound on what may wait: :class:`Refused` ``busy`` past it).
-- :class:`Refused`: a refusal that says when to ask again (HTTP 429 with ``Retry-After``).
+  bound on what may wait: ``Overloaded`` (``busy``, 429 with ``Retry-After``) past it).
 - :class:`TableQuota`: the one place that charges "a table made by this client", whatever made it
   (a new table, a lesson, a rematch, quick play): the tables-a-minute bucket and the cap on tables
   waiting for players.
@@ -24,7 +23,9 @@ import hashlib
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
+
+from gamester.web.errors import Overloaded, RateLimited
 
 T = TypeVar("T")
 Line = OrderedDict[str, deque[asyncio.Future[None]]]
@@ -36,17 +37,6 @@ def address_key(address: str) -> str:
     since a table keeps the key of the address that made it in the database (``turns_key``). It is
     a key, not a secret: anyone can hash every IPv4 address."""
     return "address:" + hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-class Refused(Exception):
-    """A request refused for the client's share (``rate_limited``) or the server's (``busy``):
-    HTTP 429 with ``Retry-After: retry_after`` (whole seconds, at least 1), or a socket's error."""
-
-    def __init__(self, code: str, message: str, retry_after: float = 1.0) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.retry_after = max(1, round(retry_after))
 
 
 class FairGate:
@@ -84,19 +74,22 @@ class FairGate:
         return queued + self.running.get(key, 0)
 
     def check(self, key: str) -> None:
-        """Refused (``busy``) if the line, or ``key``'s share of it, is full."""
+        """``Overloaded`` (``busy``) if the line, or ``key``'s share of it, is full."""
         queued = self.waiting()
         wait = self.slot_seconds * (queued / self.slots + 1)
         if self.max_waiting is not None and queued >= self.max_waiting:
-            raise Refused("busy", f"the server is busy ({queued} waiting); try again in a moment", wait)
+            raise Overloaded(
+                f"the server is busy ({queued} waiting); try again in a moment", retry_after=wait
+            )
         if self.max_per_key is not None and self.held(key) >= self.max_per_key:
-            raise Refused(
-                "busy", f"this address already has {self.held(key)} waiting here; try again in a moment", wait
+            raise Overloaded(
+                f"this address already has {self.held(key)} waiting here; try again in a moment",
+                retry_after=wait,
             )
 
     async def run(self, key: str, fn: Callable[[], Awaitable[T]], *, urgent: bool = True) -> T:
-        """``await fn()`` once this key's turn comes and a slot is free (refused at once, ``busy``,
-        when the line is bounded and full: :meth:`check`)."""
+        """``await fn()`` once this key's turn comes and a slot is free (refused at once,
+        ``Overloaded``, when the line is bounded and full: :meth:`check`)."""
         self.check(key)
         await self._enter(key, 0 if urgent else 1)
         try:
@@ -221,22 +214,21 @@ class TableQuota:
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def spend(self, address: str) -> None:
-        """Take one table from ``address``'s tables-a-minute bucket (``Refused`` if it is empty)."""
+        """Take one table from ``address``'s tables-a-minute bucket (``RateLimited`` if it is empty)."""
         if not self.enabled:
             return
         wait: float = await asyncio.to_thread(self.bucket.take, address, self.now())
         if wait > 0:
-            raise Refused(
-                "rate_limited",
+            raise RateLimited(
                 f"too many tables created from this address: at most {self.per_minute} a minute; "
                 f"try again in {max(1, round(wait))} s",
-                wait,
+                retry_after=wait,
             )
 
     @contextlib.asynccontextmanager
     async def making(self, address: str, *, waiting: bool, spent: bool = False) -> AsyncIterator[None]:
         """Around storing a table made by ``address``: charged (unless ``spent`` already), and, when
-        the table will wait for players, refused past the cap of tables waiting (``Refused``). Store
+        the table will wait for players, refused past the cap of tables waiting (``RateLimited``). Store
         the table inside the block: the next table of the same client is checked after it."""
         if not spent:
             await self.spend(address)
@@ -250,17 +242,12 @@ class TableQuota:
         async with lock:
             held = await self.waiting_count(key)
             if held >= self.waiting_cap:
-                raise Refused(
-                    "rate_limited",
+                raise RateLimited(
                     f"this address already has {held} tables waiting for players (at most "
                     f"{self.waiting_cap}): start, join or leave one of them first",
-                    60.0,
+                    retry_after=60.0,
                 )
             yield
-
-
-def refusal_json(e: Refused) -> dict[str, Any]:
-    return {"error": e.code, "message": e.message}
 
 
 def chat_keys(

@@ -28,13 +28,13 @@ import contextlib
 import logging
 import math
 import time
-from concurrent.futures import Executor
 from typing import Any
 
 from gamester.agents.review import decisions
-from gamester.web.bots import make_pool, stop_pool
-from gamester.web.decisions import ServiceError
-from gamester.web.fair import FairGate, Refused, address_key
+from gamester.web.bots import WorkerPool, make_pool
+from gamester.web.commands import Public, Record
+from gamester.web.errors import BadInput, NotFound, RateLimited
+from gamester.web.fair import FairGate, address_key
 from gamester.web.registry import Registry
 
 log = logging.getLogger("gamester.web")
@@ -100,16 +100,16 @@ class ReviewDesk:
         self.budget = budget_seconds
         self.stale_seconds = stale_seconds
         self.now = clock
-        self._pool: Executor | None = None
+        self._pool: WorkerPool | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._by_address: dict[str, int] = {}
         # Addresses take turns at the one review worker (web/fair.py).
         self.line = FairGate(1, 1)
 
     async def _seat(self, table_id: str, seat: Any) -> int:
-        n = len((await self.reg.call(table_id, "public"))["seats"])
+        n = len((await self.reg.call(table_id, Public()))["seats"])
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ServiceError("bad_seat", f"seat: expected a player number from 0 to {n - 1}", 422)
+            raise BadInput(f"seat: expected a player number from 0 to {n - 1}", code="bad_seat")
         return seat
 
     async def status(self, table_id: str, seat: Any) -> dict[str, Any]:
@@ -117,7 +117,7 @@ class ReviewDesk:
         seat = await self._seat(table_id, seat)
         row = await self.reg.db(self.reg.repo.review, table_id, seat)
         if row is None:
-            raise ServiceError("no_review", f"no review of seat {seat} was asked for; POST it first", 404)
+            raise NotFound(f"no review of seat {seat} was asked for; POST it first", code="no_review")
         if row.status == "done":
             return {"status": "done", **row.result}
         if row.status == "failed":
@@ -126,9 +126,9 @@ class ReviewDesk:
 
     async def request(self, table_id: str, seat: Any, address: str = "?") -> dict[str, Any]:
         """``POST …/review``: ``{"status": "working"|"done"}``, the review claimed and queued here
-        unless it is done or under way; refused (``Refused``) past the server's line or ``address``'s
-        share of it."""
-        record = await self.reg.call(table_id, "record")  # 403 until the game is over
+        unless it is done or under way; refused (``RateLimited``) past the server's line or
+        ``address``'s share of it."""
+        record = await self.reg.call(table_id, Record())  # NotOver until the game is over
         seat = await self._seat(table_id, seat)
         now = self.now()
         row = await self.reg.db(self.reg.repo.review, table_id, seat)
@@ -138,15 +138,14 @@ class ReviewDesk:
             return {"status": row.status}
         wait = self.budget * (len(self._tasks) + 1)
         if len(self._tasks) >= self.max_waiting:
-            raise Refused(
-                "rate_limited", f"{self.max_waiting} reviews are already waiting here; ask again later", wait
+            raise RateLimited(
+                f"{self.max_waiting} reviews are already waiting here; ask again later", retry_after=wait
             )
         key = address_key(address)
         if self._by_address.get(key, 0) >= self.per_address:
-            raise Refused(
-                "rate_limited",
+            raise RateLimited(
                 f"this address already has {self.per_address} reviews waiting here; ask again later",
-                wait,
+                retry_after=wait,
             )
         claim = self.reg.repo.claim_review
         if await self.reg.db(
@@ -193,7 +192,7 @@ class ReviewDesk:
 
     def _stop_pool(self) -> None:
         if self._pool is not None:
-            stop_pool(self._pool)
+            self._pool.stop_now()
             self._pool = None
 
     async def stop(self) -> None:
