@@ -229,7 +229,7 @@ def _app(url: str) -> Any:
 
 def test_import_refuses_a_database_that_holds_data_unless_replaced(tmp_path: Path) -> None:
     src = tmp_path / "src.db"
-    shutil.copy(DATA / "web_schema_0006.db", src)
+    _newest_fixture(src)
     a = tmp_path / "a.jsonl"
     assert gamester("db", "export", "--db", f"sqlite:///{src}", "--out", str(a)).returncode == 0
     target = f"sqlite:///{tmp_path / 'target.db'}"
@@ -241,6 +241,13 @@ def test_import_refuses_a_database_that_holds_data_unless_replaced(tmp_path: Pat
     assert rows_of(a) == rows_of(_export(target, tmp_path / "b.jsonl"))
 
 
+def _newest_fixture(path: Path) -> None:
+    """The newest fixture database at ``path``, upgraded to this release's schema (what an export
+    of this release reads)."""
+    shutil.copy(DATA / f"web_schema_{SCHEMAS[-1]}.db", path)
+    assert gamester("db", "upgrade", "--db", f"sqlite:///{path}").returncode == 0
+
+
 def _export(url: str, out: Path) -> Path:
     assert gamester("db", "export", "--db", url, "--out", str(out)).returncode == 0
     return out
@@ -248,13 +255,13 @@ def _export(url: str, out: Path) -> Path:
 
 def test_a_cut_or_foreign_file_imports_nothing(tmp_path: Path) -> None:
     src = tmp_path / "src.db"
-    shutil.copy(DATA / "web_schema_0006.db", src)
+    _newest_fixture(src)
     whole = _export(f"sqlite:///{src}", tmp_path / "a.jsonl").read_text().splitlines(keepends=True)
     cases = {
         "cut": "".join(whole[: len(whole) // 2]),
         "no header": "".join(whole[1:]),
         "not json": "hello\n",
-        "newer schema": whole[0].replace('"schema":"0006"', '"schema":"9999"') + "".join(whole[1:]),
+        "newer schema": whole[0].replace(f'"schema":"{dump.head()}"', '"schema":"9999"') + "".join(whole[1:]),
         "unknown table": whole[0] + '{"table":"gm_future","columns":["x"],"rows":0}\n' + "".join(whole[1:]),
     }
     for name, text in cases.items():

@@ -106,6 +106,12 @@ def _factory(name: str) -> AgentFactory:
     return f
 
 
+def agent_factory(name: str) -> AgentFactory:
+    """The factory registered for the agent ``name`` (``AgentError`` if none), imported but not
+    called: what reads its parameters without building an agent (the web's canonical specs)."""
+    return _factory(name)
+
+
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``"ismcts:iterations=2000,c=1.4"`` -> ``("ismcts", {"iterations": "2000", "c": "1.4"})``."""
     name, _, rest = spec.strip().partition(":")

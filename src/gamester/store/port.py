@@ -174,6 +174,14 @@ class TableRepository(Protocol):
         it moved on meanwhile: a join at that instant wins)."""
         ...
 
+    def idle_lessons(self, before: float, limit: int) -> list[str]:
+        """Lesson tables made before ``before`` with no move since."""
+        ...
+
+    def delete_idle_lesson(self, table_id: str, before: float) -> bool:
+        """Delete a lesson table nobody has moved at since ``before`` (False if somebody has)."""
+        ...
+
     def mark_no_runner(self, table_id: str) -> None:
         """Nothing runs for this table: it is never listed as unleased again."""
         ...
@@ -203,6 +211,8 @@ class TableRepository(Protocol):
 
     def claim_review(self, table_id: str, seat: int, owner: str, now: float, stale_before: float) -> bool: ...
 
+    def start_review(self, table_id: str, seat: int, owner: str, now: float) -> bool: ...
+
     def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None: ...
 
 
@@ -214,6 +224,7 @@ class AccountRow:
     password_hash: str
     seat_key: str
     created: float
+    skeleton: str | None = None  # how the name reads (web/names.py): no two accounts read alike
 
 
 @dataclass(frozen=True)
@@ -244,15 +255,45 @@ class Bucket(NamedTuple):
     every: float
 
 
-RatingRule = Callable[[list[Participant]], list[tuple[Rating, float]]]
-"""Each participant's new rating and its result at the table from 0 to 1, in the same order."""
+RatingRule = Callable[[list[Participant], set[frozenset[int]]], list[tuple[Rating, float] | None]]
+"""Each participant's new rating and its result at the table from 0 to 1, in the same order, given
+the pairs of seats whose result is not to count (their pair's results of the day are used up); None
+for a participant whose every comparison is such a pair (its rating stays as it was)."""
+
+
+@dataclass(frozen=True)
+class Rekey:
+    """A new secret for an account's seat tokens (``seat_key``) and the token it derives for a
+    seat: ``token_hash(table_id, seat)`` is the SHA-256 of the new token."""
+
+    seat_key: str
+    token_hash: Callable[[str, int], str]
+
+
+@dataclass(frozen=True)
+class Revoked:
+    """What voiding an account's sessions and seat tokens did: sessions ended, and the tables not
+    over whose seat tokens changed (their sockets holding the old ones are to be closed)."""
+
+    sessions: int
+    tables: list[str]
 
 
 class ChatRepository(Protocol):
     """What a table's room needs of its chat and rematch."""
 
-    def add_chat(self, table_id: str, seat: int | None, name: str, text: str, at: float) -> int:
-        """Store a line; its id (lines of a table are ordered by id)."""
+    def add_chat(
+        self,
+        table_id: str,
+        seat: int | None,
+        name: str,
+        text: str,
+        at: float,
+        allowance: list[Bucket] | None = None,
+    ) -> int | None:
+        """Store a line, spending a try of each ``allowance`` bucket first (all or none): its id
+        (lines of a table are ordered by id), or None if a bucket was empty (nothing stored). A table
+        keeps only its last lines."""
         ...
 
     def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
@@ -265,7 +306,13 @@ class ChatRepository(Protocol):
 class PeopleRepository(ChatRepository, Protocol):
     """Accounts, sessions, throttles, ratings and chat (thread-safe; blocking calls)."""
 
-    def create_account(self, row: AccountRow) -> bool: ...
+    def create_account(self, row: AccountRow) -> str | None:
+        """None once made; else the name of the account whose name is the same or reads alike."""
+        ...
+
+    def name_like(self, skeleton: str) -> str | None: ...
+
+    def fill_skeletons(self, skeleton: Callable[[str], str], limit: int = 10_000) -> int: ...
 
     def account(self, key: str) -> AccountRow | None: ...
 
@@ -275,9 +322,9 @@ class PeopleRepository(ChatRepository, Protocol):
 
     def drop_session(self, token_hash: str) -> None: ...
 
-    def drop_sessions(self, key: str) -> int: ...
+    def set_password(self, key: str, was: str, new_hash: str, keep: str, rekey: Rekey) -> Revoked | None: ...
 
-    def set_password(self, key: str, was: str, new_hash: str, keep: str) -> int | None: ...
+    def log_out_everywhere(self, key: str, rekey: Rekey) -> Revoked: ...
 
     def delete_account(self, key: str, was: str, shown_as: str) -> list[str]: ...
 
@@ -299,7 +346,18 @@ class PeopleRepository(ChatRepository, Protocol):
 
     def unapplied(self, limit: int) -> list[str]: ...
 
-    def apply_rating(self, table_id: str, rule: RatingRule, now: float) -> bool: ...
+    def apply_rating(
+        self,
+        table_id: str,
+        rule: RatingRule,
+        now: float,
+        *,
+        bot_key: Callable[[str], str] = ...,
+        movers: set[int] | None = None,
+        pair_limit: int | None = None,
+    ) -> bool: ...
+
+    def chat_count(self, table_id: str) -> int: ...
 
 
 @dataclass(frozen=True)

@@ -448,6 +448,35 @@ class SqlTableRepository:
             c.execute(tables.delete().where(tables.c.id == table_id))
         return True
 
+    def idle_lessons(self, before: float, limit: int) -> list[str]:
+        """Lesson tables made before ``before`` with no move since (which of them go is the caller's)."""
+        moved = sa.select(actions.c.seq).where(actions.c.table_id == tables.c.id, actions.c.at >= before)
+        q = (
+            sa.select(tables.c.id)
+            .where(tables.c.lesson.is_not(None), tables.c.created < before, ~moved.exists())
+            .order_by(tables.c.created)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(q)]
+
+    def delete_idle_lesson(self, table_id: str, before: float) -> bool:
+        """Delete a lesson table (its moves, seats, chat and reviews) if still nobody has moved there
+        since ``before`` (a move at this instant wins)."""
+        moved = sa.select(actions.c.seq).where(actions.c.table_id == table_id, actions.c.at >= before)
+        with self._write() as c:
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, tables.c.lesson.is_not(None), ~moved.exists())
+                .values(status="expired")
+            ).rowcount
+            if n != 1:
+                return False
+            for t in (actions, chat, reviews, seats):
+                c.execute(t.delete().where(t.c.table_id == table_id))
+            c.execute(tables.delete().where(tables.c.id == table_id))
+        return True
+
     def mark_no_runner(self, table_id: str) -> None:
         with self._write() as c:
             c.execute(
@@ -551,6 +580,18 @@ class SqlTableRepository:
                 reviews.update().where(reviews.c.table_id == table_id, reviews.c.seat == seat).values(values)
             )
             return True
+
+    def start_review(self, table_id: str, seat: int, owner: str, now: float) -> bool:
+        """``owner``'s claimed review begins to run now (its age counts from here): False if it is
+        not ``owner``'s ``working`` review any more (taken over meanwhile)."""
+        r = reviews.c
+        with self._write() as c:
+            n = c.execute(
+                reviews.update()
+                .where(r.table_id == table_id, r.seat == seat, r.owner == owner, r.status == "working")
+                .values(started=now)
+            ).rowcount
+        return bool(n == 1)
 
     def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None:
         """Store ``owner``'s outcome (``done`` with the review, ``failed`` with the reason)."""

@@ -5,7 +5,8 @@ sessions, ratings and their history, chat; a table's ``rated`` and ``rating_appl
 ``rematch``; a seat's ``account``. 0004 (invites): a table's ``open``, ``private`` and ``watch_hash``; a
 seat's ``invite_hash``. 0005 (throttle): the token buckets of the log-in and sign-up limits, shared by
 every server on the database. 0006 (turns): a table's ``turns_key``, whose turn its bots take at the
-workers.
+workers. 0007 (fair): how an account's name reads (``skeleton``); the pairs of players whose rated
+results moved their ratings (``gm_rating_pairs``: a few a day per pair).
 """
 
 from __future__ import annotations
@@ -86,7 +87,10 @@ accounts = sa.Table(
     sa.Column("password_hash", sa.String(200), nullable=False),  # argon2id, PHC string
     sa.Column("seat_key", sa.String(64), nullable=False),  # derives the account's seat tokens
     sa.Column("created", sa.Float, nullable=False),
+    # How the name reads (web/names.py, skeleton): no two accounts, and no guest, may read alike.
+    sa.Column("skeleton", sa.String(80), nullable=True),
 )
+sa.Index("ix_gm_accounts_skeleton", accounts.c.skeleton)
 
 sessions = sa.Table(
     "gm_sessions",
@@ -122,6 +126,17 @@ rating_history = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 sa.Index("ix_gm_rating_history_account", rating_history.c.account, rating_history.c.at)
+
+rating_pairs = sa.Table(
+    "gm_rating_pairs",
+    metadata,
+    sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), primary_key=True),
+    # The two rating keys (accounts' or bots'), in order: a pair is one row per table whatever the seats.
+    sa.Column("low", sa.String(220), primary_key=True),
+    sa.Column("high", sa.String(220), primary_key=True),
+    sa.Column("at", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_rating_pairs_pair", rating_pairs.c.low, rating_pairs.c.high, rating_pairs.c.at)
 
 chat = sa.Table(
     "gm_chat",

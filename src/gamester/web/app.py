@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import os
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -29,10 +30,13 @@ from gamester.store import default_sqlite_url, open_stores
 from gamester.web import edge
 from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
+from gamester.web.commands import Notice
+from gamester.web.fair import TableQuota
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.metrics import Observe, ServerMetrics, install, observe_parts
+from gamester.web.names import skeleton
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
 from gamester.web.proxy import ClientAddress, parse_trusted
 from gamester.web.ratings import INITIAL
@@ -144,14 +148,25 @@ def create_app(
             unjoined_seconds=60.0 * quota.unjoined_minutes,
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
-        desk = ReviewDesk(registry)
-        people = People(stores.people)
-        registry.on_end.append(people.table_over)
+        desk = ReviewDesk(registry, budget_seconds=_env_float("GAMESTER_REVIEW_SECONDS", 60.0))
+        people = People(stores.people, tables=repo)
+        registry.on_end.append(people.rate_soon)
+        people.on_revoke = functools.partial(_close_revoked, registry)
+        await asyncio.to_thread(people.store.fill_skeletons, skeleton)
         _app.state.people = people
-        # Tables made per address, counted where every server on this database sees them (web/guard.py).
+        # Tables made per address, counted where every server on this database sees them (web/fair.py).
         per_minute = float(quota.tables_per_minute)
         _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
-        _app.state.parts = Parts(registry=registry, health=DatabaseHealth(repo), desk=desk, people=people)
+        tables = TableQuota(
+            _app.state.table_quota,
+            lambda key: registry.db(repo.waiting_count, key),
+            per_minute=quota.tables_per_minute,
+            waiting_cap=quota.waiting_per_address,
+            enabled=quota.per_address,
+        )
+        _app.state.parts = Parts(
+            registry=registry, health=DatabaseHealth(repo), desk=desk, people=people, quota=tables
+        )
         observe_parts(metrics, registry, people, desk)
         await registry.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
@@ -186,6 +201,17 @@ def create_app(
     app.include_router(table_router(quota))
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
+
+
+async def _close_revoked(registry: Registry, table_ids: list[str]) -> None:
+    """An account's seat tokens changed at these tables (a new password, "log out everywhere"):
+    each room here reads its table again and closes the sockets holding the old tokens, as after a
+    leave, and every other server is told to do the same."""
+    for tid in table_ids:
+        if tid in registry.rooms:
+            with contextlib.suppress(Exception):
+                await registry.call(tid, Notice("table"))
+        registry.publish(tid, "table")
 
 
 RATING_CATCH_UP_SECONDS = 60.0

@@ -87,6 +87,8 @@ class Attach(Command[int | None]):
     conn: Connection
     token: str | None
     name: str = "Spectator"
+    account: str | None = None  # a spectator's account (its key), whose chat allowance it spends
+    per_address: bool = True  # chat allowances per address too (False: --limits off)
 
 
 @dataclass(frozen=True)

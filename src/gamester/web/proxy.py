@@ -15,9 +15,8 @@ reader of ``request.client`` or ``websocket.client`` (the quotas, the log-in thr
 turns, the logs, the metrics) counts the same client. The TCP peer stays in
 ``scope["gamester.peer"]``.
 
-Over HTTPS the session cookie is ``__Host-gamester_session`` and ``Secure`` (a page on another port
-or a subdomain of the same host can neither set nor read it); over plain HTTP it is
-``gamester_session`` (:func:`session_cookie`).
+:func:`is_https` tells every reader whether the client spoke HTTPS (to us or to a trusted proxy):
+the cookies ask it (web/accounts.py: ``__Host-`` names and ``Secure`` over HTTPS).
 """
 
 from __future__ import annotations
@@ -31,9 +30,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-COOKIE = "gamester_session"
-SECURE_COOKIE = "__Host-gamester_session"
 
 
 class ProxyError(ValueError):
@@ -167,17 +163,3 @@ class ClientAddress:
 def is_https(conn: HTTPConnection) -> bool:
     """Whether the client spoke HTTPS (to us, or to a trusted proxy in front of us)."""
     return conn.url.scheme in ("https", "wss")
-
-
-def session_cookie(conn: HTTPConnection) -> tuple[str, bool]:
-    """The session cookie's name for this client and whether it is ``Secure``: over HTTPS
-    ``__Host-gamester_session`` (Secure, Path=/, no Domain: only this host and scheme may set it),
-    else ``gamester_session``."""
-    return (SECURE_COOKIE, True) if is_https(conn) else (COOKIE, False)
-
-
-def session_from_cookie(conn: HTTPConnection) -> str | None:
-    """The session a browser sent in its cookie: over HTTPS only the ``__Host-`` one counts (a page
-    of another port of the same host could have set the plain one)."""
-    name, _ = session_cookie(conn)
-    return conn.cookies.get(name)

@@ -360,6 +360,16 @@ class Registry:
             if await self.db(self.repo.delete_abandoned, row.id, d.ALONE, write=True) and r is not None:
                 r.stop()
                 r.forget()
+        # A lesson is one pupil's table: nobody moving at it, nor watching it here, for as long, it
+        # goes too (docs/web.md, Fair play), whatever its status, rather than stay leased for ever.
+        idle = now - self.unjoined_seconds
+        for tid in await self.db(self.repo.idle_lessons, idle, 200):
+            r = self.rooms.get(tid)
+            if r is not None and r.conns:
+                continue
+            if await self.db(self.repo.delete_idle_lesson, tid, idle, write=True) and r is not None:
+                r.stop()
+                r.forget()
 
     def _evict(self, mono: float) -> None:
         idle = [r for r in self.rooms.values() if r.idle() and r.lease_until < self.now()]

@@ -65,6 +65,7 @@ from gamester.web.commands import (
 )
 from gamester.web.decisions import SPECTATOR
 from gamester.web.errors import BadToken, Conflict, NoTable, RateLimited, Refused, SeatTaken, Stale
+from gamester.web.fair import chat_keys
 from gamester.web.sockets import Connection
 
 log = logging.getLogger("gamester.web")
@@ -453,7 +454,16 @@ class Room:
             conn.token_hash = d.hash_token(cmd.token)  # the token it came with, not the seat's now
         row = self._row()
         name = cmd.name if seat is None else row.seats[seat].name or f"Player {seat + 1}"
-        conn.speaker = chat.Speaker(seat, name, chat.Allowance(chat.BURST, self.host.now()))
+        account = cmd.account if seat is None else row.seats[seat].account
+        keys = chat_keys(
+            self.id,
+            address=conn.address,
+            account=account,
+            seat=seat,
+            socket=secrets.token_hex(8),
+            per_address=cmd.per_address,
+        )
+        conn.speaker = chat.Speaker(seat, name, keys)
         self.conns.add(conn)
         self._send_view(conn, row.seq)
         conn.last_seq = row.seq
@@ -482,13 +492,12 @@ class Room:
             return
         text = chat.chat_text(cmd.text)
         now = self.host.now()
-        after = chat.take(speaker.allowance, now)
-        if after is None:
-            raise RateLimited(f"chat: at most one message every {chat.EVERY:g} s; slow down")
-        speaker.allowance = after
+        spent = chat.allowance(speaker.keys)  # the address's, the account's, the seat's: all or none
         line_id = await self.host.db(
-            self.host.chat.add_chat, self.id, speaker.seat, speaker.name, text, now, write=True
+            self.host.chat.add_chat, self.id, speaker.seat, speaker.name, text, now, spent, write=True
         )
+        if line_id is None:
+            raise RateLimited(f"chat: at most one message every {chat.EVERY:g} s; slow down")
         line = {"id": line_id, "seat": speaker.seat, "name": speaker.name, "text": text, "at": now}
         for c in self.conns:
             _give(c, line)

@@ -47,6 +47,12 @@ export function drawReview(box, review, pretty) {
     el("p.review-summary", { "data-testid": "review-summary" },
       `${acc} · ${s.mistakes} mistake${s.mistakes === 1 ? "" : "s"} · ${s.blunders} blunder${s.blunders === 1 ? "" : "s"}`),
     el("p.muted", "Chances of winning are estimated from what you could see at each move, never from the hidden cards."));
+  const lim = review.limited; // the server's time budget: fewer worlds, or only the first decisions
+  if (lim) {
+    const part = lim.reviewed < lim.decisions ? `only your first ${lim.reviewed} of ${lim.decisions} decisions, ` : "";
+    box.append(el("p.muted", { "data-testid": "review-limited" },
+      `A long game: this review covers ${part}with as few as ${lim.worlds} deals imagined per move, so it is rougher.`));
+  }
   if (!review.steps.length) return;
   box.append(chanceChart(review.steps),
     el("p.muted.chart-key", "Solid: your chance after the move you played. Dashed: after the best move. Dots: mistakes and blunders."));
