@@ -13,6 +13,7 @@ import pytest
 
 import gamester
 from gamester.core.kit import View
+from gamester.core.rng import derive
 from gamester.games.pentyrch import heuristic, policy
 from gamester.games.pentyrch.board import CELL_NAMES, OFF
 from gamester.games.pentyrch.cards import codes, court_code
@@ -35,7 +36,7 @@ def positions(spec: str, games: int, seed: int) -> Iterator[PentyrchState]:
     game = gamester.load_game(spec)
     rng = random.Random(seed)
     for g in range(games):
-        state = game.new_initial_state(seed=seed * 100 + g)
+        state = game.new_initial_state(seed=derive(seed, g))
         assert isinstance(state, PentyrchState)
         while not state.is_terminal():
             yield state

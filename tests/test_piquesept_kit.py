@@ -14,6 +14,7 @@ import pytest
 import gamester
 from gamester.core.errors import IllegalActionError
 from gamester.core.kit import Kit, View
+from gamester.core.rng import derive
 from gamester.games.piquesept import heuristic, rules
 from gamester.games.piquesept.game import CODE, FIRST, GIVE, PLAY, PiqueseptState
 from gamester.games.piquesept.kit import PiqueseptKit
@@ -44,7 +45,7 @@ def random_positions(count: int, seed: int, **options: object) -> list[Piquesept
     out: list[PiqueseptState] = []
     g = 0
     while len(out) < count:
-        st = game.new_initial_state(seed=seed * 1000 + g)
+        st = game.new_initial_state(seed=derive(seed, g))
         assert isinstance(st, PiqueseptState)
         g += 1
         while not st.is_terminal() and len(out) < count:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from gamester.agents.base import View, make_agent
+from gamester.agents.base import View, agent_seed, make_agent
 from gamester.agents.review import BLUNDER, MISTAKE, Step, summarise
 from gamester.core.protocol import State
 from gamester.core.record import replay
@@ -36,7 +36,7 @@ STRONG = {**CHEAP, "pentyrch": "lookahead:worlds=24"}
 def play(game_name: str, spec: str, seed: int, stop: int | None = None) -> State:
     """A game between agents of ``spec``; with ``stop``, the position after that many actions."""
     game = load_game(game_name)
-    agents = [make_agent(spec, game=game, seed=seed * 10 + p) for p in range(game.num_players)]
+    agents = [make_agent(spec, game=game, seed=agent_seed(seed, p)) for p in range(game.num_players)]
     state = game.new_initial_state(seed=seed)
     n = 0
     while not state.is_terminal() and (stop is None or n < stop):

@@ -156,6 +156,44 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
+# -- Seeds made from seeds: "gamester-derive-1" ---------------------------------------------------
+DERIVE: Final = "gamester-derive-1"
+
+_DERIVE_PERSON: Final = b"gamester-derive1"  # BLAKE2b's 16-byte personalisation: no other hash collides
+
+
+def derive(seed: int, *keys: int | str) -> int:
+    """The seed of a stream of its own, named by ``seed`` and ``keys`` (docs/randomness.md).
+
+    Every seed gamester makes from another (an agent's from its deal's seed and seat, an estimate's
+    from its decision, a bot's from its table and move) is made here, so that different keys give
+    unrelated streams and the same keys the same one, with no two formulas that may collide. The
+    keys are ints (a seat, an index) and strings (what the stream is for: ``"agent"``,
+    ``"estimate"`` …). The seed is the 8-byte BLAKE2b digest (personalisation ``gamester-derive1``)
+    of each of ``seed, *keys`` in turn, read little-endian and shifted right by two, so that it is
+    below ``2**62`` (a database's signed 64-bit column holds it). An int goes in as ``b"i"``, its
+    length in one byte (at most 255) and its shortest two's-complement little-endian bytes (the
+    stream's own encoding of a seed); a string as ``b"s"``, its UTF-8 length in four little-endian
+    bytes and its UTF-8 bytes.
+
+    >>> derive(7, "agent", 0)
+    1627231003756495534
+    >>> derive(7, "agent", 1) != derive(7, "agent", 0) != derive(8, "agent", 0)
+    True
+    """
+    h = blake2b(digest_size=8, person=_DERIVE_PERSON)
+    for k in (seed, *keys):
+        if isinstance(k, str):
+            b = k.encode("utf-8")
+            h.update(b"s" + len(b).to_bytes(4, "little") + b)
+        elif isinstance(k, int) and not isinstance(k, bool):
+            b = _seed_bytes(k)
+            h.update(b"i" + len(b).to_bytes(1, "little") + b)
+        else:
+            raise TypeError(f"derive takes int and str keys, not {type(k).__name__}")
+    return int.from_bytes(h.digest(), "little") >> 2
+
+
 _HASH_STATE: Final = "gamester-blake2b-1"
 
 

@@ -317,7 +317,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from gamester.agents.base import Agent, make_agent
+    from gamester.agents.base import Agent, agent_seed, make_agent
     from gamester.core.record import replay
     from gamester.core.registry import game_class, load_game
     from gamester.play.terminal import TerminalGame
@@ -380,8 +380,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     base = state.seed if args.resume else args.seed
     agents: list[Agent | None] = [None] * n
     per_player: list[str | None] = [None] * n
-    for i, (p, spec) in enumerate(zip(others, specs, strict=True)):
-        agents[p] = make_agent(spec, game=game, seed=None if base is None else base * 100 + i)
+    for p, spec in zip(others, specs, strict=True):
+        agents[p] = make_agent(spec, game=game, seed=None if base is None else agent_seed(base, p))
         per_player[p] = spec
 
     def hint_factory() -> Agent:

@@ -28,7 +28,7 @@ from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.record import winners
-from gamester.core.rng import make_rng
+from gamester.core.rng import derive, make_rng
 
 Playout = Callable[[State, int, random.Random], float]
 
@@ -64,8 +64,10 @@ class Estimator:
 
     def chances(self, state: State, key: int) -> list[float]:
         """Every player's chance, each from its own view; seat ``s`` draws its worlds from a
-        generator seeded by ``(key, s)`` alone, so its estimate depends on nothing but its view."""
-        return [self.chance(View(state, s), make_rng(key * 8_191 + s)) for s in range(self.game.num_players)]
+        generator seeded by ``derive(key, "seat", s)`` alone, so its estimate depends on nothing but
+        its view."""
+        n = self.game.num_players
+        return [self.chance(View(state, s), make_rng(derive(key, "seat", s))) for s in range(n)]
 
     def chance(self, view: View, rng: random.Random) -> float:
         """The share of ``worlds`` playouts from worlds drawn in ``view`` that its player wins."""

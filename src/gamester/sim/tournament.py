@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gamester.agents.base import View, make_agent, split_agents
+from gamester.agents.base import View, agent_seed, make_agent, split_agents
 from gamester.core.columns import listing, say_error
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
@@ -49,7 +49,6 @@ from gamester.sim.tournament_output import SIM_HINT, format_table, missing_extra
 __all__ = [
     "SIM_HINT",
     "Z95",
-    "agent_seed",
     "check_out_dir",
     "format_table",
     "main",
@@ -99,10 +98,6 @@ def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
 
 
 # -- one game --------------------------------------------------------------------------------
-def agent_seed(deal_seed: int, seat: int) -> int:
-    return (deal_seed * 1_000_003 + seat * 7_919 + 17) % (1 << 62)
-
-
 def play_game(game: Game, lineup: Sequence[str], deal_seed: int) -> dict[str, Any]:
     """One game of ``game`` with ``lineup[s]`` in seat ``s``; the chance of ``deal_seed``."""
     state = game.new_initial_state(seed=deal_seed)

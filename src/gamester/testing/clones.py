@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gamester.core.protocol import State
-from gamester.core.rng import choice, make_rng
+from gamester.core.rng import choice, derive, make_rng
 from gamester.testing._common import GameLike, as_game, expect
 
 BASE_SHARED: dict[str, str] = {
@@ -145,7 +145,7 @@ def spread_positions(game: GameLike, seed: int, count: int) -> Iterator[tuple[St
         s = g.new_initial_state(seed=seed)
         for a in actions[:i]:
             s.apply_action(a)
-        yield s, make_rng(seed * 1000 + i)
+        yield s, make_rng(derive(seed, "clone", i))
 
 
 def snapshot(state: State) -> dict[str, Any]:

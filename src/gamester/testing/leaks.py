@@ -26,7 +26,7 @@ from gamester.core.errors import GameError
 from gamester.core.kit import View
 from gamester.core.protocol import State, field_names
 from gamester.core.record import summary
-from gamester.core.rng import below, choice, make_rng, sample
+from gamester.core.rng import below, choice, derive, make_rng, sample
 from gamester.testing._common import GameLike, as_game, expect, random_positions
 
 CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
@@ -132,7 +132,7 @@ def twin(state: State, seat: int, salt: int) -> State:
     w = state.determinize(seat, make_rng(salt))
     # A seed of its own (the chance list decides the cards), so that a world holding on to its
     # state's seed tells the two apart.
-    return gamester.replay({**w.record(), "seed": 1_000_003 * (salt + 1) + state.seed % 1000})
+    return gamester.replay({**w.record(), "seed": derive(state.seed, "twin", salt)})
 
 
 def world_fingerprint(w: State) -> Any:
