@@ -54,6 +54,12 @@ class Game(ABC, Generic[OptionsT]):
     open_space: ClassVar[Mapping[str, tuple[OpenValue, ...]]] = {}
     """The options whose value a source, a variant or a ruling leaves in doubt, each value with its
     source (``gamester explore`` measures every combination); empty: nothing declared open."""
+    clone_shares: ClassVar[Mapping[str, str]] = {}
+    """The fields of this game's states that ``clone()`` may share with the original instead of
+    copying, each with the reason that is safe (``"MyState._pack"``: the whole field; ``"MyState._done[]"``:
+    the list is copied, its entries shared; ``"[][]"``: two levels copied …). The protocol's own
+    (``State.game``, the ``Chance``) are allowed already; anything else a clone must copy down to its
+    last mutable part. ``gamester.testing.check_game`` checks exactly this (docs/new-game.md)."""
 
     options: OptionsT
 
@@ -156,6 +162,13 @@ class Game(ABC, Generic[OptionsT]):
         ``gamester explore`` then leaves seat balance out of its score (docs/analysis.md). False
         unless a game says so."""
         return False
+
+    def hides_information(self) -> bool:
+        """Whether some seat can be unsure of a card (or anything else) another seat knows: OpenSpiel's
+        imperfect information. The leak checks then require look-alike states they build to differ
+        somewhere hidden (else they would test nothing). True unless a game says otherwise (two-player
+        Pentyrch: the two hands are the whole hand pack, so each knows the other's)."""
+        return True
 
     def kit(self) -> Kit:
         """What this game offers search (``gamester.core.kit``): heuristic, solver, rollout model….

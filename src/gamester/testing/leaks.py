@@ -222,13 +222,15 @@ def pair_positions(game: GameLike, seed: int = 17) -> Iterator[tuple[State, int]
         yield positions[i], below(rng, g.num_players)
 
 
-def check_twins(game: GameLike, salts: int = 2, must_differ: bool = True) -> None:
+def check_twins(game: GameLike, salts: int = 2, must_differ: bool | None = None) -> None:
     """Two states a seat cannot tell apart show that seat the same things at every step of their
     history, and their worlds (same generator) are identical in everything a world exposes: nothing
     in a world can tell which of the two is the real game. ``must_differ``: some pair must differ in
-    a card another seat sees (else the twins test nothing); pass False for a game that hides nothing
-    from a seat."""
+    a card another seat sees (else the twins test nothing); by default, when the game says it hides
+    something from a seat (``Game.hides_information``)."""
     g = as_game(game)
+    if must_differ is None:
+        must_differ = g.hides_information()
     differed = 0
     for state, seat in pair_positions(g):
         for salt in range(salts):

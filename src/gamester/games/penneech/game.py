@@ -122,6 +122,10 @@ class PenneechGame(Game[PenneechOptions]):
     options_class = PenneechOptions
     rulesets = RULESETS
     open_space = OPEN_SPACE
+    clone_shares = {
+        "PenneechState._pack": "the deal's pack as handed out by Chance (also in chance.log), read only",
+        "PenneechState._dealt": "the two hands as dealt, set once per deal, read only",
+    }
 
     def __init__(self, options: PenneechOptions) -> None:
         super().__init__(options)

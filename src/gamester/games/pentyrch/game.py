@@ -118,6 +118,15 @@ class PentyrchGame(Game[PentyrchOptions]):
     options_class = PentyrchOptions
     rulesets = RULESETS
     open_space = OPEN_SPACE
+    clone_shares = {
+        "PentyrchState._events[]": "the outer list is copied; its entries are finished events",
+        "PentyrchState._taken": "the pile the last exchange took, off the board: replaced, never changed",
+        "PentyrchState._owner": "seat owners, set once per game of a match, replaced not changed",
+        "PentyrchState._unit": "finishing units, set once per game of a match, replaced not changed",
+        "PentyrchState._unit_seats": "finishing units' seats, set once per game, replaced not changed",
+        "PentyrchState._results[][]": "the outer list and each dict are copied; the values are finished",
+        "PentyrchState._past_games": "a tuple of finished games, replaced not changed",
+    }
 
     def __init__(self, options: PentyrchOptions) -> None:
         super().__init__(options)
@@ -157,6 +166,11 @@ class PentyrchGame(Game[PentyrchOptions]):
         the notation says them (``notation.action_parts``), for the page to draw without reading
         the notation."""
         return notation.action_parts(action)
+
+    def hides_information(self) -> bool:
+        """docs/rules/pentyrch.md, What each player knows: with two players the two hands are the whole
+        hand pack and the piles lie face up, so each player knows the other's cards as a set."""
+        return self.options.players != 2
 
     @classmethod
     def seat_labels(cls, players: int) -> list[str]:

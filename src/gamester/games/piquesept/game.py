@@ -86,6 +86,12 @@ class PiqueseptGame(Game[PiqueseptOptions]):
     options_class = PiqueseptOptions
     rulesets: ClassVar[Mapping[str, RuleSet]] = RULESETS
     open_space: ClassVar[Mapping[str, tuple[OpenValue, ...]]] = OPEN_SPACE
+    clone_shares: ClassVar[Mapping[str, str]] = {
+        "PiqueseptState._events": "a finished action's event list, replaced (never appended) by the next",
+        "PiqueseptState._forced": "set once per deal, read only",
+        "PiqueseptState._done[]": "the outer list is copied; each entry is a finished trick, never changed",
+        "PiqueseptState._past[]": "the outer list is copied; each entry is a finished deal, never changed",
+    }
 
     def __init__(self, options: PiqueseptOptions) -> None:
         super().__init__(options)
