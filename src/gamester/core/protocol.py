@@ -303,6 +303,21 @@ class State(ABC, Generic[GameT]):
     def history_strings(self) -> list[str]:
         """Every player action so far, in notation (what a record's ``actions`` holds)."""
 
+    # -- the sides --------------------------------------------------------------------------------
+    def roles(self) -> list[str]:
+        """Each player's part in the current deal, when the rules give the players different parts
+        (Piquesept: ``"soloist"`` and ``"defender"``), one per player; empty when every player plays
+        the same part. Public knowledge (a spectator knows it too). Tournaments and analyses report
+        results per role from it, never from a view's keys."""
+        return []
+
+    def teams(self) -> list[list[int]]:
+        """The players who win or lose together (a partnership, a side against a soloist), each team
+        sorted and the teams in the order of their first player; every player alone by default.
+        Public knowledge, like :meth:`roles`: estimates add a team's shares, tournaments tell sides
+        apart from it."""
+        return [[p] for p in range(self.game.num_players)]
+
     # -- what a seat knows -------------------------------------------------------------------
     def check_player(self, player: object) -> int:
         """``player`` as a player index of this game, or a ``GameError`` naming it (a string, a bool,

@@ -68,13 +68,6 @@ class Analysis:
 
 
 # -- jobs (module-level so that every backend pickles them by name) --------------------------------
-def _roles(state: State) -> list[str]:
-    solo = state.observation(0).get("soloist")
-    if isinstance(solo, int) and not isinstance(solo, bool):
-        return ["soloist" if s == solo else "defender" for s in range(state.game.num_players)]
-    return []
-
-
 def _limited(state: State) -> bool:
     if not state.is_terminal():
         return True
@@ -108,7 +101,7 @@ def play_analysed(game_spec: str, specs: Sequence[str], deal_seed: int, worlds: 
         "legal": legal_counts,
         "estimates": estimates,
         "timeout": _limited(state),
-        "roles": _roles(state),
+        "roles": state.roles(),
     }
 
 

@@ -11,7 +11,7 @@ metrics require. The playouts come from the game's kit (``game.kit()``; ``docs/a
   current deal), then the model's value (the race to the target) as a chance of winning.
 * A game whose kit evaluates positions (Pentyrch): every seat plays like ``heuristic``
   (``kit.playout``) for ``horizon`` actions, then ``kit.static_value`` (each seat's work left) is
-  turned into a share of the win (a partnership adds the partners' shares).
+  turned into a share of the win (a team, ``State.teams``, adds its players' shares).
 * Any other game (Piquesept): every seat plays like ``heuristic`` from its own view of the world to
   the end of the game (a Piquesept deal has at most 32 card plays); ``random`` without a heuristic.
 
@@ -107,10 +107,8 @@ class Estimator:
         assert value is not None
         # Zero-sum returns r = p - (1 - p) / (n - 1); turned back into shares.
         shares = [(r * (n - 1) + 1.0) / n for r in value]
-        share = shares[seat]
-        if getattr(world.game.options, "partners", False):
-            share += shares[(seat + 2) % 4]
-        return max(0.0, min(1.0, share))
+        team = next(t for t in world.teams() if seat in t)
+        return max(0.0, min(1.0, sum(shares[p] for p in team)))
 
     def _agent_playout(self, world: State, seat: int, rng: random.Random) -> float:
         policy = self._policy

@@ -538,6 +538,12 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
     def summary_extra(self) -> dict[str, Any]:
         return views.summary_extra(self)
 
+    def teams(self) -> list[list[int]]:
+        """docs/rules/pentyrch.md, The end (partners): partners finish together and share the result;
+        otherwise each player is alone (a two-player player's two seats are one player)."""
+        units = {tuple(scoring.unit_players(self, u)) for u in range(len(self._unit_seats))}
+        return [list(t) for t in sorted(units)]
+
     # -- helpers for tests, agents and interfaces ------------------------------------------------
     def hand(self, player: int) -> list[str]:
         """A player's hand in canonical order (not hidden-information safe: for tests and tools)."""

@@ -589,6 +589,20 @@ class PiqueseptState(State[PiqueseptGame]):
             out += self._trick
         return out
 
+    # -- the sides -------------------------------------------------------------------------------
+    def roles(self) -> list[str]:
+        """docs/rules/piquesept.md, The soloist and the opening trick: the holder of the 7S plays
+        alone (the soloist of the current deal; of the last one once the game is over), the others
+        defend together."""
+        s = self._soloist
+        return ["soloist" if q == s else "defender" for q in range(self._n)]
+
+    def teams(self) -> list[list[int]]:
+        """docs/rules/piquesept.md, Scoring: the defenders win or lose together against the soloist."""
+        s = self._soloist
+        defenders = [q for q in range(self._n) if q != s]
+        return sorted([[s], defenders])
+
     # -- information -------------------------------------------------------------------------
     def trade_stage(self) -> int:
         """0 before the draw, 1 drawn (the give pending), 2 given."""
