@@ -1,6 +1,6 @@
 """Pentyrch's kit: one definition of the heuristic's move score, read through the seat's view (the
 notation of its legal actions and its observation's board) or through a sampled world's read-only
-WorldView, and both agree; the world view shows the state's board as the public API does."""
+PentyrchWorld, and both agree; the world view shows the state's board as the public API does."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_race_values_are_zero_sum_shares() -> None:
 
 
 def test_the_search_knowledge_reads_no_private_field_of_the_state() -> None:
-    """heuristic.py, policy.py and kit.py read a state only through its public methods, WorldView and
+    """heuristic.py, policy.py and kit.py read a state only through its public methods, PentyrchWorld and
     the engine's functions (``moves.decode``), never a private field."""
     here = Path(gamester.__file__).parent / "games" / "pentyrch"
     for name in ("heuristic.py", "policy.py", "kit.py"):

@@ -24,7 +24,6 @@ from gamester.testing.clones import (
     declared_fields,
     differences,
     fields,
-    slots_of,
     views,
 )
 from gamester.testing.clones import spread_positions as random_positions

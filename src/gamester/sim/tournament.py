@@ -12,9 +12,10 @@ whatever the agents). Each deal is replayed under every *seating*:
 Per agent (agents with the same spec are one agent): win rate and mean return with 95% confidence
 intervals computed over *per-deal means* — a deal's seatings are averaged first, so the pairing is
 respected and the interval reflects the skill difference rather than the cards — an openskill
-(Plackett–Luce) rating, seconds per decision, and results per seat and per role (``State.roles``; Piquesept: soloist or
-defender). Outputs: a terminal table, ``summary.json``, ``records.jsonl`` (each game's record with
-its seating and returns), ``chart.png`` (matplotlib, if installed).
+(Plackett–Luce) rating, seconds per decision, and results per seat and per role (as the game declares
+them, ``State.roles``; Piquesept: soloist or defender). Outputs: a terminal table, ``summary.json``,
+``records.jsonl`` (each game's record with its seating and returns), ``chart.png`` (matplotlib, if
+installed).
 
 This module plays the games (seatings, line-ups, the jobs) and holds the command; the standings are
 ``gamester.sim.standings``, the outputs ``gamester.sim.tournament_output``, the intervals

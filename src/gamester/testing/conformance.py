@@ -36,7 +36,9 @@ def check_sides(state: State, where: str) -> None:
     teams = state.teams()
     flat = [p for t in teams for p in t]
     expect(
-        sorted(flat) == list(range(n)) and all(t == sorted(t) and t for t in teams) and teams == sorted(teams),
+        sorted(flat) == list(range(n))
+        and all(t == sorted(t) and t for t in teams)
+        and teams == sorted(teams),
         f"{where}: teams() must split the players 0-{n - 1} into sorted teams, not {teams!r}",
     )
 

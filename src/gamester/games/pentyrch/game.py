@@ -67,7 +67,7 @@ from gamester.games.pentyrch.moves import payments as _payments
 from gamester.games.pentyrch.options import OPEN_SPACE, RULESETS, PentyrchOptions
 from gamester.games.pentyrch.state import PentyrchState
 from gamester.games.pentyrch.views import OBS_SIZE, Event
-from gamester.games.pentyrch.worlds import FALLBACKS, WorldView
+from gamester.games.pentyrch.worlds import FALLBACKS, PentyrchWorld
 
 __all__ = [
     "BIT",
@@ -97,7 +97,7 @@ __all__ = [
     "Move",
     "PentyrchGame",
     "PentyrchState",
-    "WorldView",
+    "PentyrchWorld",
     "_combo_positions",
     "_payments",
     "cards_of_mask",

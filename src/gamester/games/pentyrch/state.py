@@ -41,7 +41,7 @@ from gamester.games.pentyrch.moves import (
     generate,
 )
 from gamester.games.pentyrch.views import Event
-from gamester.games.pentyrch.worlds import PassCons, WorldView
+from gamester.games.pentyrch.worlds import PassCons, PentyrchWorld
 
 if TYPE_CHECKING:
     from gamester.games.pentyrch.game import PentyrchGame
@@ -223,12 +223,12 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
 
     def cells(self) -> tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]:
         """(stacks, piles) of every cell, top last: the state's own lists, read-only (what
-        :class:`~.worlds.WorldView` also shows, without building one: playouts ask at every move)."""
+        :class:`~.worlds.PentyrchWorld` also shows, without building one: playouts ask at every move)."""
         return self._stacks, self._piles
 
-    def world_view(self) -> WorldView:
-        """The board and the hand to move, read-only, for search (:class:`~.worlds.WorldView`)."""
-        return WorldView(self)
+    def world_view(self) -> PentyrchWorld:
+        """The board and the hand to move, read-only, for search (:class:`~.worlds.PentyrchWorld`)."""
+        return PentyrchWorld(self)
 
     def apply_action(self, action: object) -> None:
         # ``object``, checked here: typed ``int``, the compiled build would refuse a str or a float

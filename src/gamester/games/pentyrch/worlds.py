@@ -1,5 +1,5 @@
 """Pentyrch worlds: drawing a full state a player cannot tell from the real one (``determinize``), and
-:class:`WorldView`, the fast read-only view of a world that search reads.
+:class:`PentyrchWorld`, the fast read-only view of a world that search reads.
 
 Hidden: the dealt cards the other hands still hold unseen, and the set-aside card (docs/rules/pentyrch.md,
 What each player knows). They are shuffled among those same places, keeping what the play revealed: a
@@ -29,7 +29,7 @@ _NO_BOUND = 1 << 30
 PassCons = list[tuple[int, int, int, int]]
 
 
-class WorldView:
+class PentyrchWorld:
     """A read-only view of a Pentyrch state's board and the hand to move, for search over worlds it
     drew itself (``determinize``). The sequences are the state's own (no copy): read them, never
     change them, and take a new view after the state moves.

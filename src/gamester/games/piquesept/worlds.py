@@ -24,7 +24,7 @@ drawn from the caller's ``rng`` (nothing of the real game's seed, packs or gener
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gamester.core.cards import CODES
 from gamester.core.errors import GameError
@@ -40,6 +40,45 @@ from gamester.games.piquesept.rules import (
 
 if TYPE_CHECKING:
     from gamester.games.piquesept.game import PiqueseptState
+
+
+class PiqueseptWorld(NamedTuple):
+    """A read-only snapshot of a position with every hand in the open, for search over a world the
+    agent sampled itself (``determinize``): what the solver and the heuristic's playout read instead of
+    the state's fields. Built by :meth:`PiqueseptState.world_view` (``kit.world_view(world)``). Never
+    build one of the true game for a seat: it holds every hand. Cards are dense actions, hands and
+    masks 32-bit masks of them."""
+
+    players: int
+    phase: int
+    """A ``game.Phase`` value (first trick, play, give, over)."""
+    deal: int
+    """Deals started before this one (0 for the first)."""
+    current: int
+    """The seat to act (``TERMINAL`` once the game is over)."""
+    hands: tuple[int, ...]
+    soloist: int
+    drawer: int
+    leader: int
+    """Who led the trick in progress (or leads the next one)."""
+    trick: tuple[int, ...]
+    """The trick so far, in playing order from ``leader``."""
+    led: int
+    """The suit led to the trick in progress, -1 before its first card."""
+    best: int
+    """``rules.VAL[led][card]`` of the card winning the trick so far (-1 before its first card)."""
+    winner: int
+    """The seat winning the trick so far."""
+    tricks_played: int
+    drawn: int
+    """The card drawn from the soloist in the trade (-1 not yet)."""
+    given: int
+    """The card the drawer gave back (-1 not yet)."""
+    taken: tuple[int, ...]
+    """Card points each seat has won in this deal's tricks."""
+    last_deal_points: int
+    """The soloist's side's card points in the last finished deal (-1 before the first ends)."""
+
 
 FALLBACKS = [0]
 """How often no world could be rebuilt (a bug if ever non-zero; ``determinize`` then raises)."""
