@@ -53,11 +53,14 @@ def option(
     maximum: int | None = None,
     parse: Callable[[Any], Any] | None = None,
     describe: str | None = None,
+    web_maximum: int | None = None,
 ) -> Any:
     """A dataclass field with what :func:`build_options` needs to coerce and explain it.
 
     ``parse`` (for values of their own shape) must return the coerced value or raise ``ValueError``
     with a message saying what is valid; ``describe`` says in words what values are accepted.
+    ``web_maximum``: the highest value a web table may use, for an option whose larger values would
+    make one table last for days (the command line and the Python API keep ``maximum``).
     """
     meta = {
         "doc": doc,
@@ -66,6 +69,7 @@ def option(
         "maximum": maximum,
         "parse": parse,
         "describe": describe,
+        "web_maximum": web_maximum,
     }
     return dataclasses.field(default=default, metadata=meta)
 
@@ -192,6 +196,16 @@ def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[An
         except ValueError as e:
             raise OptionError(f"{game}: {e}") from None
     return opts
+
+
+def web_caps(cls: type[Any]) -> dict[str, int]:
+    """The options of the options class ``cls`` that a web table may set only up to a cap, with the
+    cap (each field's ``web_maximum``)."""
+    return {
+        f.name: int(f.metadata["web_maximum"])
+        for f in dataclasses.fields(cls)
+        if f.metadata.get("web_maximum") is not None
+    }
 
 
 def options_to_json(opts: Any) -> dict[str, Any]:
