@@ -14,14 +14,16 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import random
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from typing import Any, ClassVar, Generic
 
 from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
 from gamester.core.errors import GameError, quote
 from gamester.core.kit import Kit
-from gamester.core.options import OpenValue, RuleSet, build_options, options_to_json
+from gamester.core.options import OpenValue, RuleSet, build_options, describe_options, options_to_json
 from gamester.core.rng import BitStream, Chance, make_rng, new_seed
 
 # The core's floors (tests/test_layering.py checks that no import loops among them): errors and
@@ -134,6 +136,33 @@ class Game(ABC, Generic[OptionsT]):
     def seat_labels(cls, players: int) -> list[str]:
         """What a lobby calls each seat of a ``players``-player game (games with named seats say so)."""
         return [f"Seat {i + 1}" for i in range(players)]
+
+    @classmethod
+    def rules_text(cls) -> str:
+        """The game's rules as Markdown, in the project's words, then every option and rule set.
+
+        The prose is ``rules.md`` in the game's own package (package data beside its module; a game
+        without one gets its title and its package's docstring); the option list and the rule sets
+        are generated from the options dataclass and ``rulesets``, so they cannot drift from the code.
+        ``gamester rules`` prints it rewrapped for a terminal, the web's rules page as it is."""
+        package = sys.modules[cls.__module__].__package__ or cls.__module__
+        try:
+            prose = resources.files(package).joinpath("rules.md").read_text(encoding="utf-8")
+        except (FileNotFoundError, OSError):
+            prose = f"# {cls.title}\n\n{sys.modules[package].__doc__ or ''}"
+        lines = [prose.rstrip(), "", "## Options (generated from the code)", ""]
+        for opt, default, values, doc in describe_options(cls.options_class):
+            lines.append(f"- {opt} (default {default!r}; {values}): {doc}")
+        lines += ["", "## Rule sets", ""]
+        for rs in cls.rulesets.values():
+            settings = ", ".join(f"{k}={v}" for k, v in rs.options.items()) or "all defaults"
+            lines.append(f"- {rs.name}: {settings}. {rs.reading}. Source: {rs.source}.")
+        lines += [
+            "",
+            f'Choose one with load_game("{cls.name}(ruleset=NAME)") or --option ruleset=NAME; '
+            "explicit options override the rule set.",
+        ]
+        return "\n".join(lines)
 
     @classmethod
     def drawing(cls) -> dict[str, Any]:
