@@ -158,6 +158,30 @@ def coerce(f: dataclasses.Field[Any], value: Any) -> Any:
     return value
 
 
+def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
+    """Split ``"name(k=v,k2=v2)"`` into the name and its raw options."""
+    if not isinstance(spec, str):
+        raise OptionError(f"a game spec is text like 'penneech(target=41)', got {quote(spec)}")
+    spec = spec.strip()
+    if "(" not in spec:
+        return spec, {}
+    if not spec.endswith(")"):
+        raise OptionError(
+            f"{quote(spec)}: a game spec looks like name(option=value,...), closing ')' missing"
+        )
+    name, _, body = spec[:-1].partition("(")
+    opts: dict[str, str] = {}
+    for part in body.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise OptionError(f"{quote(spec)}: {quote(part)} is not option=value")
+        k, _, v = part.partition("=")
+        opts[k.strip()] = v.strip()
+    return name.strip(), opts
+
+
 def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[Any, Any], game: str) -> T:
     """Options of ``cls`` from a rule set (``raw['ruleset']``, default ``standard``) and overrides.
 

@@ -21,7 +21,7 @@ from importlib import resources
 from typing import Any, ClassVar, Generic
 
 from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
-from gamester.core.errors import GameError, quote
+from gamester.core.errors import GameError, PositionError, quote
 from gamester.core.kit import Kit
 from gamester.core.options import OpenValue, RuleSet, build_options, describe_options, options_to_json
 from gamester.core.rng import BitStream, Chance, make_rng, new_seed
@@ -123,6 +123,14 @@ class Game(ABC, Generic[OptionsT]):
     @abstractmethod
     def _new_state(self, seed: int, chance: Chance) -> State: ...
 
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> State:
+        """The state a position's text describes (the game's position notation, docs/positions.md:
+        what ``State.position()`` writes). ``chance``: the outcomes after the position (a record
+        that starts there), instead of its ``rng``/``next``. Its record starts at the position.
+        Bad text raises :class:`~gamester.core.errors.PositionError` (a ``ValueError``) in one line
+        naming the field. A game without a notation refuses every text."""
+        raise PositionError(f"position: {self.name} has no position notation")
+
     @classmethod
     def player_counts(cls) -> list[int]:
         """The numbers of players the game can be set for: its ``players`` option's choices, else the
@@ -145,7 +153,9 @@ class Game(ABC, Generic[OptionsT]):
         without one gets its title and its package's docstring); the option list and the rule sets
         are generated from the options dataclass and ``rulesets``, so they cannot drift from the code.
         ``gamester rules`` prints it rewrapped for a terminal, the web's rules page as it is."""
-        package = sys.modules[cls.__module__].__package__ or cls.__module__
+        # getattr: compiled (mypyc), a class object's __module__ is not read as an attribute.
+        module: str = getattr(cls, "__module__")  # noqa: B009
+        package = sys.modules[module].__package__ or module
         try:
             prose = resources.files(package).joinpath("rules.md").read_text(encoding="utf-8")
         except (FileNotFoundError, OSError):
@@ -330,7 +340,15 @@ class State(ABC, Generic[GameT]):
 
     @abstractmethod
     def history_strings(self) -> list[str]:
-        """Every player action so far, in notation (what a record's ``actions`` holds)."""
+        """Every player action so far, in notation (what a record's ``actions`` holds); for a state
+        read from a position, the actions the position holds and those after it."""
+
+    def position(self) -> str:
+        """This position in the game's position notation (docs/positions.md): one line holding
+        everything the state is, hidden cards, what each seat has seen and the chance still to come
+        included, that ``game.read_position`` reads back to a state that plays on exactly like this
+        one. It names every hidden card: never show it to a seat."""
+        raise GameError(f"{self.game.name} has no position notation")
 
     # -- the sides --------------------------------------------------------------------------------
     def roles(self) -> list[str]:
@@ -424,8 +442,22 @@ class State(ABC, Generic[GameT]):
 
     def record(self) -> dict[str, Any]:
         """This state's record: the game, its options, the seed, the chance consumed so far (as
-        codes) and the actions taken. ``gamester.core.record.replay`` reads it back."""
+        codes) and the actions taken; for a state read from a position, the position and what came
+        after it. ``gamester.core.record.replay`` reads it back."""
         g = self.game
+        origin = self.chance.origin
+        if origin is None:
+            return {
+                "format": RECORD_FORMAT,
+                "version": RECORD_VERSION,
+                "game": g.name,
+                "rules_version": g.rules_version,
+                "options": g.options_json(),
+                "seed": self.seed,
+                "chance": [g.format_chance(e) for e in self.chance.entries()],
+                "actions": self.history_strings(),
+            }
+        # Read from a position: the record starts there (docs/positions.md, Records from a position).
         return {
             "format": RECORD_FORMAT,
             "version": RECORD_VERSION,
@@ -433,8 +465,9 @@ class State(ABC, Generic[GameT]):
             "rules_version": g.rules_version,
             "options": g.options_json(),
             "seed": self.seed,
-            "chance": [g.format_chance(e) for e in self.chance.entries()],
-            "actions": self.history_strings(),
+            "position": origin.position,
+            "chance": [g.format_chance(e) for e in self.chance.entries()[origin.entries :]],
+            "actions": self.history_strings()[origin.actions :],
         }
 
     def __str__(self) -> str:

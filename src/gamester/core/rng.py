@@ -24,7 +24,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from hashlib import blake2b
-from typing import Any, Final, final
+from typing import Any, Final, NamedTuple, final
 
 from gamester.core._mypyc import mypyc_attr
 from gamester.core.cards import card_code
@@ -187,7 +187,7 @@ def derive(seed: int, *keys: int | str) -> int:
             b = k.encode("utf-8")
             h.update(b"s" + len(b).to_bytes(4, "little") + b)
         elif isinstance(k, int) and not isinstance(k, bool):
-            b = _seed_bytes(k)
+            b = seed_bytes(k)
             h.update(b"i" + len(b).to_bytes(1, "little") + b)
         else:
             raise TypeError(f"derive takes int and str keys, not {type(k).__name__}")
@@ -232,7 +232,7 @@ class BitStream:
             raise ValueError("number of bits must be non-negative")
         key = self.key
         if not key:
-            key = self.key = _seed_bytes(self.seed)
+            key = self.key = seed_bytes(self.seed)
         b = self.block
         if not self.bits and k <= 512:  # the usual case: a fresh block serves the whole draw
             x = int.from_bytes(
@@ -298,11 +298,11 @@ def _stream_of_state(state: object) -> BitStream:
     s.buf = buf
     s.bits = bits
     if block:
-        s.key = _seed_bytes(seed)
+        s.key = seed_bytes(seed)
     return s
 
 
-def _seed_bytes(seed: int) -> bytes:
+def seed_bytes(seed: int) -> bytes:
     """The seed as the stream's blocks hash it: its shortest two's-complement little-endian bytes."""
     n = (seed.bit_length() + 8) // 8
     if seed >= 0:  # the same bytes (the top bit is 0), without the keyword call (a new game pays it)
@@ -388,6 +388,18 @@ def make_rng(seed: int | None) -> random.Random:
 _MAX_PACK = 104  # a record's pack longer than this is refused unread (the largest pack has 52 cards)
 
 
+class Origin(NamedTuple):
+    """Where a state read from a position begins (docs/positions.md): its record starts there."""
+
+    position: str
+    """The position's text, as the game writes it."""
+    actions: int
+    """How many of the state's actions (``history_strings()``) the position already holds."""
+    entries: int
+    """How many of its chance outcomes (``log``) the position already holds; the record's ``chance``
+    lists the ones after them, so a given list is read from this entry on."""
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # adapters subclass it (docs/compiled.md)
 class Chance:
     """Hands out chance outcomes in order, from a given list or from the state's generator.
@@ -397,7 +409,7 @@ class Chance:
     game, since only the game knows which cards a pack must hold.
     """
 
-    __slots__ = ("_rng", "_stream", "_owned", "given", "log")
+    __slots__ = ("_rng", "_stream", "_owned", "given", "log", "origin")
 
     def __init__(self, rng: random.Random | BitStream, given: Sequence[Any] | None = None) -> None:
         # A state's own generator is a BitStream (Game.new_initial_state): its HashRandom is made
@@ -411,6 +423,8 @@ class Chance:
         self._owned = True
         self.given = given
         self.log: list[Any] = []
+        # Set for a state read from a position: its record starts there (Origin).
+        self.origin: Origin | None = None
 
     @property
     def rng(self) -> random.Random:
@@ -453,10 +467,17 @@ class Chance:
         c._owned = self._owned = False
         c.given = self.given
         c.log = list(self.log)
+        c.origin = self.origin
         return c
 
+    def _given_index(self) -> int:
+        """The index in ``given`` (a record's ``chance``) of the next outcome: a position's own
+        outcomes (``Origin.entries``) come before the list."""
+        origin = self.origin
+        return len(self.log) - (0 if origin is None else origin.entries)
+
     def _given_entry(self) -> Any:
-        i = len(self.log)
+        i = self._given_index()
         assert self.given is not None
         if i >= len(self.given):
             raise RecordError(
@@ -488,7 +509,7 @@ class Chance:
                 self.log.append((p, top, rest_seed))
                 return p
         else:
-            i = len(self.log)
+            i = self._given_index()
             entry = self._given_entry()
             if isinstance(entry, str) and len(entry) <= 4 * _MAX_PACK:
                 entry = entry.replace(",", " ").split()
@@ -546,7 +567,7 @@ class Chance:
                     i = self._rng.getrandbits(k)
             c = candidates[i]
         else:
-            i = len(self.log)
+            i = self._given_index()
             entry = self._given_entry()
             try:
                 c = parse(entry)

@@ -19,6 +19,7 @@ The package's other parts: the deal's numbers and phases (``deal.py``), the rule
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any, Final
 
 from gamester.core.cards import (
@@ -32,7 +33,7 @@ from gamester.core.cards import (
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng, shuffle
-from gamester.games.penneech import views, worlds
+from gamester.games.penneech import position, views, worlds
 
 # The deal's numbers, the views and the worlds live in deal.py, views.py and worlds.py; these names stay
 # importable from here.
@@ -163,6 +164,14 @@ class PenneechGame(Game[PenneechOptions]):
     def _new_state(self, seed: int, chance: Chance) -> PenneechState:
         return PenneechState(self, seed, chance)
 
+    def blank_state(self, seed: int, chance: Chance) -> PenneechState:
+        """A state with no field set but the protocol's, for this package's readers to fill."""
+        return PenneechState(self, seed, chance, _blank=True)
+
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> PenneechState:
+        """docs/positions.md: the deal as dealt, what came before it and its plays (``position.py``)."""
+        return position.read(self, text, None if chance is None else list(chance))
+
     def bounds(self) -> tuple[float, float, int]:
         """docs/rules/penneech.md: every played deal scores at least one point (the card bonus), so a
         game to ``target`` has at most 2 x (target - 1) + 1 deals; each has 14 plays and at most two
@@ -238,6 +247,14 @@ class PenneechState(State[PenneechGame]):
         self.chance = chance
         if _blank:
             return
+        first = self._open()
+        # docs/rules/penneech.md, Dealing: first dealer by draw (lower card deals) or fixed.
+        self._dealer = self._draw_for_deal() if first < 0 else first
+        self._start_deal()
+
+    def _open(self) -> int:
+        """The fields of a game before its first deal (a position's reader then sets what it says);
+        returns the first dealer the options fix (-1: drawn)."""
         (
             self._follow,
             self._points,
@@ -246,7 +263,7 @@ class PenneechState(State[PenneechGame]):
             self._target,
             self._deal_only,
             first,
-        ) = game.consts
+        ) = self.game.consts
         self._scores = [0, 0]
         self._history: list[int] = []
         self._winner = -1
@@ -256,9 +273,7 @@ class PenneechState(State[PenneechGame]):
         self._deal_no = 0
         self._events: list[tuple[Any, ...]] = []
         self._last_trick: tuple[int, int, int, int, int] | None = None
-        # docs/rules/penneech.md, Dealing: first dealer by draw (lower card deals) or fixed.
-        self._dealer = self._draw_for_deal() if first < 0 else first
-        self._start_deal()
+        return first
 
     # -- chance ------------------------------------------------------------------------------
     def _draw_for_deal(self) -> int:
@@ -769,6 +784,10 @@ class PenneechState(State[PenneechGame]):
 
     def history_strings(self) -> list[str]:
         return [self.action_to_string(a) for a in self._history]
+
+    def position(self) -> str:
+        """docs/positions.md: this position in Penneech's notation (``position.py``)."""
+        return position.write(self)
 
     # -- information -------------------------------------------------------------------------
     def observation(self, player: object) -> dict[str, Any]:

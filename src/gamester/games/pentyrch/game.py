@@ -12,12 +12,13 @@ here.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any, Final
 
 from gamester.core.cards import SUIT_SYMBOLS, SUITS, card_code, parse_card
 from gamester.core.protocol import Game
 from gamester.core.rng import Chance
-from gamester.games.pentyrch import notation
+from gamester.games.pentyrch import notation, position
 from gamester.games.pentyrch.board import (
     CELL_NAMES,
     FREE,
@@ -293,6 +294,14 @@ class PentyrchGame(Game[PentyrchOptions]):
 
     def _new_state(self, seed: int, chance: Chance) -> PentyrchState:
         return PentyrchState(self, seed, chance)
+
+    def blank_state(self, seed: int, chance: Chance) -> PentyrchState:
+        """A state with no field set but the protocol's, for this package's readers to fill."""
+        return PentyrchState(self, seed, chance, _blank=True)
+
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> PentyrchState:
+        """docs/positions.md: the board, the hands and what has been seen of them (``position.py``)."""
+        return position.read(self, text, None if chance is None else list(chance))
 
     def bounds(self) -> tuple[float, float, int]:
         """docs/rules/pentyrch.md: winners +1, the others -w/(n - w): at worst -(n - 1); one move per

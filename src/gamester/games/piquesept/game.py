@@ -16,7 +16,7 @@ The package's other parts: the deal's words and phases (``deal.py``), the rule p
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
@@ -24,7 +24,7 @@ from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.options import OpenValue, RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
-from gamester.games.piquesept import views
+from gamester.games.piquesept import position, views
 from gamester.games.piquesept.deal import _HI as _HI
 from gamester.games.piquesept.deal import _LO as _LO
 from gamester.games.piquesept.deal import _PHASE_NAMES as _PHASE_NAMES
@@ -132,6 +132,14 @@ class PiqueseptGame(Game[PiqueseptOptions]):
     def _new_state(self, seed: int, chance: Chance) -> PiqueseptState:
         return PiqueseptState(self, seed, chance)
 
+    def blank_state(self, seed: int, chance: Chance) -> PiqueseptState:
+        """A state with no field set but the protocol's, for this package's readers to fill."""
+        return PiqueseptState(self, seed, chance, _blank=True)
+
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> PiqueseptState:
+        """docs/positions.md: the deal as dealt, the match before it and its plays (``position.py``)."""
+        return position.read(self, text, None if chance is None else list(chance))
+
     def bounds(self) -> tuple[float, float, int]:
         """docs/rules/piquesept.md: the soloist wins or loses 3 (2 with three players) a deal; every
         card is played, and the drawer gives one card."""
@@ -207,17 +215,22 @@ class PiqueseptState(State[PiqueseptGame]):
         self.chance = chance
         if _blank:
             return
-        n, self._next, self._tricks_per_deal, self._deals, self._visible, self._dealer = game.consts
+        self._open()
+        self._start_deal()
+
+    def _open(self) -> None:
+        """The fields of a match before its first deal (a position's reader then sets what it says)."""
+        n, self._next, self._tricks_per_deal, self._deals, self._visible, self._dealer = self.game.consts
         self._n = n
         self._deal_no = 0
         self._base = [0] * n
         self._ret = [0] * n
-        # Finished deals: (dealer, soloist, dealt, x, y, tricks, soloist points, return deltas).
+        # Finished deals: (dealer, soloist, dealt, x, y, tricks, soloist points, return deltas); a
+        # deal before the position a state was read from keeps only its results (no hands, no tricks).
         self._past: list[tuple[Any, ...]] = []
         # Events of the last action. Every action that causes events leaves the trick empty (it ends
         # a trick or the trade) and every other action leaves a card in it: see last_events.
         self._events: list[tuple[Any, ...]] = []
-        self._start_deal()
 
     # -- the deal ----------------------------------------------------------------------------
     def _start_deal(self) -> None:
@@ -560,6 +573,10 @@ class PiqueseptState(State[PiqueseptGame]):
 
     def history_strings(self) -> list[str]:
         return [CODE[a] for a in self._actions()]
+
+    def position(self) -> str:
+        """docs/positions.md: this position in Piquesept's notation (``position.py``)."""
+        return position.write(self)
 
     def _actions(self) -> list[int]:
         """Every action so far, rebuilt from the tricks and the gives (not logged on the hot path): per
