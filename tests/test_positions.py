@@ -59,6 +59,16 @@ def seen(state: State) -> Any:
     return out
 
 
+def advance(state: State, rng: Any, count: int = 1 << 30) -> State:
+    """``count`` random legal moves (or to the end)."""
+    for _ in range(count):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.apply_action(legal[below(rng, len(legal))])
+    return state
+
+
 def play_on(a: State, b: State, rng_seed: int) -> None:
     """Random moves played on both: every step must look the same, events included."""
     rng = make_rng(rng_seed)
@@ -120,15 +130,9 @@ def test_a_position_read_plays_on_like_the_original(spec: str) -> None:
 def test_a_record_from_a_position_replays_with_its_own_chance(spec: str) -> None:
     """A record that starts at a position lists the chance after it: replayed, it deals the same."""
     game = gamester.load_game(spec)
-    state = game.new_initial_state(seed=4)
     rng = make_rng(4)
-    for _ in range(9):
-        legal = state.legal_actions()
-        state.apply_action(legal[below(rng, len(legal))])
-    read = game.read_position(state.position())
-    while not read.is_terminal():
-        legal = read.legal_actions()
-        read.apply_action(legal[below(rng, len(legal))])
+    state = advance(game.new_initial_state(seed=4), rng, 9)
+    read = advance(game.read_position(state.position()), rng)
     record = read.record()
     assert record["actions"] and record["chance"] is not None
     again = gamester.replay(record)
@@ -146,11 +150,7 @@ def test_worlds_of_a_position_are_positions_of_their_own(spec: str) -> None:
     """determinize works on a state read from a position; the world's record replays to it and
     names no card the seat has not seen (its position is the world's, not the real one)."""
     game = gamester.load_game(spec)
-    state = game.new_initial_state(seed=6)
-    rng = make_rng(6)
-    for _ in range(14):
-        legal = state.legal_actions()
-        state.apply_action(legal[below(rng, len(legal))])
+    state = advance(game.new_initial_state(seed=6), make_rng(6), 14)
     read = game.read_position(state.position())
     seat = read.current_player()
     for k in range(3):

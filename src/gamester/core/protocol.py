@@ -446,29 +446,24 @@ class State(ABC, Generic[GameT]):
         after it. ``gamester.core.record.replay`` reads it back."""
         g = self.game
         origin = self.chance.origin
-        if origin is None:
-            return {
-                "format": RECORD_FORMAT,
-                "version": RECORD_VERSION,
-                "game": g.name,
-                "rules_version": g.rules_version,
-                "options": g.options_json(),
-                "seed": self.seed,
-                "chance": [g.format_chance(e) for e in self.chance.entries()],
-                "actions": self.history_strings(),
-            }
-        # Read from a position: the record starts there (docs/positions.md, Records from a position).
-        return {
+        chance = self.chance.entries()
+        actions = self.history_strings()
+        record: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "version": RECORD_VERSION,
             "game": g.name,
             "rules_version": g.rules_version,
             "options": g.options_json(),
             "seed": self.seed,
-            "position": origin.position,
-            "chance": [g.format_chance(e) for e in self.chance.entries()[origin.entries :]],
-            "actions": self.history_strings()[origin.actions :],
         }
+        if origin is not None:
+            # Read from a position: the record starts there (docs/positions.md).
+            record["position"] = origin.position
+            chance = chance[origin.entries :]
+            actions = actions[origin.actions :]
+        record["chance"] = [g.format_chance(e) for e in chance]
+        record["actions"] = actions
+        return record
 
     def __str__(self) -> str:
         return f"<{self.game.spec()} after {len(self.history_strings())} actions>"

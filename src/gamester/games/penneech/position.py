@@ -22,19 +22,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gamester.core import position as pos
 from gamester.core.cards import CODES, cards_of, mask_of
 from gamester.core.errors import GameError, RecordError
-from gamester.core.position import (
-    EMPTY,
-    Fields,
-    cards_text,
-    chance_fields,
-    ints_text,
-    join,
-    open_fields,
-    read_chance,
-    settle,
-)
 from gamester.core.rng import BitStream, Chance, complete
 from gamester.games.penneech.deal import HAND_SIZE, REDEAL_PHASE
 
@@ -68,21 +58,23 @@ def write(state: PenneechState) -> str:
     fields: list[tuple[str, str]] = [
         ("dealer", str(d)),
         ("deal", str(state._deal_no)),
-        ("scores", ints_text(start)),
+        ("scores", pos.ints_text(start)),
     ]
     if state._shown:
-        fields.append(("shown", "/".join(f"{seat}:{cards_text(cards_of(m))}" for seat, m in state._shown)))
+        fields.append(
+            ("shown", "/".join(f"{seat}:{pos.cards_text(cards_of(m))}" for seat, m in state._shown))
+        )
     lt = state._last_trick
     if lt is not None and not state._tricks[0] + state._tricks[1]:
         leader, led, c, winner, pts = lt
         fields.append(("last", f"{leader}:{CODES[led]}:{CODES[c]}:{winner}:{pts}"))
     fields += [
-        ("dealt", "/".join(cards_text(cards_of(m)) for m in state._dealt)),
-        ("stock", cards_text(pack[2 * HAND_SIZE :])),
-        ("plays", ",".join(state.action_to_string(a) for a in plays) or EMPTY),
+        ("dealt", "/".join(pos.cards_text(cards_of(m)) for m in state._dealt)),
+        ("stock", pos.cards_text(pack[2 * HAND_SIZE :])),
+        ("plays", ",".join(state.action_to_string(a) for a in plays) or pos.EMPTY),
     ]
-    fields += chance_fields(state.chance, state.game.parse_chance)
-    return join(state.game.spec(), fields)
+    fields += pos.chance_fields(state.chance, state.game.parse_chance)
+    return pos.join(state.game.spec(), fields)
 
 
 def _deal(
@@ -110,7 +102,7 @@ def _deal(
 
 
 def read(game: PenneechGame, text: str, chance: list[Any] | None) -> PenneechState:
-    f = open_fields(game, text, FIELDS)
+    f = pos.open_fields(game, text, FIELDS)
     dealer = f.number("dealer", 0, 1)
     deal = f.number("deal", 0, 10**9)
     scores = f.numbers("scores", 2, 0, 10**9)
@@ -126,8 +118,8 @@ def read(game: PenneechGame, text: str, chance: list[Any] | None) -> PenneechSta
         raise f.fail(
             "stock", f"the two hands and the stock must hold the 52 cards once each (got {len(stock)})"
         )
-    plays = [] if f.text("plays", EMPTY) == EMPTY else f.text("plays").split(",")
-    seed, stream, future = read_chance(f, chance)
+    plays = [] if f.text("plays", pos.EMPTY) == pos.EMPTY else f.text("plays").split(",")
+    seed, stream, future = pos.read_chance(f, chance)
     # docs/rules/penneech.md, Dealing: one card at a time, the non-dealer first.
     first, second = dealt[1 - dealer], dealt[dealer]
     pack = [c for pair in zip(first, second, strict=True) for c in pair] + stock
@@ -148,13 +140,13 @@ def read(game: PenneechGame, text: str, chance: list[Any] | None) -> PenneechSta
     if last is not None and s._tricks[0] + s._tricks[1]:
         raise f.fail("last", "a trick of this deal is over: the last trick is that one")
     s._events = []  # what the last action caused is not part of a position
-    settle(s, future)
+    pos.settle(s, future)
     return s
 
 
-def _shown(f: Fields) -> tuple[tuple[int, int], ...]:
+def _shown(f: pos.Fields) -> tuple[tuple[int, int], ...]:
     out = []
-    for part in f.groups("shown", default=EMPTY):
+    for part in f.groups("shown", default=pos.EMPTY):
         seat, colon, codes = part.partition(":")
         if not colon or seat not in ("0", "1"):
             raise f.fail("shown", "expected seat:cards for each hand shown, e.g. 1:4D,8D,9D,5H,7H,9H,8S")
@@ -165,7 +157,7 @@ def _shown(f: Fields) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def _last(f: Fields) -> tuple[int, int, int, int, int] | None:
+def _last(f: pos.Fields) -> tuple[int, int, int, int, int] | None:
     if not f.has("last"):
         return None
     parts = f.text("last").split(":")

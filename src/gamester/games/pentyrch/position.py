@@ -31,18 +31,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gamester.core import position as pos
 from gamester.core.cards import CODES, cards_of, mask_of
-from gamester.core.position import (
-    EMPTY,
-    Fields,
-    cards_text,
-    chance_fields,
-    ints_text,
-    join,
-    open_fields,
-    read_chance,
-    settle,
-)
 from gamester.core.rng import Chance
 from gamester.games.pentyrch.board import CELL_NAMES, FREE, NUM_CELLS, seat_owners
 from gamester.games.pentyrch.cards import COURT_IDS, COURT_OF_CARD, HAND_CARDS, NONCOURT
@@ -77,22 +67,22 @@ _NO_CAP = 11  # a hand nothing is known of: every value up to 10 may be in it
 
 
 def _masks(masks: list[int]) -> str:
-    return "/".join(cards_text(cards_of(m)) for m in masks)
+    return "/".join(pos.cards_text(cards_of(m)) for m in masks)
 
 
 def _passes(passcons: list[tuple[int, int, int, int]]) -> str:
     return "/".join(
-        f"{q}:{low}:{cards_text(cards_of(h))}:{cards_text(cards_of(t))}" for q, low, h, t in passcons
+        f"{q}:{low}:{pos.cards_text(cards_of(h))}:{pos.cards_text(cards_of(t))}" for q, low, h, t in passcons
     )
 
 
 def write(state: PentyrchState) -> str:
     cells = []
     for c in range(NUM_CELLS):
-        pile = cards_text(state._piles[c]) if state._piles[c] else ""
+        pile = pos.cards_text(state._piles[c]) if state._piles[c] else ""
         courts = state._stacks[c]
         text = pile + ("+" + ",".join(CODES[COURT_IDS[k]] for k in courts) if courts else "")
-        cells.append(text or EMPTY)
+        cells.append(text or pos.EMPTY)
     safe = [COURT_IDS[k] for k in range(12) if state._cpos[k] == SAFE]
     fields: list[tuple[str, str]] = [
         ("game", str(state._g)),
@@ -104,7 +94,7 @@ def write(state: PentyrchState) -> str:
         fields.append(("over", "1"))
     fields += [
         ("board", "/".join(cells)),
-        ("safe", cards_text(safe)),
+        ("safe", pos.cards_text(safe)),
         ("hands", _masks(state._hands)),
         ("seen", _masks([h & ~d for h, d in zip(state._hands, state._hidden, strict=True)])),
         ("dealt", _masks(state._dealt)),
@@ -112,26 +102,26 @@ def write(state: PentyrchState) -> str:
     if state._setaside >= 0:
         fields.append(("aside", CODES[state._setaside]))
     if any(c != _NO_CAP for c in state._caps):
-        fields.append(("caps", ints_text(state._caps)))
+        fields.append(("caps", pos.ints_text(state._caps)))
     if state._passcons:
         fields.append(("passes", _passes(state._passcons)))
     if state._finished:
-        fields.append(("finished", ints_text(state._finished)))
+        fields.append(("finished", pos.ints_text(state._finished)))
     if state._results:
         fields += [
-            ("totals", ints_text(state._total_scores)),
+            ("totals", pos.ints_text(state._total_scores)),
             ("returns", ",".join(repr(r) for r in state._total_returns)),
             ("results", "/".join(_result(r) for r in state._results)),
         ]
     if state._past_games:
         fields.append(("past", ";".join(_past_game(p) for p in state._past_games)))
-    fields += chance_fields(state.chance, state.game.parse_chance)
-    return join(state.game.spec(), fields)
+    fields += pos.chance_fields(state.chance, state.game.parse_chance)
+    return pos.join(state.game.spec(), fields)
 
 
 def _result(r: dict[str, Any]) -> str:
     returns = ",".join(repr(x) for x in r["returns"])
-    return f"{r['game']}:{r['reason']}:{ints_text(r['winners'])}:{returns}:{ints_text(r['scores'])}"
+    return f"{r['game']}:{r['reason']}:{pos.ints_text(r['winners'])}:{returns}:{pos.ints_text(r['scores'])}"
 
 
 def _past_game(p: tuple[Any, ...]) -> str:
@@ -140,15 +130,15 @@ def _past_game(p: tuple[Any, ...]) -> str:
         [
             _masks(dealt),
             _masks(hidden),
-            ints_text(caps),
-            _passes(passcons) or EMPTY,
-            CODES[aside] if aside >= 0 else EMPTY,
+            pos.ints_text(caps),
+            _passes(passcons) or pos.EMPTY,
+            CODES[aside] if aside >= 0 else pos.EMPTY,
         ]
     )
 
 
 def read(game: PentyrchGame, text: str, chance: list[Any] | None) -> PentyrchState:
-    f = open_fields(game, text, FIELDS)
+    f = pos.open_fields(game, text, FIELDS)
     o = game.options
     n = o.players
     g = f.number("game", 0, o.games - 1)
@@ -156,7 +146,7 @@ def read(game: PentyrchGame, text: str, chance: list[Any] | None) -> PentyrchSta
     seat = f.number("seat", 0, 2 if n == 3 else 3)
     rnd = f.number("round", 0, o.max_rounds)
     moved = f.flag("moved")
-    seed, stream, future = read_chance(f, chance)
+    seed, stream, future = pos.read_chance(f, chance)
     s = game.blank_state(seed, Chance(stream, None))
     s._open()
     s._g = g
@@ -174,7 +164,7 @@ def read(game: PentyrchGame, text: str, chance: list[Any] | None) -> PentyrchSta
             cpos[k] = -2
     for c, part in enumerate(f.groups("board", NUM_CELLS)):
         pile_text, plus, court_text = part.partition("+")
-        if part == EMPTY:
+        if part == pos.EMPTY:
             continue
         pile = f.cards("board", pile_text) if pile_text else []
         courts = [COURT_OF_CARD.get(x, -1) for x in (f.cards("board", court_text) if plus else [])]
@@ -228,9 +218,9 @@ def read(game: PentyrchGame, text: str, chance: list[Any] | None) -> PentyrchSta
     s._dealt = dealt
     s._setaside = aside
     s._caps = f.numbers("caps", n, 1, _NO_CAP, [_NO_CAP] * n)
-    s._passcons = _read_passes(f, "passes", f.text("passes", EMPTY), n)
+    s._passcons = _read_passes(f, "passes", f.text("passes", pos.EMPTY), n)
     units = len(s._unit_seats)
-    s._finished = f.numbers("finished", len(f.text("finished", EMPTY).split(",")), 0, units - 1, [])
+    s._finished = f.numbers("finished", len(f.text("finished", pos.EMPTY).split(",")), 0, units - 1, [])
     if len(set(s._finished)) != len(s._finished):
         raise f.fail("finished", "a unit is finished once")
     if not over and s._owner[seat] < 0 or not over and s._unit[seat] in s._finished:
@@ -251,14 +241,14 @@ def read(game: PentyrchGame, text: str, chance: list[Any] | None) -> PentyrchSta
     s._legal = None
     s._combos = None
     s._counts = [0] * (COUNTS_STRIDE * n)
-    settle(s, future)
+    pos.settle(s, future)
     return s
 
 
 _NONCOURT_MASK = mask_of(NONCOURT)
 
 
-def _floats(f: Fields, name: str, count: int) -> list[float]:
+def _floats(f: pos.Fields, name: str, count: int) -> list[float]:
     parts = f.text(name).split(",")
     try:
         out = [float(x) for x in parts if len(x) <= 30]
@@ -269,9 +259,9 @@ def _floats(f: Fields, name: str, count: int) -> list[float]:
     return out
 
 
-def _read_passes(f: Fields, name: str, text: str, n: int) -> list[tuple[int, int, int, int]]:
+def _read_passes(f: pos.Fields, name: str, text: str, n: int) -> list[tuple[int, int, int, int]]:
     out = []
-    for part in [] if text == EMPTY else text.split("/"):
+    for part in [] if text == pos.EMPTY else text.split("/"):
         bits = part.split(":")
         if len(bits) != 4:
             raise f.fail(name, "expected player:bound:hand:hidden for each pass")
@@ -282,11 +272,11 @@ def _read_passes(f: Fields, name: str, text: str, n: int) -> list[tuple[int, int
     return out
 
 
-def _read_result(f: Fields, part: str, n: int) -> dict[str, Any]:
+def _read_result(f: pos.Fields, part: str, n: int) -> dict[str, Any]:
     bits = part.split(":")
     if len(bits) != 5:
         raise f.fail("results", "expected game:reason:winners:returns:points for each finished game")
-    won = [] if bits[2] == EMPTY else [f._number("results", w, 0, n - 1) for w in bits[2].split(",")]
+    won = [] if bits[2] == pos.EMPTY else [f._number("results", w, 0, n - 1) for w in bits[2].split(",")]
     returns = [float(x) if _is_float(x) else float("nan") for x in bits[3].split(",")]
     if len(returns) != n or any(r != r for r in returns):
         raise f.fail("results", f"a game's returns are {n} numbers")
@@ -310,7 +300,7 @@ def _is_float(x: str) -> bool:
     return len(x) <= 30
 
 
-def _read_past(f: Fields, part: str, n: int, g: int) -> tuple[Any, ...]:
+def _read_past(f: pos.Fields, part: str, n: int, g: int) -> tuple[Any, ...]:
     bits = part.split("|")
     if len(bits) != 5:
         raise f.fail("past", "expected dealt|hidden|caps|passes|aside for each finished game")

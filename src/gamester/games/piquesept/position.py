@@ -21,18 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gamester.core import position as pos
 from gamester.core.errors import GameError, RecordError
-from gamester.core.position import (
-    EMPTY,
-    Fields,
-    cards_text,
-    chance_fields,
-    ints_text,
-    join,
-    open_fields,
-    read_chance,
-    settle,
-)
 from gamester.core.rng import Chance
 from gamester.games.piquesept.deal import A2ID, CODE, ID2A, IDBIT, OVER, mask_to_actions
 
@@ -77,25 +67,25 @@ def write(
     fields: list[tuple[str, str]] = [
         ("dealer", str(dealer)),
         ("deal", str(deal)),
-        ("points", ints_text(base)),
+        ("points", pos.ints_text(base)),
     ]
     if past:
-        fields.append(("past", "/".join(f"{p[0]}:{p[1]}:{p[6]}:{ints_text(p[7])}" for p in past)))
+        fields.append(("past", "/".join(f"{p[0]}:{p[1]}:{p[6]}:{pos.ints_text(p[7])}" for p in past)))
     hands = own_dealt if dealt is None else dealt
-    fields.append(("dealt", "/".join(cards_text(A2ID[a] for a in mask_to_actions(m)) for m in hands)))
+    fields.append(("dealt", "/".join(pos.cards_text(A2ID[a] for a in mask_to_actions(m)) for m in hands)))
     x = x if drawn is None else drawn
     if x >= 0:
         fields.append(("drawn", CODE[x]))
-    fields.append(("plays", ",".join(CODE[a] for a in (own_plays if plays is None else plays)) or EMPTY))
+    fields.append(("plays", ",".join(CODE[a] for a in (own_plays if plays is None else plays)) or pos.EMPTY))
     if seed is None:
-        fields += chance_fields(state.chance, state.game.parse_chance)
+        fields += pos.chance_fields(state.chance, state.game.parse_chance)
     else:
         fields.append(("rng", str(seed)))
-    return join(state.game.spec(), fields)
+    return pos.join(state.game.spec(), fields)
 
 
 def read(game: PiqueseptGame, text: str, chance: list[Any] | None) -> PiqueseptState:
-    f = open_fields(game, text, FIELDS)
+    f = pos.open_fields(game, text, FIELDS)
     n = game.num_players
     dealer = f.number("dealer", 0, n - 1)
     deal = f.number("deal", 0, game.options.deals - 1)
@@ -123,8 +113,8 @@ def read(game: PiqueseptGame, text: str, chance: list[Any] | None) -> PiqueseptS
         if len(drawn) != 1:
             raise f.fail("drawn", "one card is drawn in the trade")
         own.append(_code(drawn[0]))
-    plays = [] if f.text("plays", EMPTY) == EMPTY else f.text("plays").split(",")
-    seed, stream, future = read_chance(f, chance)
+    plays = [] if f.text("plays", pos.EMPTY) == pos.EMPTY else f.text("plays").split(",")
+    seed, stream, future = pos.read_chance(f, chance)
     s = game.blank_state(seed, Chance(stream, own))
     s._open()
     s._dealer = dealer
@@ -147,7 +137,7 @@ def read(game: PiqueseptGame, text: str, chance: list[Any] | None) -> PiqueseptS
     if len(s.chance.log) < len(own):
         raise f.fail("drawn", "no card is drawn before the first trick is over")
     s._events = []  # what the last action caused is not part of a position
-    settle(s, future)
+    pos.settle(s, future)
     return s
 
 
@@ -157,9 +147,9 @@ def _code(card: int) -> str:
     return CODES[card]
 
 
-def _past(f: Fields, n: int, deal: int) -> list[tuple[Any, ...]]:
+def _past(f: pos.Fields, n: int, deal: int) -> list[tuple[Any, ...]]:
     out: list[tuple[Any, ...]] = []
-    for part in f.groups("past", default=EMPTY):
+    for part in f.groups("past", default=pos.EMPTY):
         bits = part.split(":")
         if len(bits) != 4:
             raise f.fail("past", "expected dealer:soloist:points:returns for each finished deal")
