@@ -162,7 +162,7 @@ DERIVE: Final = "gamester-derive-1"
 _DERIVE_PERSON: Final = b"gamester-derive1"  # BLAKE2b's 16-byte personalisation: no other hash collides
 
 
-def derive(seed: int, *keys: int | str) -> int:
+def derive(seed: int, *keys: object) -> int:
     """The seed of a stream of its own, named by ``seed`` and ``keys`` (docs/randomness.md).
 
     Every seed gamester makes from another (an agent's from its deal's seed and seat, an estimate's
@@ -180,6 +180,9 @@ def derive(seed: int, *keys: int | str) -> int:
     1627231003756495534
     >>> derive(7, "agent", 1) != derive(7, "agent", 0) != derive(8, "agent", 0)
     True
+
+    (``keys`` is typed ``object`` and checked here, so that both builds refuse a key of another
+    kind with this module's own ``TypeError``.)
     """
     h = blake2b(digest_size=8, person=_DERIVE_PERSON)
     for k in (seed, *keys):
