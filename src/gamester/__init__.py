@@ -11,9 +11,11 @@ from gamester.core import (
     IllegalActionError,
     InvalidActionError,
     OptionError,
+    PositionError,
     RecordError,
     game_names,
     load_game,
+    read_position,
     replay,
     summary,
 )
@@ -30,9 +32,11 @@ __all__ = [
     "IllegalActionError",
     "InvalidActionError",
     "OptionError",
+    "PositionError",
     "RecordError",
     "game_names",
     "load_game",
+    "read_position",
     "replay",
     "summary",
 ]

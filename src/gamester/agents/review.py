@@ -34,7 +34,7 @@ from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
 from gamester.core.protocol import State
 from gamester.core.record import replay, winners
-from gamester.core.rng import below, make_rng
+from gamester.core.rng import below, derive, make_rng
 
 MISTAKE = 0.10
 """A drop in the chance of winning of at least this much (and clear of noise) is a mistake."""
@@ -125,8 +125,7 @@ def review_job(job: Job) -> Step:
 
 def step_seeds(seed: int, index: int) -> tuple[int, int]:
     """The agent's seed and the worlds' seed of the decision at ``index``."""
-    base = seed * 1_000_003 + index
-    return 2 * base, 2 * base + 1
+    return derive(seed, "review", index, "agent"), derive(seed, "review", index, "worlds")
 
 
 def review_step(

@@ -139,8 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_game_options(sp)
 
-    sp = sub.add_parser("replay", help="replay a record; print a summary or a walk-through")
-    sp.add_argument("record", help="a record file (JSON), a .jsonl file of records, or - for standard input")
+    sp = sub.add_parser("replay", help="replay a record or a position; print a summary or a walk-through")
+    sp.add_argument(
+        "record",
+        nargs="?",
+        help="a record (JSON), a .jsonl file of records, a .pos file (a position), or - for standard input",
+    )
+    sp.add_argument(
+        "--position", metavar="TEXT", help="a position in the game's notation (docs/positions.md)"
+    )
     sp.add_argument(
         "--index",
         type=int,
@@ -355,7 +362,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from gamester.agents.base import Agent, make_agent
+    from gamester.agents.base import Agent, agent_seed, make_agent
     from gamester.core.record import replay
     from gamester.core.registry import game_class, load_game
     from gamester.play.terminal import TerminalGame
@@ -418,8 +425,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     base = state.seed if args.resume else args.seed
     agents: list[Agent | None] = [None] * n
     per_player: list[str | None] = [None] * n
-    for i, (p, spec) in enumerate(zip(others, specs, strict=True)):
-        agents[p] = make_agent(spec, game=game, seed=None if base is None else base * 100 + i)
+    for p, spec in zip(others, specs, strict=True):
+        agents[p] = make_agent(spec, game=game, seed=None if base is None else agent_seed(base, p))
         per_player[p] = spec
 
     def hint_factory() -> Agent:
@@ -584,6 +591,39 @@ def default_opponent(game_name: str) -> str:
     return best_agent_spec(game_name)
 
 
+def _position_record(text: object) -> dict[str, Any]:
+    """The record that starts at a position and holds nothing after it (docs/positions.md)."""
+    from gamester.core.record import read_position
+
+    return read_position(text).record()
+
+
+def _read_source(args: argparse.Namespace) -> Any:
+    """What ``replay`` and ``review`` read: a record file, or a position (``--position TEXT`` or a
+    ``.pos`` file holding one line of notation) as the record that starts there."""
+    if (args.record is None) == (args.position is None):
+        raise UsageError("give a record file or --position TEXT (one of them)")
+    if args.position is not None:
+        return _position_record(args.position)
+    if args.record.endswith(".pos"):
+        return _position_record(_read_text(args.record))
+    return _read_record(args.record, getattr(args, "index", None))
+
+
+def _read_text(path: str) -> str:
+    """A small text file's content (a position), or a one-line error naming it."""
+    from gamester.core.errors import PositionError
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(40_000)
+        return data.decode("utf-8-sig").strip()
+    except OSError as e:
+        raise PositionError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise PositionError(f"{path} is not UTF-8 text") from None
+
+
 def _read_record(path: str, index: int | None = None) -> Any:
     """One record from a file: a JSON record, or line ``index`` (from 0) of a ``.jsonl`` file."""
     import os
@@ -629,7 +669,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from gamester.core.words import Names, and_list, cards, pretty
     from gamester.play.terminal import renderer
 
-    record = _read_record(args.record, args.index)
+    record = _read_source(args)
     state = replay(record)
     n = state.game.num_players
     seat = args.seat
@@ -757,7 +797,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 def cmd_review(args: argparse.Namespace) -> int:
     from gamester.sim.review_cli import run_review_cli
 
-    return run_review_cli(args, _read_record(args.record))
+    return run_review_cli(args, _read_source(args))
 
 
 def cmd_explore(args: argparse.Namespace) -> int:

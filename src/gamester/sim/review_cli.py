@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 
 
 def add_review_arguments(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("record", help="a record file (JSON), or - for standard input")
+    sp.add_argument(
+        "record", nargs="?", help="a record file (JSON), a .pos file (a position), or - for standard input"
+    )
+    sp.add_argument(
+        "--position", metavar="TEXT", help="judge the seat's moves in this position (docs/positions.md)"
+    )
     sp.add_argument("--seat", type=int, required=True, metavar="N", help="the player to review")
     sp.add_argument("--json", action="store_true", help="print the review as one JSON object")
     sp.add_argument(
@@ -40,6 +45,8 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
         raise GameError(f"--seed must be 0 or more, not {args.seed}")
     if args.plot:
         _check_plot(args.plot)
+    if record.get("position") is not None and not record.get("actions"):
+        return judge_position(args, record)
     from gamester.agents.review import WORLDS, review_json
     from gamester.sim.review import review_steps
 
@@ -66,6 +73,47 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
         print(format_review(out, steps))
         if args.plot:
             print(f"wrote {args.plot}")
+    return 0
+
+
+def judge_position(args: argparse.Namespace, record: dict[str, Any]) -> int:
+    """``review`` of a position with no moves after it: each legal move of the seat to move, with
+    its chance of winning after it, estimated from that seat's view as a review's are, and the best
+    agent's choice (docs/positions.md, On the command line)."""
+    from gamester.agents import best_agent_spec
+    from gamester.agents.base import View, make_agent
+    from gamester.agents.review import WORLDS, chances, step_seeds
+    from gamester.core.record import replay
+    from gamester.core.rng import make_rng
+
+    state = replay(record)
+    seat = args.seat
+    if state.is_terminal():
+        raise GameError("the game is over in this position: there is no move to judge")
+    if seat != state.current_player():
+        raise GameError(f"it is player {state.current_player()}'s turn in this position, not player {seat}'s")
+    worlds = WORLDS if args.worlds is None else args.worlds
+    if worlds < 1:
+        raise GameError(f"--worlds must be at least 1 (got {worlds})")
+    view = View(state, seat)
+    legal = view.legal_actions()
+    agent_seed, world_seed = step_seeds(args.seed, len(state.history_strings()))
+    best = make_agent(args.agent or best_agent_spec(state.game), game=state.game, seed=agent_seed).step(view)
+    got = chances(view, legal, worlds, make_rng(world_seed))
+    text = view.action_to_string
+    ranked = sorted(
+        ((round(sum(p) / len(p), 4), text(a)) for a, p in got.items()), key=lambda m: (-m[0], m[1])
+    )
+    moves = [{"action": a, "p": p} for p, a in ranked]
+    out = {"seat": seat, "position": record["position"], "best": text(best), "moves": moves}
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    rows = [("move", "chance", "")] + [(a, f"{p:.0%}", "best" if a == out["best"] else "") for p, a in ranked]
+    lines = [f"Player {seat} to move: the chance of winning after each legal move ({worlds} worlds)"]
+    lines += table(rows, right=(1,), wrap=(0,))
+    lines.append(f"The best agent plays {out['best']}.")
+    print("\n".join(lines))
     return 0
 
 

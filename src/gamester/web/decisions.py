@@ -28,6 +28,7 @@ from typing import Any
 from gamester.agents import best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
+from gamester.core.rng import derive
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
 from gamester.web import lessons
 from gamester.web.errors import (
@@ -696,7 +697,7 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
         player=p,
         spec=spec,
         record=state.record(),
-        seed=(row.seed * 31 + row.seq * 7919 + (1 if kind == "hint" else 0)) % (1 << 62),
+        seed=derive(row.seed, kind, row.seq),
         kind=kind,
         lesson=row.lesson if kind == "bot" else None,
     )

@@ -222,14 +222,13 @@ def table_router(quota: Limits) -> APIRouter:
 
     @api.get("/api/games/{name}/rules")
     async def rules(name: str) -> dict[str, Any]:
-        from gamester.core.registry import game_names
-        from gamester.play.rules_text import rules_text
+        from gamester.core.registry import game_class, game_names
 
         if name not in game_names():
             raise NotFound(
                 f"unknown game {name[:40]!r}; valid games: " + ", ".join(game_names()), code="no_game"
             )
-        return {"game": name, "markdown": await asyncio.to_thread(rules_text, name)}
+        return {"game": name, "markdown": await asyncio.to_thread(game_class(name).rules_text)}
 
     @api.get("/games/{name}/web.js")
     async def game_drawing(name: str) -> Response:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gamester.agents import make_agent
+from gamester.agents import agent_seed, make_agent
 from gamester.core.errors import GameError
 from gamester.core.kit import View
 from gamester.core.protocol import State
@@ -69,7 +69,7 @@ class Tutorial:
     def bot(self, player: int) -> Any:
         """The seeded agent at ``player`` (the same moves every time the lesson is played)."""
         game = load_game(self.game, **self.options)
-        return make_agent(self.bots, game=game, seed=self.seed * 10 + player)
+        return make_agent(self.bots, game=game, seed=agent_seed(self.seed, player))
 
     def bot_move(self, state: State) -> int:
         """The move the lesson's bot makes in ``state`` (a game of this lesson, a bot to move): its
