@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from gamester.core.lesson import closing, coach, lesson, lessons
+from gamester.core.lesson import closing, coach, free_decisions, lesson, lessons
 from gamester.core.record import replay
-from gamester.sim.review import review_record
+from gamester.sim.review import decisions, review_record
 from tests.web_helpers import client_on, database_at, drain_until_over, new_table, next_view
 
 GAMES = ["penneech", "piquesept", "pentyrch"]
@@ -196,3 +196,19 @@ def test_a_database_of_the_first_schema_upgrades_in_place(tmp_path: Path) -> Non
         assert repo.review("old", 0) is None
     finally:
         repo.dispose()
+
+
+@pytest.mark.slow
+def test_a_lesson_s_review_judges_only_the_pupil_s_own_choices(tmp_path: Path) -> None:
+    """A review of a lesson's game leaves out the moves the lesson made for the pupil (asked for or
+    narrowed): it judges the choices the lesson left to the pupil, and counts the others."""
+    t = lesson("penneech")
+    with client_on(tmp_path / "t.db") as c:
+        start, _, _ = _lesson_moves(c, t.id)
+        tid = start["table"]
+        record = c.get(f"/api/tables/{tid}/record").json()
+        assert c.post(f"/api/tables/{tid}/review", json={"seat": t.seat}).status_code == 202
+        done = _wait_review(c, tid, t.seat)
+    own = free_decisions(t, record["actions"])
+    assert own and [s["index"] for s in done["steps"]] == own
+    assert done["summary"]["lesson_moves"] == len(decisions(record, t.seat)) - len(own) > 0

@@ -394,14 +394,14 @@ def refuse(lesson: Lesson, state: State, move: str) -> str | None:
     moment, note = found
     if move not in moment.legal or not note.expect or move in note.expect:
         return None
-    takes = f"play {or_list([lesson.words(m) for m in note.expect])}"
+    takes = f"play {or_list(note.expect)}"
     if note.asker is not None and move not in note.asked:
         step = next(s for s in lesson.steps if s.rule == note.asker)
         return step.wrong(moment, move)
-    walk = _Walk.replay(lesson, state.history_strings(), notes=True, course=False)
-    lost = walk.after(move).missing()
-    if lost is None:  # a lesson that walks its line: the move would do, but the line is the lesson's
+    if not lesson.free:  # every later move's cost hangs on this one: the lesson keeps to its line
         return f"{move} may be played, but this lesson follows one line through the game: {takes}."
+    walk = _Walk.replay(lesson, state.history_strings(), notes=True, course=False)
+    lost = walk.after(move).missing() or "the rest of the lesson"
     return f"{move} may be played, but then this deal would never come to {lost}: {takes}."
 
 

@@ -20,6 +20,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from gamester.agents.review import decisions
+from gamester.web import lessons
 from gamester.web.bots import make_pool
 from gamester.web.decisions import ServiceError
 from gamester.web.registry import Registry
@@ -27,16 +28,22 @@ from gamester.web.registry import Registry
 log = logging.getLogger("gamester.web")
 
 
-def review_in_worker(record: dict[str, Any], player: int, seed: int) -> dict[str, Any]:
+def review_in_worker(
+    record: dict[str, Any], player: int, seed: int, lesson: str | None = None
+) -> dict[str, Any]:
     """Run in the review worker: the review of ``player`` in a complete record, decision by decision
-    (the same jobs ``gamester review`` spreads over its workers, so the same answer)."""
-    from gamester.agents import best_agent_spec
-    from gamester.agents.review import WORLDS, review_job, review_json
-    from gamester.core.record import replay
+    (the same jobs ``gamester review`` spreads over its workers, so the same answer). At a lesson's
+    table the pupil's review judges only the choices the lesson left to the pupil (web/lessons.py,
+    ``reviewable``); the moves the lesson made for it are counted, not judged."""
+    from gamester.agents.review import measure_of, review_decisions, review_json
 
-    spec = best_agent_spec(replay({**record, "actions": []}).game)
-    jobs = [(record, player, i, spec, WORLDS, seed) for i in decisions(record, player)]
-    return review_json(player, [review_job(job) for job in jobs])
+    measure = measure_of(record["game"])
+    every = decisions(record, player)
+    if lesson is None or player != lessons.pupil(lesson):
+        return review_json(player, review_decisions(record, player, seed=seed, only=every), measure=measure)
+    own = lessons.reviewable(lesson, record["actions"])
+    steps = review_decisions(record, player, seed=seed, only=own)
+    return review_json(player, steps, lesson_moves=len(every) - len(own), measure=measure)
 
 
 class ReviewDesk:
@@ -95,17 +102,18 @@ class ReviewDesk:
         if await self.reg.db(
             claim, table_id, seat, self.server_id, now, now - self.stale_seconds, write=True
         ):
-            task = asyncio.get_running_loop().create_task(self._run(table_id, seat, record))
+            lesson = (await self.reg.call(table_id, "public")).get("tutorial")
+            task = asyncio.get_running_loop().create_task(self._run(table_id, seat, record, lesson))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return {"status": "working"}
 
-    async def _run(self, table_id: str, seat: int, record: dict[str, Any]) -> None:
+    async def _run(self, table_id: str, seat: int, record: dict[str, Any], lesson: str | None = None) -> None:
         loop = asyncio.get_running_loop()
         if self._pool is None:
             self._pool = make_pool(1)
         try:
-            out: Any = await loop.run_in_executor(self._pool, review_in_worker, record, seat, 0)
+            out: Any = await loop.run_in_executor(self._pool, review_in_worker, record, seat, 0, lesson)
             status = "done"
         except Exception as e:  # noqa: BLE001 - a failed review is stored as failed, never raised
             log.warning("review of %s seat %d failed: %s", table_id, seat, e)

@@ -69,12 +69,10 @@ def _who(m: Moment, who: object) -> str:
 
 
 def _turn_up_text(m: Moment) -> str:
-    up = m.obs["turn_up"]
     return (
-        "Before every trick a card is turned up from the stock: its suit is trumps for that trick "
-        f"only. {up} is up, so {_suit(m.obs['trump'])} are trumps now. You lead the first trick; "
-        "a trick is one card from each of you, and the higher card of the suit led wins it, unless "
-        "a trump is played."
+        f"The card turned up from the stock sets trumps for one trick: {m.obs['turn_up']} is up, so "
+        f"{_suit(m.obs['trump'])} are trumps now. You lead the first trick: one card each, won by the "
+        "higher card of the suit led, unless a trump is played."
     )
 
 
@@ -249,9 +247,9 @@ LESSONS = [
         seed=1347,
         seat=0,
         intro=(
-            "Penneech is a trick game for two with 52 cards, seven cards each. Its mark: a new trump "
-            f"is turned up before every trick. You play one deal against {OPPONENT}, a computer player; "
-            "the lesson speaks up whenever a rule first matters."
+            "Penneech is a trick game for two, seven cards each, with a new trump turned up before "
+            f"every trick. You play one deal against {OPPONENT}, a computer player; the lesson speaks "
+            "up when a rule first matters."
         ),
         steps=FIRST_STEPS,
         outro=(

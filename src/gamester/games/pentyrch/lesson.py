@@ -157,30 +157,21 @@ def _trapped(m: Moment) -> dict[str, object] | None:
 
 # How the notation reads, said the first time a move of each kind is shown (rules.md, Action notation).
 GLOSSARY = (
-    Gloss("enter", r"@([a-g][1-7])", "In the notation, @{1} means entering on {1} from off the board."),
-    Gloss("step", r"([a-g][1-7])-([a-g][1-7])", "{0} means a step from {1} to {2}."),
+    Gloss("enter", r"@([a-g][1-7])", "In the notation, @{1} is entering on {1}."),
+    Gloss("step", r"([a-g][1-7])-([a-g][1-7])", "{0} is a step from {1} to {2}."),
+    Gloss("pay", r"[a-g][1-7] ([2-9TA][CDHS])\b", "A card after the cell ({1}) is the payment."),
+    Gloss("show", r"=([2-9TA][CDHS])", "={1} is showing the {1} instead of paying: no card changes hands."),
     Gloss(
-        "pay",
-        r"[a-g][1-7] ([2-9TA][CDHS])\b",
-        "A card after the cell, as {1}, is the payment: it is laid on the cell's pile, and the pile "
-        "comes to your hand.",
+        "combine", r"([2-9TA][CDHS])\+([2-9TA][CDHS])", "{0} is paying with both cards, {1} ending on top."
     ),
-    Gloss(
-        "show", r"=([2-9TA][CDHS])", "={1} means showing the {1} instead of paying: no card changes hands."
-    ),
-    Gloss(
-        "combine", r"([2-9TA][CDHS])\+([2-9TA][CDHS])", "{0} means paying with both cards, {1} ending on top."
-    ),
-    Gloss("off", r"([JQK][CDHS]) off", "{0} means bearing the {1} off its goal to safety."),
+    Gloss("off", r"([JQK][CDHS]) off", "{0} is bearing the {1} off to safety."),
 )
 
 
 def _enter_text(m: Moment) -> str:
     return (
-        "Your court cards, Jack, Queen and King of hearts, start off the board. They come in on your "
-        f"home cell a4 and race across the cross to your goal g4. To enter, you take the pile on a4 "
-        f"(top {_top_value(m, 'a4')}) into your hand and lay a card from your hand worth at least as "
-        "much; your court card stands on it. Your hand starts with four 7s to 10s; Aces count 1."
+        f"To enter, take the pile on a4 (top {_top_value(m, 'a4')}) into your hand and lay a card worth "
+        "at least as much: your court card stands on it. Your hand holds 7s to 10s; Aces count 1."
     )
 
 
@@ -316,11 +307,9 @@ LESSONS = [
         seed=225,
         seat=0,
         intro=(
-            "Pentyrch is a race for four. Twenty-four Ace-6 cards make a cross with a free space in the "
-            "middle; each player brings a Jack, Queen and King from a home cell at one end to the home "
-            f"cell opposite, paying for each cell with the 7-10 cards in hand. You are West: hearts, "
-            f"from a4 to g4. {_seats_intro()} Every move changes what later moves cost, so the lesson "
-            "takes one line through the game and names your move at each turn."
+            "Pentyrch is a race for four across a cross of Ace-6 cards. You are West (hearts): bring your "
+            f"Jack, Queen and King from your home a4 to your goal g4. {_seats_intro()} Each move changes "
+            "what later ones cost, so the lesson names your move at every turn."
         ),
         steps=RACE,
         outro=(

@@ -50,9 +50,9 @@ def _give_expect(m: Moment) -> list[str]:
 def _first_trick_text(m: Moment) -> str:
     soloist = seat(m.obs["soloist"])
     return (
-        f"{soloist} held the 7S, so {soloist} is the soloist, alone against the three of you, and "
-        "had to lead it. In this first trick every defender must play his highest spade, or with no "
-        f"spade his highest card: yours is {or_list(m.legal)}. The soloist wins this trick."
+        f"{soloist} held the 7S, so plays alone against the three of you, and had to lead it. Each "
+        "defender must answer with his highest spade (with no spade, his highest card): yours is "
+        f"{or_list(m.legal)}. The soloist wins this trick."
     )
 
 
@@ -219,10 +219,9 @@ LESSONS = [
         seed=244,
         seat=0,
         intro=(
-            "Piquesept is played by four with a 32-card pack, eight cards each. Whoever holds the "
-            "7S, the highest spade, plays alone against the other three; spades are always trumps. "
-            f"You are a defender; your partners {seat(1)} and {seat(2)} are computer players, and so is "
-            f"{seat(3)}."
+            "Piquesept is played by four with 32 cards, eight each; spades are always trumps. Whoever "
+            "holds the 7S plays alone against the other three. You are a defender; the other three "
+            f"seats, {seat(1)}, {seat(2)} and {seat(3)}, are computer players."
         ),
         steps=FIRST_STEPS,
         outro=(
