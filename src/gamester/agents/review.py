@@ -243,9 +243,10 @@ def outcomes(
         for a in actions:
             w = world.clone()
             w.apply_action(a)
-            events = list(w.last_events()) if part is not None else None
+            # The events of the playout, for a part that reads them (Pentyrch's reads the end alone).
+            events = list(w.last_events()) if part is not None and getattr(part, "EVENTS", True) else None
             value = _playout(w, me, make_rng(playout_seed), events)
-            seen = part.facts(world, w, events, me) if part is not None and events is not None else {}
+            seen = part.facts(world, w, events or [], me) if part is not None else {}
             out[a].append((value, seen))
     return out
 

@@ -441,6 +441,21 @@ def guided_line(lesson: Lesson) -> tuple[State, list[tuple[Moment, Note]]]:
     return walk.state, walk.moments
 
 
+def line_of_play(lesson: Lesson, choose: Callable[[State, list[str]], str]) -> tuple[str, ...]:
+    """A line for a lesson being written: its game played from its deal, every move chosen by
+    ``choose(state, asked)``, where ``asked`` holds the moves a step asks of the pupil at its decision
+    (else it is empty); a pupil's move outside them is replaced by the first asked."""
+    walk = _Walk(lesson)
+    while not walk.state.is_terminal():
+        asked: list[str] = []
+        if walk.pupil_to_move():
+            _, _, asked, _ = walk.teach(walk.moment())
+            walk.seen = []
+        text = choose(walk.state, asked)
+        walk.play(text if not asked or text in asked else asked[0])
+    return tuple(walk.state.history_strings())
+
+
 def free_decisions(lesson: Lesson, actions: Sequence[str]) -> list[int]:
     """The indices (in ``actions``) of the pupil's decisions where the lesson took any legal move:
     the choices that were the pupil's own. A review of a lesson's game judges those only."""

@@ -17,16 +17,21 @@ from __future__ import annotations
 from typing import Any
 
 from gamester.core.protocol import State
-from gamester.games.pentyrch.board import SEAT_NAMES
+from gamester.games.pentyrch.moves import SAFE
+from gamester.games.pentyrch.state import PentyrchState
+
+EVENTS = False
+"""The facts below read the end of a playout, not its events: the review need not collect them."""
 
 
 def _home(state: State) -> list[int]:
     """Each player's court cards in safety (both seats of a two-player player)."""
-    obs = state.public_observation()
+    assert isinstance(state, PentyrchState)
+    view = state.world_view()
     count = [0] * state.game.num_players
-    for seat, owner in enumerate(obs["owners"]):
-        if owner is not None:
-            count[owner] += len(obs["safe"].get(SEAT_NAMES[seat], []))
+    for k, cell in enumerate(view.cpos):
+        if cell == SAFE:
+            count[view.owner[k // 3]] += 1
     return count
 
 

@@ -57,8 +57,9 @@ export function drawReview(box, review, pretty, stepLink = null) {
     el("p.review-summary", { "data-testid": "review-summary" },
       `${acc} · ${s.mistakes} mistake${s.mistakes === 1 ? "" : "s"} · ${s.blunders} blunder${s.blunders === 1 ? "" : "s"}`));
   if (s.lesson_moves) {
-    box.append(el("p.muted", { "data-testid": "review-lesson" },
-      `The lesson chose ${s.lesson_moves} of your moves; only the ${review.steps.length} choices it left to you are judged here.`));
+    box.append(el("p.muted", { "data-testid": "review-lesson" }, review.steps.length
+      ? `The lesson chose ${s.lesson_moves} of your moves; only the ${review.steps.length} choices it left to you are judged here.`
+      : "The lesson chose every one of your moves, so there is nothing of yours to judge: review a game of your own next."));
   }
   box.append(el("p.muted", measureText(review)));
   if (!review.steps.length) return;
