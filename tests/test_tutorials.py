@@ -22,6 +22,7 @@ from gamester.core.lesson import (
     guided_line,
     lesson,
     lessons,
+    line_of_play,
     name_seats,
     refuse,
 )
@@ -384,3 +385,16 @@ def test_the_lesson_in_a_terminal(name: str) -> None:
         names = dict(enumerate(["you", "North", "East", "South"]))
     for text in [t.intro, *(note.text for _, note in seen if note.text), t.outro]:
         assert " ".join(pretty(name_seats(text, names.__getitem__)).split()) in screen
+
+
+def test_a_line_of_play_is_the_game_its_chooser_plays() -> None:
+    """``line_of_play`` (how a lesson's line is found, benchmarks/lesson_lines.py) plays the lesson's
+    deal with the moves it is given, the asked ones where a step asks."""
+    t = lesson("penneech")
+    moves = iter(t.line)
+    assert line_of_play(t, lambda state, asked: next(moves)) == tuple(t.line)
+    first = line_of_play(t, lambda state, asked: state.legal_action_strings()[0])
+    replay = t.new_state()
+    for text in first:
+        replay.apply_action(replay.string_to_action(text))
+    assert replay.is_terminal()

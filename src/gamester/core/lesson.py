@@ -87,10 +87,6 @@ def _no_moves(m: Moment) -> list[str]:
     return []
 
 
-def _not_asked(m: Moment, move: str) -> str:
-    return "That is allowed, but not what this step asks."
-
-
 def _as_written(move: str) -> str:
     return move
 
@@ -104,8 +100,9 @@ class Step:
     when: Callable[[Moment], bool]
     text: Callable[[Moment], str]
     expect: Callable[[Moment], list[str]] = _no_moves
-    # Why a legal move the step does not ask for is not the lesson's move (one sentence).
-    wrong: Callable[[Moment, str], str] = _not_asked
+    # Why a legal move the step does not ask for is not the lesson's move (one sentence); None: the
+    # move "may be played, but this step is about" the topic, and the moves it asks for.
+    wrong: Callable[[Moment, str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -397,6 +394,8 @@ def refuse(lesson: Lesson, state: State, move: str) -> str | None:
     takes = f"play {or_list(note.expect)}"
     if note.asker is not None and move not in note.asked:
         step = next(s for s in lesson.steps if s.rule == note.asker)
+        if step.wrong is None:
+            return f"{move} may be played, but this step is about {step.topic}: {takes}."
         return step.wrong(moment, move)
     if not lesson.free:  # every later move's cost hangs on this one: the lesson keeps to its line
         return f"{move} may be played, but this lesson follows one line through the game: {takes}."

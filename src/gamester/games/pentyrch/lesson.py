@@ -184,112 +184,103 @@ def _combine_text(m: Moment) -> str:
     )
 
 
+def _says(text: str) -> Callable[[Moment], str]:
+    return lambda m: text
+
+
+def _entering(m: Moment) -> bool:
+    return bool(m.legal) and all((p := parse(t)) is not None and p.source is None for t in m.legal)
+
+
+def _asks(rule: str, topic: str, moves: Callable[[Moment], list[str]], text: Callable[[Moment], str]) -> Step:
+    """A step whose moment is the first decision with a move of its kind, and which asks for one."""
+    return Step(rule, topic, when=lambda m: bool(moves(m)), text=text, expect=moves)
+
+
+def _home_text(m: Moment) -> str:
+    court = parse(_off(m)[0])
+    assert court is not None
+    return (
+        f"Your {_name(court.court)} stands on your goal g4: bear it off to safety. Whoever has all "
+        "three in safety first finishes, and the round is played out to its end."
+    )
+
+
+def _trapped_text(m: Moment) -> str:
+    ev = _trapped(m)
+    assert ev is not None
+    return (
+        f"{seat(_owner(str(ev['card'])))} covered your {_name(str(ev['covered']))}: it is trapped until "
+        "that card moves on."
+    )
+
+
 RACE = [
-    Step(
-        "enter",
-        "entering a court card",
-        when=lambda m: bool(m.legal) and all((p := parse(t)) and p.source is None for t in m.legal),
-        text=_enter_text,
-    ),
+    Step("enter", "entering a court card", when=_entering, text=_enter_text),
     Step(
         "step",
         "a step across the cross",
         when=lambda m: bool(_steps(m)),
-        text=lambda m: (
+        text=_says(
             "A court card on the board moves one cell forward, diagonally forward or sideways (for "
             "you, toward the g-file), never back. Stepping onto a cell without a court card is paid "
             "for as you entered, by exchange."
         ),
     ),
-    Step(
-        "combine",
-        "paying with several cards",
-        when=lambda m: bool(_combined(m)),
-        text=_combine_text,
-        expect=_combined,
-        wrong=lambda m, move: f"{move} may be played, but this step is about paying with several cards.",
-    ),
-    Step(
+    _asks("combine", "paying with several cards", _combined, _combine_text),
+    _asks(
         "show",
         "showing an equal card",
-        when=lambda m: bool(_shown(m)),
-        text=lambda m: (
+        _shown,
+        _says(
             "Where a pile is a single card and you hold a card of the same value, you may show it "
             "instead of paying: nothing changes hands, and your hand keeps its cards for later."
         ),
-        expect=_shown,
-        wrong=lambda m, move: f"{move} may be played, but showing costs you nothing here.",
     ),
-    Step(
+    _asks(
         "free_space",
         "the free space",
-        when=lambda m: bool(_free(m)),
-        text=lambda m: "The centre, d4, is the free space: it holds no pile, so stepping onto it is free.",
-        expect=_free,
-        wrong=lambda m, move: f"{move} may be played, but this step is about the free space.",
+        _free,
+        _says("The centre, d4, is the free space: it holds no pile, so stepping onto it is free."),
     ),
-    Step(
-        "home",
-        "bearing off at your goal",
-        when=lambda m: bool(_off(m)),
-        text=lambda m: (
-            f"Your {_name(parse(_off(m)[0]).court)} stands on your goal g4: bear it off to safety. "  # type: ignore[union-attr]
-            "Whoever has all three in safety first finishes, and the round is played out to its end."
-        ),
-        expect=_off,
-        wrong=lambda m, move: f"{move} may be played, but a card on its goal is best borne off.",
-    ),
+    _asks("home", "bearing off at your goal", _off, _home_text),
 ]
 
 CENTRE = [
     Step(
         "recap",
         "entering a court card",
-        when=lambda m: bool(m.legal) and all((p := parse(t)) and p.source is None for t in m.legal),
-        text=lambda m: (
+        when=_entering,
+        text=_says(
             "As in the first lesson, your Jack, Queen and King of hearts enter on a4 and race to g4, "
             "paying for each cell by exchange. This lesson is about what happens when court cards meet."
         ),
     ),
-    Step(
+    _asks(
         "trap",
         "trapping an opponent's card",
-        when=lambda m: bool(_trapping(m)),
-        text=lambda m: (
+        _trapping,
+        _says(
             "A court card may cover another on a stack of fewer than three: a King covers a Queen or "
             "a Jack, a Queen a Jack, and no payment is made. Covering an opponent's card traps it: it "
             "cannot move until yours has moved on."
         ),
-        expect=_trapping,
-        wrong=lambda m, move: f"{move} may be played, but this step is about trapping.",
     ),
-    Step(
-        "trapped",
-        "one of your cards trapped",
-        when=lambda m: _trapped(m) is not None,
-        text=lambda m: (
-            f"{seat(_owner(str(_trapped(m)['card'])))} covered your "  # type: ignore[index]
-            f"{_name(str(_trapped(m)['covered']))}: it is trapped until that card moves on."  # type: ignore[index]
-        ),
-    ),
-    Step(
+    Step("trapped", "one of your cards trapped", when=lambda m: _trapped(m) is not None, text=_trapped_text),
+    _asks(
         "protect",
         "protecting your own card",
-        when=lambda m: bool(_protecting(m)),
-        text=lambda m: "Covering your own card protects it: while yours is on top, no opponent can cover it.",
-        expect=_protecting,
-        wrong=lambda m, move: f"{move} may be played, but this step is about protecting your card.",
+        _protecting,
+        _says("Covering your own card protects it: while yours is on top, no opponent can cover it."),
     ),
-    Step(
+    _asks(
         "centre",
         "the reversed order on the free space",
-        when=lambda m: bool(_centre(m)),
-        text=lambda m: (
+        _centre,
+        _says(
             "On the free space the order is reversed: there a Jack covers a Queen or a King, and a "
             "Queen covers a King."
         ),
-        expect=_centre,
-        wrong=lambda m, move: f"{move} may be played, but this step is about covering on the free space.",
     ),
 ]
 

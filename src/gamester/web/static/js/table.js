@@ -661,7 +661,10 @@ export class TableScreen {
     if (st === "waiting") return "Waiting for every seat to be taken…";
     if (st === "over") return "The game is over.";
     if (this.pending) return "…";
-    return this.game.status(ctx);
+    // What the rules allow, and at a lesson's table that the lesson takes fewer moves than that.
+    const t = this.view.tutorial;
+    const narrowed = t && t.expect.length && ctx.legal.length > t.expect.length;
+    return `${this.game.status(ctx)}${narrowed ? " The lesson takes only the moves in its box." : ""}`;
   }
 
   renderOver(ctx) {
