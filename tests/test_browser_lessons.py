@@ -8,6 +8,7 @@ finished game's review is drawn with why each marked move falls short, and the r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -64,6 +65,14 @@ ON_SCREEN = """(expect) => {
   return { words, wanted: wanted.length, hidden: hidden.map((e) => e.outerHTML.slice(0, 80)),
            box: [lb.top, lb.bottom, box.scrollHeight, box.clientHeight] };
 }"""
+
+
+def _move_on(page: Any) -> None:
+    """A click on the table, as a player gives to move on from a trick held on it (only while one is)."""
+    held = page.locator("[data-testid=board][data-held]")
+    if held.count():
+        with contextlib.suppress(Exception):
+            held.dispatch_event("click", timeout=2000)
 
 
 def _frame(page: Any) -> None:
@@ -146,6 +155,7 @@ def take_lesson(page: Any, server: Server, lesson: str, size: str) -> list[str]:
             page.screenshot(path=str(SHOTS / f"lesson-{lesson}-{size}-stuck.png"))
             raise AssertionError(f"the lesson did not finish; it said: {said[-1:]}")
         if not _my_moves(page, game):
+            _move_on(page)
             page.wait_for_timeout(60)
             continue
         _frame(page)
@@ -223,6 +233,8 @@ def test_the_review_says_why_and_the_replay_shows_it(
         moves = _my_moves(page, "penneech")
         if moves:
             _act(page, "keep" if "keep" in moves else moves[-1])
+        else:
+            _move_on(page)
         page.wait_for_timeout(60)
     page.click("[data-testid=review-btn]")
     page.locator("[data-testid=review-summary]").wait_for(state="visible", timeout=180000)

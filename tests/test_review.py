@@ -333,3 +333,16 @@ def test_a_place_is_a_share_of_the_best_result() -> None:
     values = sorted(share(state, p) for p in range(n))
     assert values[-1] > values[0]
     assert abs(sum(values) - n / 2) < 1e-9  # the places share out n - 1 beatings evenly
+
+
+def test_a_deadline_or_a_worlds_budget_caps_the_work() -> None:
+    """A caller with a time budget (the server's review queue) passes a deadline: past it each decision
+    is measured on two worlds, so the review still comes whole; a worlds budget is the ``worlds``."""
+    from gamester.agents.review import review_decisions
+
+    rec = play("piquesept", "random", 4).record()
+    late = review_decisions(rec, 0, "heuristic", worlds=64, seed=0, deadline=0.0)
+    assert [s.index for s in late] == decisions(rec, 0)
+    assert all(0.0 <= s.p_played <= 1.0 for s in late)
+    two = review_decisions(rec, 0, "heuristic", worlds=2, seed=0)
+    assert [(s.p_played, s.p_best) for s in late] == [(s.p_played, s.p_best) for s in two]

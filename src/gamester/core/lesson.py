@@ -180,10 +180,11 @@ class _Walk:
     """A game of a lesson, followed as the pupil sees it: the state, the events the pupil saw since
     its last decision, the steps taught and notation explained so far, and each seat's moves."""
 
-    __slots__ = ("explained", "lesson", "made", "moments", "seen", "state", "taught")
+    __slots__ = ("explained", "lesson", "listen", "made", "moments", "seen", "state", "taught")
 
-    def __init__(self, lesson: Lesson) -> None:
+    def __init__(self, lesson: Lesson, listen: bool = True) -> None:
         self.lesson = lesson
+        self.listen = listen  # keep the events the pupil sees (a walk for a computer player's move need not)
         self.state = lesson.new_state()
         self.seen: list[dict[str, Any]] = []
         self.taught: set[str] = set()
@@ -197,7 +198,7 @@ class _Walk:
     ) -> _Walk:
         """The walk through ``actions`` (notation); with ``notes``, each decision of the pupil taught,
         and at the last one (``course``) the moves the lesson takes worked out."""
-        walk = cls(lesson)
+        walk = cls(lesson, listen=notes)
         for text in actions:
             if walk.state.is_terminal():
                 raise GameError(f"the lesson is over; {text!r} cannot be played")
@@ -211,6 +212,7 @@ class _Walk:
     def clone(self) -> _Walk:
         other = _Walk.__new__(_Walk)
         other.lesson = self.lesson
+        other.listen = self.listen
         other.state = self.state.clone()
         other.seen = list(self.seen)
         other.taught = set(self.taught)
@@ -226,6 +228,9 @@ class _Walk:
         state, seat = self.state, self.lesson.seat
         action = state.string_to_action(text)
         self.made.setdefault(state.current_player(), []).append(text)
+        if not self.listen:
+            state.apply_action(action)
+            return
         self.seen.append(state.action_event_seen_by(action, seat))
         state.apply_action(action)
         self.seen.extend(state.last_events_seen_by(seat))
