@@ -76,7 +76,9 @@ def _move_on(page: Any) -> None:
 
 
 def _frame(page: Any) -> None:
-    """Let the page finish what it does after drawing (it brings the wanted card into view)."""
+    """Let the page finish what it does after drawing: its cards' animations end, and it brings the
+    wanted card into view (as a newcomer sees the screen a moment after the turn comes)."""
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
@@ -210,7 +212,9 @@ def test_every_lesson_keeps_its_words_and_the_hand_on_one_screen(
     lesson: str,
     size: str,
 ) -> None:
-    page = pages.new(viewport=SCREEN[size])
+    # Animations on, as a newcomer has them: cards dealt in and flying to the trick move the hand
+    # after the page has brought it into view.
+    page = pages.new(viewport=SCREEN[size], animations=True)
     said = take_lesson(page, server, lesson, size)
     assert len(said) >= 3
     assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN[size]["width"]

@@ -647,12 +647,17 @@ export class TableScreen {
       || board.querySelector(`.token-btn.selectable[data-court="${m.split(" ")[0]}"]`);
     const wanted = t.expect.map(pick).find(Boolean) || board.querySelector(".hand, .token-btn.selectable");
     if (!wanted) return;
-    requestAnimationFrame(() => {
+    const check = (first) => {
       if (!wanted.isConnected) return;
       const r = wanted.getBoundingClientRect();
       const bottom = innerHeight - (sheet ? box.offsetHeight : 0);
-      if (fresh || r.top < 0 || r.bottom > bottom) wanted.scrollIntoView({ block: "nearest" });
-      if (!sheet && box.isConnected) box.scrollIntoView({ block: "nearest" });
+      if ((first && fresh) || r.top < 0 || r.bottom > bottom) wanted.scrollIntoView({ block: "nearest" });
+      if (first && !sheet && box.isConnected) box.scrollIntoView({ block: "nearest" });
+    };
+    requestAnimationFrame(() => {
+      check(true);
+      // Cards dealt in or flying to the trick settle later: look again once they have.
+      Promise.all(document.getAnimations().map((a) => a.finished)).then(() => check(false), () => {});
     });
   }
 
