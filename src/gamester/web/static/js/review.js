@@ -94,6 +94,7 @@ export async function fetchReview(id, seat, box, pretty, isClosed, stepLink = nu
       const r = await api(tablePath(id, "/review", `seat=${seat}`));
       if (r.status === "done") {
         drawReview(box, r, pretty, stepLink);
+        remember(id, seat);
         return;
       }
       if (r.status === "failed") {
@@ -107,9 +108,23 @@ export async function fetchReview(id, seat, box, pretty, isClosed, stepLink = nu
   }
 }
 
-/** A done review of seat at table id, or null (none asked for, or not done yet): for the replay. */
+// The reviews this browser has seen done, so that a replay asks only for those (asking for one never
+// requested is a 404, which a page should not provoke).
+const REVIEWED = "gamester.reviewed";
+
+function remember(id, seat) {
+  try {
+    const seen = JSON.parse(localStorage.getItem(REVIEWED) || "[]").filter((k) => k !== `${id}/${seat}`);
+    localStorage.setItem(REVIEWED, JSON.stringify([`${id}/${seat}`, ...seen].slice(0, 50)));
+  } catch {
+    // no storage: the replay simply shows no marks
+  }
+}
+
+/** A done review of seat at table id that this browser has seen, or null: for the replay. */
 export async function doneReview(id, seat, invite) {
   try {
+    if (!JSON.parse(localStorage.getItem(REVIEWED) || "[]").includes(`${id}/${seat}`)) return null;
     const r = await api(tablePath(id, "/review", `seat=${seat}`, invite));
     return r.status === "done" ? r : null;
   } catch {
