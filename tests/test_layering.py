@@ -30,10 +30,11 @@ ALLOWED: dict[str, set[str]] = {
     "agents": {"core", "games"},
     # The rest may use everything below them; between them, only what exists today:
     # play's CLI starts the web server, the simulations and training, and moves the server's
-    # database (gamester db export|import|upgrade, through store.dump); the web app reuses play's
-    # words and the store.
+    # database (gamester db export|import|upgrade, through store.database_command); the web app uses
+    # the store, and never play: the rules text and the lessons belong to the games, so no arrow
+    # runs from the server back up to the terminal.
     "play": BASE | {"gamester", "sim", "web", "learn", "store"},
-    "web": BASE | {"gamester", "play", "store"},
+    "web": BASE | {"gamester", "store"},
     "sim": BASE | {"gamester"},
     "store": BASE | {"gamester"},
     "interop": BASE | {"gamester"},

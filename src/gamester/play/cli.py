@@ -137,8 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--tutorial",
-        action="store_true",
-        help="learn the game: a fixed deal whose lesson explains each rule as it first matters",
+        nargs="?",
+        const=1,
+        type=int,
+        metavar="N",
+        help="learn the game: a fixed deal whose lesson explains each rule as it first matters "
+        "(N: the game's second lesson, and so on)",
     )
     _add_game_options(sp)
 
@@ -305,7 +309,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from gamester.core.registry import game_class, load_game
     from gamester.play.terminal import TerminalGame
 
-    if args.tutorial:
+    if args.tutorial is not None:
         return _play_tutorial(args)
     opts = _options(args.option)
     if args.players is not None:
@@ -400,9 +404,19 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_tutorial(args: argparse.Namespace) -> int:
     """``gamester play GAME --tutorial``: the lesson's deal, seat and computer players are fixed."""
+    from gamester.agents.base import Agent, View
+    from gamester.core.errors import GameError
+    from gamester.core.lesson import lessons
     from gamester.core.registry import game_class
     from gamester.play.terminal import TerminalGame
-    from gamester.play.tutorials import tutorial
+
+    class LinePlayer(Agent):
+        """A computer player of a lesson: the terminal asks the lesson for its moves (its line)."""
+
+        name = "playing the lesson's line"
+
+        def step(self, view: View) -> int:
+            raise GameError("a lesson's computer player makes the lesson's moves, not its own")
 
     fixed = [
         flag
@@ -418,11 +432,17 @@ def _play_tutorial(args: argparse.Namespace) -> int:
     ]
     if fixed:
         raise UsageError("--tutorial sets the deal, seats and opponents: drop " + ", ".join(fixed))
-    lesson = tutorial(game_class(args.game).name)
+    game = game_class(args.game).name
+    mine = [x for x in lessons() if x.game == game]
+    if not mine:
+        raise UsageError(f"{game} has no lesson")
+    if not 1 <= args.tutorial <= len(mine):
+        raise UsageError(f"--tutorial {args.tutorial}: {game} has lessons 1 to {len(mine)}")
+    lesson = mine[args.tutorial - 1]
     state = lesson.new_state()
     n = state.game.num_players
-    agents = [None if p == lesson.seat else lesson.bot(p) for p in range(n)]
-    specs = [None if p == lesson.seat else lesson.bots for p in range(n)]
+    agents: list[Agent | None] = [None if p == lesson.seat else LinePlayer() for p in range(n)]
+    specs: list[str | None] = [None] * n
     if args.save:
         _check_output_file(args.save, "--save")
     tg = TerminalGame(state, lesson.seat, agents, specs=specs, tutorial=lesson)

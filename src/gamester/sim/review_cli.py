@@ -9,7 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from gamester.core.columns import say_error, table
+from gamester.core.columns import WIDTH, say_error, table
 from gamester.core.errors import GameError, RecordError
 
 if TYPE_CHECKING:
@@ -64,13 +64,13 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
         print(file=sys.stderr)
         say_error("gamester review: interrupted; nothing was reviewed")
         return 130
-    out = review_json(args.seat, steps)
+    out = review_json(args.seat, steps, measure="share" if _by_shares(record) else "chance")
     if args.plot:
         write_chart(args.plot, record.get("game", "?"), args.seat, steps)
     if args.json:
         print(json.dumps(out))
     else:
-        print(format_review(out, steps))
+        print(format_review(out, steps, shares=out["measure"] == "share"))
         if args.plot:
             print(f"wrote {args.plot}")
     return 0
@@ -109,23 +109,41 @@ def judge_position(args: argparse.Namespace, record: dict[str, Any]) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    rows = [("move", "chance", "")] + [(a, f"{p:.0%}", "best" if a == out["best"] else "") for p, a in ranked]
-    lines = [f"Player {seat} to move: the chance of winning after each legal move ({worlds} worlds)"]
+    rows = [("move", "share" if _by_shares(record) else "chance", "")] + [
+        (a, f"{p:.0%}", "best" if a == out["best"] else "") for p, a in ranked
+    ]
+    what = "share of the best result" if _by_shares(record) else "chance of winning"
+    lines = [f"Seat {seat + 1} (player {seat}) to move: the {what} after each legal move ({worlds} worlds)"]
     lines += table(rows, right=(1,), wrap=(0,))
     lines.append(f"The best agent plays {out['best']}.")
     print("\n".join(lines))
     return 0
 
 
-def format_review(out: dict[str, Any], steps: list[Step]) -> str:
-    """The readable table: one line per decision, the marks, and the summary."""
+def format_review(out: dict[str, Any], steps: list[Step], shares: bool = False) -> str:
+    """The readable table: one line per decision, the marks, why each marked move falls short, and
+    the summary. Seats are named as the web page names them, Seat 1 for player 0 (``shares``: the
+    game is reviewed by its share of the best result, not the chance of winning)."""
+    import textwrap
+
     from gamester.agents.review import BLUNDER, MISTAKE, summarise
 
     seat = out["seat"]
+    who = f"Seat {seat + 1} (player {seat}, --seat {seat})"
     if not steps:
-        return f"Player {seat} made no decision in this record (no turn with more than one legal move)."
-    lines = [f"Review of player {seat}: chance of winning after the move played and after the best"]
-    rows = [("#", "played", "chance", "best", "chance", "mark")]
+        return f"{who} made no decision in this record (no turn with more than one legal move)."
+    what = "share of the best result" if shares else "chance of winning"
+    lines = [f"Review of {who}:", f"the {what} after the move played and after the best"]
+    rows = [
+        (
+            "#",
+            "played",
+            "chance" if not shares else "share",
+            "best",
+            "chance" if not shares else "share",
+            "mark",
+        )
+    ]
     for s in steps:
         rows.append(
             (
@@ -139,12 +157,31 @@ def format_review(out: dict[str, Any], steps: list[Step]) -> str:
         )
     # A move with a long payment (Pentyrch for two pays up to six cards) continues under itself.
     lines += table(rows, right=(0, 2, 4), wrap=(1, 3))
+    marked = [s for s in steps if s.mark and s.why]
+    if marked:
+        lines.append("Why:")
+        for s in marked:
+            lines += textwrap.wrap(
+                f"{s.index} ({s.mark}): {s.why}",
+                WIDTH,
+                initial_indent="  ",
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
     summ = summarise(steps)
     lines.append(
         f"{len(steps)} decisions; accuracy {summ['accuracy']:.0%}; {summ['mistakes']} mistake(s) "
         f"(a drop of {MISTAKE:.0%} or more),\n{summ['blunders']} blunder(s) ({BLUNDER:.0%} or more)."
     )
     return "\n".join(lines)
+
+
+def _by_shares(record: dict[str, Any]) -> bool:
+    """Whether the record's game is reviewed by its own share of the best result (Pentyrch)."""
+    from gamester.agents.review import measure_of
+
+    return measure_of(str(record["game"])) == "share"
 
 
 def _check_plot(path: str) -> None:
@@ -162,7 +199,7 @@ def _check_plot(path: str) -> None:
 
 
 def write_chart(path: str, game: str, seat: int, steps: list[Step]) -> None:
-    """The chance of winning after each decision: the move played and the best, marks in colour."""
+    """The share after each decision: the move played and the best, marks in colour."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -178,8 +215,8 @@ def write_chart(path: str, game: str, seat: int, steps: list[Step]) -> None:
             ax.scatter([s.index for s in pts], [s.p_played for s in pts], color=colour, zorder=3, label=mark)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("action in the record")
-    ax.set_ylabel("chance of winning")
-    ax.set_title(f"{game}: review of player {seat}", fontsize=10)
+    ax.set_ylabel("share of the best result")
+    ax.set_title(f"{game}: review of Seat {seat + 1} (player {seat})", fontsize=10)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     try:

@@ -31,6 +31,7 @@ import time
 from typing import Any
 
 from gamester.agents.review import decisions
+from gamester.web import lessons
 from gamester.web.bots import WorkerPool, make_pool
 from gamester.web.commands import Public, Record
 from gamester.web.errors import BadInput, NotFound, RateLimited
@@ -48,19 +49,25 @@ MIN_WORLDS = 8
 
 
 def review_in_worker(
-    record: dict[str, Any], player: int, seed: int, budget: float = math.inf
+    record: dict[str, Any], player: int, seed: int, budget: float = math.inf, lesson: str | None = None
 ) -> dict[str, Any]:
     """Run in the review worker: the review of ``player`` in a complete record, decision by decision
     (the same jobs ``gamester review`` spreads over its workers, so the same answer when it fits in
     ``budget`` seconds). When the decisions reviewed so far say the rest will not fit, the rest are
-    reviewed on fewer worlds (never under :data:`MIN_WORLDS`); when the budget runs out, the review
-    stops there. Either way it says so under ``limited``."""
+    reviewed on fewer worlds (never under :data:`MIN_WORLDS`), and no decision draws a world past the
+    budget; when the budget runs out, the review stops there. Either way it says so under
+    ``limited``. At a lesson's table the pupil's review judges only the choices the lesson left to
+    the pupil (web/lessons.py, ``reviewable``); the moves the lesson made for it are counted, not
+    judged."""
     from gamester.agents import best_agent_spec
-    from gamester.agents.review import WORLDS, review_job, review_json
+    from gamester.agents.review import WORLDS, measure_of, review_job, review_json
     from gamester.core.record import replay
 
     spec = best_agent_spec(replay({**record, "actions": []}).game)
-    todo = decisions(record, player)
+    every = decisions(record, player)
+    todo = every
+    if lesson is not None and player == lessons.pupil(lesson):
+        todo = lessons.reviewable(lesson, record["actions"])
     start = time.monotonic()
     worlds, fewest, last, steps = WORLDS, WORLDS, 0.0, []
     for n, i in enumerate(todo):
@@ -72,9 +79,10 @@ def review_in_worker(
             worlds = max(MIN_WORLDS, min(worlds, int(worlds * share / last)))
         fewest = min(fewest, worlds)
         began = time.monotonic()
-        steps.append(review_job((record, player, i, spec, worlds, seed)))
+        steps.append(review_job((record, player, i, spec, worlds, seed), deadline=start + budget))
         last = time.monotonic() - began
-    out = review_json(player, steps)
+    lesson_moves = len(every) - len(todo) if todo is not every else None
+    out = review_json(player, steps, lesson_moves=lesson_moves, measure=measure_of(record["game"]))
     if fewest < WORLDS or len(steps) < len(todo):
         out["limited"] = {"worlds": fewest, "reviewed": len(steps), "decisions": len(todo)}
     return out
@@ -155,15 +163,18 @@ class ReviewDesk:
         if await self.reg.db(
             claim, table_id, seat, self.server_id, now, now - self.stale_seconds, write=True
         ):
+            lesson = (await self.reg.call(table_id, Public())).get("tutorial")
             self._by_address[key] = self._by_address.get(key, 0) + 1
-            task = asyncio.get_running_loop().create_task(self._queued(key, table_id, seat, record))
+            task = asyncio.get_running_loop().create_task(self._queued(key, table_id, seat, record, lesson))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return {"status": "working"}
 
-    async def _queued(self, key: str, table_id: str, seat: int, record: dict[str, Any]) -> None:
+    async def _queued(
+        self, key: str, table_id: str, seat: int, record: dict[str, Any], lesson: str | None
+    ) -> None:
         try:
-            await self.line.run(key, lambda: self._run(table_id, seat, record))
+            await self.line.run(key, lambda: self._run(table_id, seat, record, lesson))
         finally:
             left = self._by_address.get(key, 1) - 1
             if left > 0:
@@ -171,7 +182,7 @@ class ReviewDesk:
             else:
                 self._by_address.pop(key, None)
 
-    async def _run(self, table_id: str, seat: int, record: dict[str, Any]) -> None:
+    async def _run(self, table_id: str, seat: int, record: dict[str, Any], lesson: str | None) -> None:
         """Its turn: still ours (not taken over meanwhile), its age starts now, and it has the budget."""
         start = self.reg.repo.start_review
         if not await self.reg.db(start, table_id, seat, self.server_id, self.now(), write=True):
@@ -180,7 +191,7 @@ class ReviewDesk:
         if self._pool is None:
             self._pool = make_pool(1)
         try:
-            job = loop.run_in_executor(self._pool, review_in_worker, record, seat, 0, self.budget)
+            job = loop.run_in_executor(self._pool, review_in_worker, record, seat, 0, self.budget, lesson)
             out: Any = await asyncio.wait_for(job, self.budget + GRACE_SECONDS)
             status = "done"
         except TimeoutError:  # the worker did not stop at its budget: stopped, so the next one runs

@@ -85,10 +85,13 @@ export class Lobby {
       return; // the lobby works without them
     }
     const title = (name) => (this.games.find((g) => g.name === name) || {}).title || name;
+    const tile = (t) => el("button.lesson-tile", {
+      type: "button", "data-lesson": t.id, onclick: (ev) => this.startLesson(t, ev.currentTarget),
+    }, el("span.tile-title", title(t.game)), el("span.tile-blurb", t.title.replace(/^[^:]*:\s*/, "")));
+    // A game's lessons in one column, under its tile.
+    const games = [...new Set(list.map((t) => t.game))];
     clear(this.lessons).append(el("h2", "New to these games? Learn one in a deal"),
-      el("div.lesson-tiles", list.map((t) => el("button.lesson-tile", {
-        type: "button", "data-lesson": t.id, onclick: (ev) => this.startLesson(t, ev.currentTarget),
-      }, el("span.tile-title", title(t.game)), el("span.tile-blurb", t.title.replace(/^[^:]*:\s*/, ""))))));
+      el("div.lesson-tiles", games.map((g) => el("div.lesson-col", list.filter((t) => t.game === g).map(tile)))));
   }
 
   async startLesson(t, btn) {
