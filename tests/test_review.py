@@ -276,9 +276,13 @@ def test_a_mistake_says_why() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game_name", "games"), [("penneech", 10), ("piquesept", 24), ("pentyrch", 3)])
-def test_every_mistake_in_many_games_says_why(game_name: str, games: int) -> None:
-    marked, whys = _marked_whys(game_name, range(games), 4)
+@pytest.mark.parametrize(
+    ("game_name", "games", "worlds"), [("penneech", 10, 4), ("piquesept", 24, 6), ("pentyrch", 3, 4)]
+)
+def test_every_mistake_in_many_games_says_why(game_name: str, games: int, worlds: int) -> None:
+    """Enough worlds that mistakes stand clear of the noise (at 4, Piquesept's random games show
+    too few to check)."""
+    marked, whys = _marked_whys(game_name, range(games), worlds)
     assert marked >= 3, "too few mistakes to check"
     assert len(whys) == marked and all(_plain(w) for w in whys), whys
 
@@ -309,22 +313,25 @@ def test_whys_name_what_the_best_move_does() -> None:
 @pytest.mark.slow
 def test_a_lost_pentyrch_game_still_ranks_its_moves() -> None:
     """Pentyrch is reviewed by the share of the best result (its place), so once a win is out of
-    reach the later moves still differ: second place is worth more than last."""
+    reach the later moves still differ: second place is worth more than last. Over the lost games of
+    ten seeded deals, no second half reads flat at 0, and most tell three or more values apart."""
     from gamester.agents.review import share
 
-    for seed in range(20, 40):
+    spread = []
+    for seed in range(20, 30):
         state = play("pentyrch", "heuristic", seed)
         r = state.returns()
         losers = [p for p in range(len(r)) if r[p] < max(r)]
-        if losers:
-            break
-    seat = losers[0]
-    assert share(state, seat) < 1.0
-    rec = state.record()
-    out = review_record(rec, seat, agent="heuristic", worlds=6, seed=0)
-    late = out["steps"][len(out["steps"]) // 2 :]
-    values = {s["p_played"] for s in late} | {s["p_best"] for s in late}
-    assert len(values) >= 3 and max(values) > 0.0, values
+        if not losers:
+            continue
+        seat = losers[0]
+        assert share(state, seat) < 1.0
+        out = review_record(state.record(), seat, agent="heuristic", worlds=6, seed=0)
+        late = out["steps"][len(out["steps"]) // 2 :]
+        values = {s["p_played"] for s in late} | {s["p_best"] for s in late}
+        assert max(values) > 0.0, (seed, values)  # never the old flat 0% / 0%
+        spread.append(len(values))
+    assert len(spread) >= 5 and sum(n >= 3 for n in spread) >= 0.7 * len(spread), spread
 
 
 def test_a_place_is_a_share_of_the_best_result() -> None:
