@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from gamester.store.moderation import banned_clause, forget_blocks
 from gamester.store.port import TableRow
 from gamester.store.repository import SqlTableRepository, _load, insert_table
 from gamester.store.schema import (
@@ -127,6 +128,7 @@ class PeopleStore:
             sa.select(accounts)
             .join(sessions, sessions.c.account == accounts.c.key)
             .where(sessions.c.token_hash == token_hash, sessions.c.expires > now)
+            .where(~banned_clause(accounts.c.key, now))  # a session opened as the ban was made
         )
         with self.engine.connect() as c:
             return _account(c.execute(q).first())
@@ -185,6 +187,7 @@ class PeopleStore:
             c.execute(seats.update().where(seats.c.account == key).values(name=shown_as, account=None))
             for t in (sessions, ratings, rating_history):
                 c.execute(t.delete().where(t.c.account == key))
+            forget_blocks(c, key)
             c.execute(accounts.delete().where(accounts.c.key == key))
         return []
 

@@ -43,6 +43,7 @@ from starlette.requests import HTTPConnection
 
 from gamester.store.people import AccountRow, Bucket, PeopleStore, Rating
 from gamester.store.repository import SqlTableRepository
+from gamester.web.blocks import refuse_banned
 from gamester.web.decisions import ServiceError
 from gamester.web.decisions import hash_token as _hash
 from gamester.web.ratings import INITIAL, rate
@@ -392,6 +393,7 @@ def router(people: dict[str, People]) -> APIRouter:
         if row is None:  # the same answer, after the same work, whether or not the name exists
             raise ServiceError("bad_login", "wrong name or password", 401)
         await run_in_threadpool(p.give_back_tries, key, addr)
+        await run_in_threadpool(refuse_banned, p.store.repo, row.key, p.now())  # web/blocks.py
         session = await run_in_threadpool(p.open_session, row)
         out = JSONResponse({"name": row.name, "session": session})
         out.set_cookie(

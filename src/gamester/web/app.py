@@ -38,6 +38,7 @@ from gamester.web.decisions import ServiceError
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
+from gamester.web.lobby import Lobby, lobby_router
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
 from gamester.web.registry import Registry, new_server_id
 from gamester.web.reviews import ReviewDesk
@@ -158,7 +159,9 @@ def create_app(
         hub = ChatHub(people.store, notifier.publish, time.time)
         notifier.subscribe(hub.on_notice)
         holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub)
+        holder["lobby"] = lobby = Lobby(registry, people, quota)  # quick play, /ws/lobby, blocks
         await registry.start()
+        await lobby.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -172,6 +175,7 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await catching_up
             await desk.stop()
+            await lobby.stop()
             await registry.stop()
             repo.dispose()
 
@@ -185,6 +189,7 @@ def create_app(
     app.include_router(people_router(people_holder))
     _errors(app)
     app.include_router(table_router(holder, people_holder, quota))
+    app.include_router(lobby_router(holder, people_holder))
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
 

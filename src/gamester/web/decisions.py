@@ -27,7 +27,7 @@ from gamester.agents import best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
-from gamester.web import lessons
+from gamester.web import lessons, slow
 from gamester.web.menu import MenuError, agent_menu, check_options, check_seat
 
 SPECTATOR = -1
@@ -37,7 +37,7 @@ MAX_NAME = 40
 MAX_SPEC = 200
 MAX_ACTION = 80
 KEEP_FRAMES = 8
-MAX_CLOCK_SECONDS = 7 * 24 * 3600
+MAX_CLOCK_SECONDS = slow.MAX_SECONDS
 
 Frame = dict[int, tuple[str, str, str, str, str]]
 """Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves, the
@@ -54,6 +54,7 @@ class SeatOwner:
     key: str
     name: str
     token_for: Callable[[str, int], str]
+    shunned: frozenset[str] = frozenset()  # accounts it blocks or is blocked by: never at one table
 
 
 class ServiceError(Exception):
@@ -332,8 +333,8 @@ def check_clock(clock: Any) -> dict[str, Any] | None:
     if isinstance(s, bool) or not isinstance(s, int | float) or not 1 <= s <= MAX_CLOCK_SECONDS:
         raise ServiceError(
             "bad_clock",
-            f"clock.seconds_per_move: expected a number of seconds from 1 "
-            f"to {MAX_CLOCK_SECONDS}, got {short(s)}",
+            f"clock.seconds_per_move: expected a number of seconds from 1 to {MAX_CLOCK_SECONDS} "
+            f"(over {slow.GUEST_SECONDS}: a slow table, accounts only), got {short(s)}",
             422,
         )
     t = clock.get("on_timeout", "bot")
@@ -423,9 +424,13 @@ def join(
             return Join(seat, owner.name, mine, new=False, account=owner.key)
         if row.rated and any(o.account == owner.key for o in row.seats):
             raise ServiceError("seat_taken", "rated: an account takes one seat of a rated table", 409)
+        if any(o.account in owner.shunned for o in row.seats if o.token_hash is not None):
+            raise ServiceError("blocked", "someone at this table has blocked you, or you them", 409)
         name, new_token = owner.name, mine
     elif row.rated:
         raise ServiceError("account_needed", "rated: log in to sit at a rated table", 422)
+    elif slow.is_slow(row.clock):
+        raise ServiceError("account_needed", "a slow table (a long clock) seats accounts: log in first", 422)
     if s.token_hash is not None:
         raise ServiceError("seat_taken", f"seat {seat} is taken", 409)
     if s.invite_hash is not None and not _matches(invite, s.invite_hash):

@@ -17,6 +17,7 @@ from typing import Any
 
 from gamester.core.record import replay
 from gamester.core.registry import load_game
+from gamester.store.moderation import ModerationStore
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
 from gamester.web import decisions as d
 from gamester.web.accounts import People
@@ -89,7 +90,8 @@ async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[
     if mine.account is not None:
         row = await reg.db(people.store.account, mine.account)
         if row is not None:
-            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+            shunned = await reg.db(ModerationStore(people.store.repo).related, row.key)  # blocks since
+            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
     if made:
         reg.publish(table_id, "rematch")
     try:

@@ -29,10 +29,11 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from sqlalchemy import exc as sa_exc
 
 from gamester.core.errors import GameError
+from gamester.store.moderation import ModerationStore
 from gamester.store.people import AccountRow
 from gamester.store.port import StoreUnavailable
 from gamester.web import decisions as d
-from gamester.web import lessons, rematch, service, validate
+from gamester.web import lessons, rematch, service, slow, validate
 from gamester.web.accounts import People
 from gamester.web.chat import ChatHub
 from gamester.web.decisions import SeatOwner, ServiceError
@@ -147,7 +148,8 @@ class _Tables:
         row = await self.account(request)
         if row is None:
             return None
-        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+        shunned = await asyncio.to_thread(ModerationStore(people.store.repo).related, row.key)
+        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
 
     async def watching(self, tid: str, conn: Request | WebSocket, *, fresh: bool = False) -> dict[str, Any]:
         """The public table (``fresh``: read again first), once ``conn`` may see it: a private table
@@ -237,6 +239,10 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         owner = await t.owner_of(request)
         if rated and owner is None:
             raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
+        if slow.is_slow(fields[3]) and owner is None:
+            raise ServiceError(
+                "not_logged_in", "a clock of hours or days a move seats accounts: log in first", 401
+            )
         return await t.new_table(*fields, rated=rated, owner=owner, access=access, address=client_of(request))
 
     # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
