@@ -112,7 +112,8 @@ def _act(repo: Any, args: argparse.Namespace) -> int:
     withdrawn = _withdraw(repo, key, now)
     _notify(repo, f"~account:{key}", "ban")
     when = "for good" if until is None else f"for {args.days:g} days (until {_utc(until)})"
-    print(fit(f"gamester: banned {name} {when}; {ended} session(s) ended, {withdrawn} seek(s) withdrawn"))
+    print(fit(f"gamester: banned {name} {when}"))
+    print(f"gamester: {ended} session(s) ended, {withdrawn} seek(s) withdrawn")
     return 0
 
 

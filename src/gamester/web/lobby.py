@@ -40,7 +40,7 @@ from gamester.web import blocks as b
 from gamester.web import decisions as d
 from gamester.web import seeks as sk
 from gamester.web import validate
-from gamester.web.accounts import People, Throttle
+from gamester.web.accounts import NAME, People, Throttle
 from gamester.web.decisions import ServiceError
 from gamester.web.fair import address_key
 from gamester.web.limits import Limits
@@ -393,8 +393,9 @@ class Lobby:
         return (201 if done == "ok" else 200), {"name": shown, "blocked": True}
 
     async def unblock(self, me: AccountRow, name: str) -> dict[str, Any]:
-        key = name.casefold()[:40]
-        if not await self.reg.db(self.moderation.unblock, me.key, key, write=True):
+        if not NAME.match(name) or not await self.reg.db(
+            self.moderation.unblock, me.key, name.casefold(), write=True
+        ):
             raise ServiceError("not_blocked", f"you do not block {name[:40]!r}", 404)
         self.reg.publish(account_channel(me.key), "blocks")
         return {"ok": True, "name": name[:40], "blocked": False}
