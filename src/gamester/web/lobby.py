@@ -7,7 +7,8 @@ behind it.
   ``GET /api/seeks``. The rules are :mod:`gamester.web.seeks`; the matching runs in the database
   (:mod:`gamester.store.seeks`), so it holds across servers and restarts.
 - ``/ws/lobby`` pushes ``{"type": "seeks"}`` and ``{"type": "tables"}`` when they change, on every
-  server (the notifier: ``seeks``, ``table`` and ``act`` notices), at most twice a second.
+  server (the notifier: ``seeks``, ``table`` and ``act`` notices), at most twice a second, and
+  looks again every ``REFRESH_EVERY`` seconds for what no notice told.
 - ``GET /api/me/tables``: the account's tables, your turn first.
 - ``POST/GET /api/me/blocks``, ``DELETE /api/me/blocks/{name}``, ``POST /api/reports``
   (:mod:`gamester.web.blocks`).
@@ -54,6 +55,9 @@ SEEKS_CHANNEL = "~seeks"
 ACCOUNT_PREFIX = "~account:"
 """The notifier's "table" of an account's changes (its blocks, its ban)."""
 PUSH_EVERY = 0.5
+REFRESH_EVERY = 5.0
+"""The lobby's lists are read again this often even when no notice came (a notice lost while
+PostgreSQL restarted, another server on the same SQLite file, seeks that expired)."""
 SWEEP_EVERY = 2.0
 LISTED = 20
 TURNS_KEPT = 5000
@@ -346,7 +350,10 @@ class Lobby:
 
     async def _push_loop(self) -> None:
         while True:
-            await self._wake.wait()
+            try:
+                await asyncio.wait_for(self._wake.wait(), REFRESH_EVERY)
+            except TimeoutError:  # now and then, whatever was heard: what no notice brought
+                self._seeks_dirty = self._tables_dirty = True
             self._wake.clear()
             try:
                 await self._push()
