@@ -183,7 +183,8 @@ class PeopleStore:
             said_from_its_seats = sa.exists().where(
                 seats.c.table_id == chat.c.table_id, seats.c.seat == chat.c.seat, seats.c.account == key
             )
-            c.execute(chat.update().where(said_from_its_seats).values(name=shown_as))
+            c.execute(chat.update().where(said_from_its_seats).values(name=shown_as, account=None))
+            c.execute(chat.update().where(chat.c.account == key).values(name=shown_as, account=None))
             c.execute(seats.update().where(seats.c.account == key).values(name=shown_as, account=None))
             for t in (sessions, ratings, rating_history):
                 c.execute(t.delete().where(t.c.account == key))
@@ -299,9 +300,15 @@ class PeopleStore:
         return rows
 
     # -- chat and rematches --------------------------------------------------------------------
-    def add_chat(self, table_id: str, seat: int | None, name: str, text: str, at: float) -> int:
+    def add_chat(
+        self, table_id: str, seat: int | None, name: str, text: str, at: float, account: str | None = None
+    ) -> int:
         with self.repo.write() as c:
-            r = c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
+            r = c.execute(
+                chat.insert().values(
+                    table_id=table_id, seat=seat, name=name, text=text, at=at, account=account
+                )
+            )
             key = r.inserted_primary_key
             return int(key[0]) if key is not None else 0
 
@@ -310,7 +317,8 @@ class PeopleStore:
         q = sa.select(chat).where(chat.c.table_id == table_id).order_by(chat.c.id.desc()).limit(limit)
         with self.engine.connect() as c:
             rows = [
-                {"id": r.id, "seat": r.seat, "name": r.name, "text": r.text, "at": r.at} for r in c.execute(q)
+                {"id": r.id, "seat": r.seat, "name": r.name, "text": r.text, "at": r.at, "account": r.account}
+                for r in c.execute(q)
             ]
         rows.reverse()
         return rows

@@ -1,10 +1,15 @@
 """Table chat and rematch offers over the table's WebSockets (docs/web.md, People).
 
 A seat or a spectator sends ``{"type": "chat", "text": "…"}``; every socket of the table, on every
-server, gets ``{"type": "chat", "seat": N|null, "name", "text", "at"}``. Text is 1 to 500 characters
-after trimming, one line, with no control, invisible or text-turning character; each socket may send
-5 at once and then one every 2 s (else ``rate_limited``). Messages are stored with the table
-(``gm_chat``); a socket that connects gets the last 100, then the table's rematch if there is one.
+server, gets ``{"type": "chat", "seat": N|null, "name", "text", "at", "account"}`` (``account``: the
+speaker's account name, null for a guest), except the sockets of accounts that block the speaker
+(docs/web.md, Blocks, reports and bans; a block made meanwhile counts from its notice on). A banned
+account's line is refused (``banned``). When the moderator deletes lines (``gamester admin
+chat-delete``) every socket gets ``{"type": "chat_deleted"}`` and then the lines left. Text is 1 to
+500 characters after trimming, one line, with no control, invisible or text-turning character; each
+socket may send 5 at once and then one every 2 s (else ``rate_limited``). Messages are stored with the
+table (``gm_chat``); a socket that connects gets the last 100, then the table's rematch if there is
+one.
 
 :class:`ChatHub` keeps this server's sockets per table apart from the live-table runtime: it hears
 the notifier (``chat`` and ``rematch`` notices, this server's and, through PostgreSQL, the others') and
@@ -22,10 +27,12 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
+from gamester.store.moderation import ModerationStore
 from gamester.store.people import PeopleStore
 from gamester.web.decisions import ServiceError
 
 MAX_CHAT = 500
+ACCOUNT = "~account:"  # the notifier's channel of an account's changes (web/lobby.py)
 HISTORY = 100
 BURST = 5.0
 EVERY = 2.0
@@ -58,6 +65,8 @@ class Talker:
     send: Send
     seat: int | None
     name: str
+    account: str | None = None  # the key of the account speaking through it (None: a guest)
+    blocked: frozenset[str] = frozenset()  # the accounts it blocks: their lines never reach it
     tokens: float = BURST
     at: float = 0.0
     seen: OrderedDict[int, None] = field(default_factory=OrderedDict)  # chat ids sent to it
@@ -68,7 +77,8 @@ class Talker:
         self.seen[m["id"]] = None
         while len(self.seen) > 4 * HISTORY:
             self.seen.popitem(last=False)
-        await _send(self.send, _message(m))
+        if m.get("account") is None or m["account"] not in self.blocked:
+            await _send(self.send, _message(m))
 
 
 @dataclass
@@ -88,10 +98,14 @@ class ChatHub:
         self.tables: dict[str, _Table] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    async def attach(self, table_id: str, send: Send, seat: int | None, name: str) -> Talker:
-        """Register a socket and send it the table's last messages (and its rematch, if any)."""
+    async def attach(
+        self, table_id: str, send: Send, seat: int | None, name: str, account: str | None = None
+    ) -> Talker:
+        """Register a socket (speaking for ``account``, if any) and send it the table's last
+        messages (and its rematch, if any), but the lines of the accounts it blocks."""
         self.loop = asyncio.get_running_loop()
-        talker = Talker(send, seat, name, at=self.now())
+        blocked = frozenset() if account is None else await run_in_threadpool(self._blocked_by, account)
+        talker = Talker(send, seat, name, account, blocked, at=self.now())
         t = self.tables.setdefault(table_id, _Table())
         async with t.lock:
             t.talkers.add(talker)
@@ -120,17 +134,53 @@ class ChatHub:
         if talker.tokens < 1.0:
             raise ServiceError("rate_limited", f"chat: at most one message every {EVERY:g} s; slow down")
         talker.tokens -= 1.0
-        await run_in_threadpool(self.store.add_chat, table_id, talker.seat, talker.name, clean, now)
+        if talker.account is not None and await run_in_threadpool(self._banned, talker.account, now):
+            raise ServiceError("banned", "chat: this account is banned")
+        await run_in_threadpool(
+            self.store.add_chat, table_id, talker.seat, talker.name, clean, now, talker.account
+        )
         self.publish(table_id, "chat")
+
+    def _blocked_by(self, account: str) -> frozenset[str]:
+        return ModerationStore(self.store.repo).blocked_by(account)
+
+    def _banned(self, account: str, now: float) -> bool:
+        return ModerationStore(self.store.repo).ban_of(account, now) is not None
 
     # -- notices -------------------------------------------------------------------------------
     def on_notice(self, table_id: str, kind: str, _remote: bool) -> None:
         """From the notifier (any thread): a chat message or a rematch was stored somewhere."""
         loop = self.loop
-        if kind not in ("chat", "rematch") or table_id not in self.tables or loop is None or loop.is_closed():
+        if loop is None or loop.is_closed():
             return
-        job = self._deliver_chat if kind == "chat" else self._deliver_rematch
+        if kind == "blocks" and table_id.startswith(ACCOUNT):  # someone (un)blocked: their sockets know
+            loop.call_soon_threadsafe(lambda: _spawn(self._reblock(table_id[len(ACCOUNT) :])))
+            return
+        jobs = {"chat": self._deliver_chat, "rematch": self._deliver_rematch, "chat-deleted": self._deleted}
+        if kind not in jobs or table_id not in self.tables:
+            return
+        job = jobs[kind]
         loop.call_soon_threadsafe(lambda: _spawn(job(table_id)))
+
+    async def _reblock(self, account: str) -> None:
+        mine = [t for table in self.tables.values() for t in table.talkers if t.account == account]
+        if mine:
+            blocked = await run_in_threadpool(self._blocked_by, account)
+            for t in mine:
+                t.blocked = blocked
+
+    async def _deleted(self, table_id: str) -> None:
+        """The moderator deleted lines: every socket starts its chat again from what is left."""
+        t = self.tables.get(table_id)
+        if t is None:
+            return
+        async with t.lock:
+            rows = await run_in_threadpool(self.store.last_chat, table_id, HISTORY)
+            for talker in list(t.talkers):
+                talker.seen.clear()
+                await _send(talker.send, {"type": "chat_deleted"})
+                for m in rows:
+                    await talker.give(m)
 
     async def _deliver_chat(self, table_id: str) -> None:
         t = self.tables.get(table_id)
@@ -169,4 +219,12 @@ async def _send(send: Send, message: dict[str, Any]) -> None:
 
 
 def _message(m: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "chat", "seat": m["seat"], "name": m["name"], "text": m["text"], "at": m["at"]}
+    account = m["name"] if m.get("account") is not None else None  # an account speaks under its name
+    return {
+        "type": "chat",
+        "seat": m["seat"],
+        "name": m["name"],
+        "text": m["text"],
+        "at": m["at"],
+        "account": account,
+    }

@@ -170,17 +170,19 @@ class _Tables:
         out: dict[str, Any] = await self.rooms().call(tid, kind, *args)
         return out
 
-    async def speaker(self, table_id: str, seat: int | None, ws: WebSocket) -> str:
-        """The name a socket's chat goes under: its seat's, else the spectator's account, else
-        "Spectator"."""
+    async def speaker(self, table_id: str, seat: int | None, ws: WebSocket) -> tuple[str, str | None]:
+        """The name a socket's chat goes under (its seat's, else the spectator's account, else
+        "Spectator") and the key of the account speaking, if any (its blocks apply to it)."""
         if seat is not None:
-            table = await self.rooms().call(table_id, "public")
-            return str(table["seats"][seat]["name"] or f"Player {seat + 1}")
+            s = (await self.rooms().call(table_id, "public"))["seats"][seat]
+            return str(s["name"] or f"Player {seat + 1}"), None if s["account"] is None else s[
+                "account"
+            ].casefold()
         try:
             row = await self.account(ws)
         except ServiceError:
             row = None
-        return row.name if row is not None else "Spectator"
+        return (row.name, row.key) if row is not None else ("Spectator", None)
 
 
 def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits) -> APIRouter:
@@ -353,8 +355,8 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         hub: ChatHub = parts["chat"]
         talker = None
         try:
-            name = await t.speaker(table_id, seat, ws)
-            talker = await hub.attach(table_id, conn.send, seat, name)
+            name, account = await t.speaker(table_id, seat, ws)
+            talker = await hub.attach(table_id, conn.send, seat, name, account)
             await _ws_loop(ws, conn, reg, seat, functools.partial(hub.say, table_id, talker))
         finally:
             if talker is not None:

@@ -280,6 +280,8 @@ export class TableScreen {
       }
     } else if (msg.type === "chat") {
       if (this.chat) this.chat.add(msg);
+    } else if (msg.type === "chat_deleted") { // the moderator deleted lines: what is left follows
+      if (this.chat) this.chat.clear();
     } else if (msg.type === "rematch") {
       this.rematch = msg.table;
       if (this.view && this.view.status === "over") this.renderOver(this.ctx());
