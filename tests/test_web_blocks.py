@@ -126,7 +126,16 @@ def test_neither_sits_where_the_other_sits(c: TestClient) -> None:
     # Their seeks never share a table; a third player's does.
     seek = {"game": "penneech", "options": {"target": 21}}
     a = post_seek(c, seek, ha)
-    assert post_seek(c, seek, hb)["status"] == "waiting"
+    bs = post_seek(c, seek, hb)
+    assert bs["status"] == "waiting"
+    listed = {x["id"] for x in c.get("/api/seeks", headers=ha).json()["seeks"]}
+    assert a["seek"] in listed and bs["seek"] not in listed, "a blocked account's seek is hidden from Ann"
+    assert a["seek"] not in {x["id"] for x in c.get("/api/seeks", headers=hb).json()["seeks"]}, (
+        "and hers from him"
+    )
+    assert {a["seek"], bs["seek"]} <= {x["id"] for x in c.get("/api/seeks").json()["seeks"]}, (
+        "a guest sees both"
+    )
     got = post_seek(c, seek, hc)
     assert got["status"] == "matched"
     table = c.get(f"/api/tables/{got['table']}").json()

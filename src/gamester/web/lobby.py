@@ -250,10 +250,15 @@ class Lobby:
             self._changed(None)
         return await self._status(seek_id, after)
 
-    async def listing(self) -> list[dict[str, Any]]:
+    async def listing(self, viewer: str | None = None) -> list[dict[str, Any]]:
+        """The open seeks, oldest first; for a logged-in ``viewer``, without those of the accounts
+        it blocks or that block it (a block hides someone everywhere)."""
         now = self.reg.now()
         rows = await self.reg.db(self.seeks.open, now, 100)
-        return [sk.public(s, now) for s in rows]
+        return _seen_by([(s.account, sk.public(s, now)) for s in rows], await self._related(viewer))
+
+    async def _related(self, viewer: str | None) -> frozenset[str]:
+        return frozenset() if viewer is None else await self.reg.db(self.moderation.related, viewer)
 
     async def _sweep_loop(self) -> None:
         while True:
@@ -329,13 +334,13 @@ class Lobby:
             out["mine"] = await self.your_tables(account)
         return out
 
-    async def _seeks_message(self) -> dict[str, Any]:
-        return {"type": "seeks", "seeks": await self.listing()}
+    async def _seeks_message(self, viewer: str | None = None) -> dict[str, Any]:
+        return {"type": "seeks", "seeks": await self.listing(viewer)}
 
     async def attach(self, conn: Connection, account: str | None) -> _Watcher:
         w = _Watcher(conn, account)
         self.watchers.add(w)
-        self._send(w, await self._seeks_message(), "seeks")
+        self._send(w, await self._seeks_message(account), "seeks")
         self._send(w, await self._tables_message(account), "tables")
         return w
 
@@ -371,9 +376,11 @@ class Lobby:
         if not watchers:
             return
         if seeks_dirty:
-            message = await self._seeks_message()
+            now = self.reg.now()
+            rows = [(s.account, sk.public(s, now)) for s in await self.reg.db(self.seeks.open, now, 100)]
+            hidden = {key: await self._related(key) for key in {w.account for w in watchers}}
             for w in watchers:
-                self._send(w, message, "seeks")
+                self._send(w, {"type": "seeks", "seeks": _seen_by(rows, hidden[w.account])}, "seeks")
         if not tables_dirty and not accounts:
             return
         keys = {w.account for w in watchers if w.account is not None}
@@ -435,6 +442,11 @@ class Lobby:
         return {"report": rid}
 
 
+def _seen_by(rows: list[tuple[str | None, dict[str, Any]]], hidden: frozenset[str]) -> list[dict[str, Any]]:
+    """The seeks (each with its seeker's account) but those of the ``hidden`` accounts."""
+    return [public for account, public in rows if account is None or account not in hidden]
+
+
 def _listed(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
     """A table as the lobby's lists show it: the public table without its ``seq``, which every move
     changes and no list shows (the lists are sent again only when what they show changes)."""
@@ -488,8 +500,12 @@ def lobby_router(parts: dict[str, Any], people: dict[str, People]) -> APIRouter:
         return await lobby().create(data, who, client(request))
 
     @api.get("/api/seeks")
-    async def seeks() -> Any:
-        return {"seeks": await lobby().listing()}
+    async def seeks(request: Request) -> Any:
+        try:
+            who = await account(request)
+        except ServiceError:
+            who = None
+        return {"seeks": await lobby().listing(None if who is None else who.key)}
 
     @api.get("/api/seeks/{seek_id}")
     async def poll(seek_id: str, request: Request) -> Any:

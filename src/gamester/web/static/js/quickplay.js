@@ -43,8 +43,10 @@ export function rulesWords(info, options) {
   const defaults = Object.fromEntries(info.options.map((o) => [o.name, o.default]));
   const fits = (r, skip) => Object.entries(options).every(([k, v]) => k === skip
     || same(v, k in r.options ? r.options[k] : defaults[k]));
-  const found = info.rulesets.find((r) => fits(r, null)) || info.rulesets.find((r) => fits(r, "players"));
-  const count = info.players.length > 1 && options.players ? `, ${options.players} players` : "";
+  const exact = info.rulesets.find((r) => fits(r, null));
+  const found = exact || info.rulesets.find((r) => fits(r, "players"));
+  const named = exact && "players" in exact.options; // "two player" says it already
+  const count = info.players.length > 1 && options.players && !named ? `, ${options.players} players` : "";
   return `${found ? found.name.replace(/_/g, " ") : "own rules"}${count}`;
 }
 

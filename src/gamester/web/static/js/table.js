@@ -209,7 +209,7 @@ export class TableScreen {
       this.table = await api(this.path());
       this.connect();
     } catch (e) {
-      toast(e.status === 409 ? "That seat has just been taken." : e.message, "error");
+      toast(e.status === 409 && e.code !== "blocked" ? "That seat has just been taken." : e.message, "error");
       this.table = await api(this.path()).catch(() => this.table);
       if (this.openSeats().length) this.showJoin(null);
       else this.connect();
