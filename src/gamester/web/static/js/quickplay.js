@@ -26,13 +26,22 @@ export function clockWords(clock) {
   return `${s} s a move`;
 }
 
+/** Time left on a clock: "42s", "3:05", "5 h 12 min", "2 d 3 h" (slow games run for days). */
+export function leftWords(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
 /** How long ago, in a word or two. */
 export function ago(seconds) {
   const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h`;
-  return `${Math.floor(s / 86400)} d`;
+  if (s < 60) return `${s}\u00a0s`; // a number and its unit never part at the end of a line
+  if (s < 3600) return `${Math.floor(s / 60)}\u00a0min`;
+  if (s < 86400) return `${Math.floor(s / 3600)}\u00a0h`;
+  return `${Math.floor(s / 86400)}\u00a0d`;
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -326,10 +335,10 @@ export class QuickPlay {
       const who = s.rating !== null ? `${s.name} (${s.rating})` : s.name;
       const details = [rulesWords(g, s.options), s.rated ? "rated" : "casual", clockWords(s.clock),
         s.bots_after === null ? "people only" : "bots welcome"].join(" · ");
-      const blocked = s.rated && !this.me;
+      const blocked = (s.rated || (s.clock && s.clock.seconds_per_move > 600)) && !this.me; // accounts only
       const action = mine ? el("span.chip.qp-you", "you")
         : el("button.small.primary", { type: "button", "data-seek": s.id, disabled: blocked || !!this.seeking,
-          title: blocked ? "Log in to play rated games" : "Sit down with them",
+          title: blocked ? "Log in to play rated or slow games" : "Sit down with them",
           onclick: () => this.start(this.bodyLike(s)) }, "Play");
       return el("li.table-row.seek-row", { "data-seek-row": s.id },
         el("span.t-game", g ? g.title || g.name : s.game),

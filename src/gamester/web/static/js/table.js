@@ -8,6 +8,7 @@ import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
 import { ChatPanel } from "./chat.js";
+import { leftWords } from "./quickplay.js";
 import { fetchReview } from "./review.js";
 import { playSound } from "./sounds.js";
 
@@ -735,7 +736,7 @@ export class TableScreen {
     const names = seatNames(this.table, this.info, this.me);
     const seat = typeof c.seat === "number" ? c.seat : this.view.view.current_player;
     box.hidden = false;
-    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${left}s`;
+    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${leftWords(left)}`;
     box.classList.toggle("urgent", left <= 10);
   }
 }
