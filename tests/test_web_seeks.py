@@ -362,6 +362,7 @@ def test_seeks_expire_and_bots_come_from_the_stored_deadline(c: TestClient) -> N
     quiet, old, late = row(1), row(2), row(3, bots=20)
     for s in (quiet, old, late):
         assert store.add(s, per_address=None, now=t0, decide=rule) == ("ok", None)
+    assert sk.open_seek_count(repo, t0 + 1) == 3
     assert store.poll(old, t0 + 25, rule)[0].status == "waiting"
     assert store.poll(late, t0 + 10, rule)[0].status == "waiting"
     # The late seek's bots are due at t0 + 20: a store made afterwards (another server) seats them.
@@ -378,6 +379,7 @@ def test_seeks_expire_and_bots_come_from_the_stored_deadline(c: TestClient) -> N
         t += 25
         store.poll(old, t, rule)
     assert t >= t0 + sk.SEEK_SECONDS and other.get(old.id).status == "expired", "ten minutes at most"  # type: ignore[union-attr]
+    assert sk.open_seek_count(repo, t) == 0  # the gauge /metrics shows
     # Finished seeks are forgotten after ``keep``.
     other.sweep(t + 3601, rule, keep=3600)
     assert other.get(late.id) is None and other.get(quiet.id) is None

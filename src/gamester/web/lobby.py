@@ -122,10 +122,6 @@ class Lobby:
         for w in list(self.watchers):
             w.conn.close(1001)
 
-    def open_seeks(self) -> int:
-        """How many seeks wait now, on every server (blocking: one read)."""
-        return self.seeks.count_open(time.time())
-
     # -- notices ---------------------------------------------------------------------------------
     def _on_notice(self, table_id: str, kind: str, _remote: bool) -> None:
         """From the notifier, on any thread."""

@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,8 @@ from typing import Any
 from gamester.core.errors import GameError
 from gamester.core.registry import load_game
 from gamester.store.port import TableRow
-from gamester.store.seeks import Decide, Pool, SeekRow
+from gamester.store.repository import SqlTableRepository
+from gamester.store.seeks import Decide, Pool, SeekRow, SeekStore
 from gamester.web import decisions as d
 from gamester.web import slow
 from gamester.web.decisions import ServiceError, short
@@ -297,6 +299,13 @@ def decide(new_id: Callable[[], str], new_seed: Callable[[], int], rng: random.R
         return table_for(pool, now, table_id=new_id(), seed=new_seed(), rng=rng)
 
     return run
+
+
+def open_seek_count(repo: SqlTableRepository, now: float | None = None) -> int:
+    """How many seeks wait now, made on any server on the database (one read): a gauge for
+    ``/metrics``."""
+    store = SeekStore(repo, life=SEEK_SECONDS, unpolled=UNPOLLED_SECONDS)
+    return store.count_open(time.time() if now is None else now)
 
 
 # -- what is told ---------------------------------------------------------------------------------
