@@ -25,6 +25,7 @@ import hmac
 import logging
 import random
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -104,11 +105,13 @@ class Lobby:
         self._accounts_dirty: set[str] = set()
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = 0  # the event loop's thread
         self._tasks: list[asyncio.Task[None]] = []
 
     # -- life cycle ------------------------------------------------------------------------------
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
         self.reg.notifier.subscribe(self._on_notice)
         self.reg.notifier.on_reconnect(self._on_reconnect)
         self._tasks = [asyncio.create_task(self._push_loop()), asyncio.create_task(self._sweep_loop())]
@@ -124,9 +127,12 @@ class Lobby:
 
     # -- notices ---------------------------------------------------------------------------------
     def _on_notice(self, table_id: str, kind: str, _remote: bool) -> None:
-        """From the notifier, on any thread."""
+        """From the notifier, on any thread (this server's own notices: on the event loop, where
+        marking costs nothing; every move makes one)."""
         loop = self._loop
-        if loop is not None and not loop.is_closed():
+        if threading.get_ident() == self._thread:
+            self._mark(table_id, kind)
+        elif loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._mark, table_id, kind)
 
     def _on_reconnect(self) -> None:
@@ -272,9 +278,9 @@ class Lobby:
                 log.warning("gamester: seek sweep failed: %s", type(e).__name__)
 
     # -- your tables -----------------------------------------------------------------------------
-    async def your_tables(self, key: str) -> list[dict[str, Any]]:
+    async def your_tables(self, key: str, *, watched: bool = False) -> list[dict[str, Any]]:
         """The account's tables: your turn first, then the others not over, then the finished, each
-        newest first."""
+        newest first. ``watched``: for a lobby socket (a move at one of them sends its list again)."""
         rows = await self.reg.db(account_tables, self.seeks.engine, key, live=200, over=20)
         out = []
         for r in rows:
@@ -292,7 +298,8 @@ class Lobby:
                     "names": r["names"],
                 }
             )
-            self._mine_of.setdefault(r["id"], set()).add(key)
+            if watched:
+                self._mine_of.setdefault(r["id"], set()).add(key)
         out.sort(key=lambda t: (not t["your_turn"], t["status"] == "over", -t["updated"]))
         return out
 
@@ -327,7 +334,7 @@ class Lobby:
         }
         self._listed = {t.id for t in [*waiting, *playing]}
         if account is not None:
-            out["mine"] = await self.your_tables(account)
+            out["mine"] = await self.your_tables(account, watched=True)
         return out
 
     async def _seeks_message(self, viewer: str | None = None) -> dict[str, Any]:
@@ -386,7 +393,7 @@ class Lobby:
         else:
             keys &= accounts
         base = self._base
-        mine = {key: await self.your_tables(key) for key in keys}
+        mine = {key: await self.your_tables(key, watched=True) for key in keys}
         for w in watchers:
             if tables_dirty or w.account in keys:
                 message = base if w.account is None else {**base, "mine": mine[w.account]}
