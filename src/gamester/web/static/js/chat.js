@@ -48,11 +48,18 @@ export class ChatPanel {
     this.node = el("div.chat", { "data-testid": "chat" }, el("div.chat-head", el("h3", "Chat"), this.badge, mute),
       this.list, form);
     this.count();
-    this.onVisible = () => this.readIfSeen();
+    // The table page drops the panel without telling it: the first event after that lets go.
+    this.onVisible = () => (this.node.isConnected || !this.started ? this.readIfSeen() : this.destroy());
+    this.started = false;
+    requestAnimationFrame(() => { this.started = true; });
     document.addEventListener("visibilitychange", this.onVisible);
     if ("IntersectionObserver" in window) {
       this.inView = false;
       this.watch = new IntersectionObserver((entries) => {
+        if (!this.node.isConnected && this.started) {
+          this.destroy();
+          return;
+        }
         this.inView = entries.some((e) => e.isIntersecting);
         this.node.classList.toggle("away", !this.inView); // the unread mark then floats in sight
         this.readIfSeen();
