@@ -33,24 +33,16 @@ from tests.test_browser import (  # noqa: E402
     pages,  # noqa: F401  (a pytest fixture)
     server,  # noqa: F401  (a pytest fixture)
 )
+from tests.test_browser_people import sign_up  # noqa: E402
 
 assert CHROMIUM
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-PASSWORD = "a long secret"
 SHOTS = Path(os.environ.get("GAMESTER_SCREENSHOTS") or tempfile.mkdtemp(prefix="gamester-seek-shots-"))
 
 
 def shoot(page: Any, name: str, full: bool = False) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
-
-
-def sign_up(page: Any, server: Server, name: str) -> None:  # noqa: F811
-    page.goto(f"{server.base}/#/login")
-    page.fill("[data-testid=signup-name]", name)
-    page.fill("[data-testid=signup-password]", PASSWORD)
-    page.click("[data-testid=signup-submit]")
-    page.wait_for_selector(f"[data-testid=me-link]:has-text('{name}')")
 
 
 def quick_play(page: Any, game: str, bots: str = "", players: str | None = None) -> None:
@@ -65,6 +57,16 @@ def quick_play(page: Any, game: str, bots: str = "", players: str | None = None)
 def table_of(page: Any) -> str:
     page.wait_for_url("**/#/table/*", timeout=30000)
     return str(page.url.split("#/table/")[1].split("?")[0])
+
+
+def open_table(page: Any, server: Server) -> str:  # noqa: F811
+    """A Penneech table made from the lobby, its second seat open to anyone."""
+    page.goto(f"{server.base}/#/")
+    page.click(".game-tile[data-game=penneech]")
+    page.select_option("select[data-seat='1']", "friend")
+    page.select_option("[data-testid=access]", "open")
+    page.click("[data-testid=start]")
+    return table_of(page)
 
 
 def test_two_players_press_quick_play_and_meet(pages: Pages, server: Server) -> None:  # noqa: F811
@@ -135,12 +137,7 @@ def test_a_block_seen_from_both_sides(pages: Pages, server: Server) -> None:  # 
     sign_up(ann, server, "Annie")
     sign_up(bob, server, "Bobby")
     # A table they share before the block (Ann's, open), and a spectator.
-    ann.goto(f"{server.base}/#/")
-    ann.click(".game-tile[data-game=penneech]")
-    ann.select_option("select[data-seat='1']", "friend")
-    ann.select_option("[data-testid=access]", "open")
-    ann.click("[data-testid=start]")
-    shared = table_of(ann)
+    shared = open_table(ann, server)
     bob.goto(f"{server.base}/#/table/{shared}")
     bob.click("[data-testid=take-seat-1]")
     bob.wait_for_selector("[data-testid=board]")
@@ -171,12 +168,7 @@ def test_a_block_seen_from_both_sides(pages: Pages, server: Server) -> None:  # 
     # Carol sees Bob's name as a link to his page (where one blocks or reports him).
     assert carol.locator("[data-testid=chat-list] a.chat-name:has-text('Bobby')").count() == 1
     # A new table of Ann's: Bob is refused a seat, and told why.
-    ann.goto(f"{server.base}/#/")
-    ann.click(".game-tile[data-game=penneech]")
-    ann.select_option("select[data-seat='1']", "friend")
-    ann.select_option("[data-testid=access]", "open")
-    ann.click("[data-testid=start]")
-    fresh = table_of(ann)
+    fresh = open_table(ann, server)
     bob.goto(f"{server.base}/#/table/{fresh}")
     bob.click("[data-testid=take-seat-1]")
     bob.wait_for_selector(".toast.error:has-text('blocked')")

@@ -1,7 +1,7 @@
 // The lobby's live parts: Quick play (a seek, docs/web.md "Quick play"), the people looking for a
 // game right now, and your tables (your turn first), kept up to date by the lobby socket /ws/lobby.
 
-import { api, rememberSeat } from "./api.js";
+import { api, parseMessage, rememberSeat } from "./api.js";
 import { clear, el, put, saveSettings, settings, toast } from "./ui.js";
 
 export const FAST_CLOCKS = [[null, "No clock"], [15, "15 s a move"], [30, "30 s a move"], [60, "1 min a move"],
@@ -103,14 +103,9 @@ export class LobbySocket {
       this.ping = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send('{"type":"ping"}'), 25000);
     };
     ws.onmessage = (ev) => {
-      let msg;
-      try {
-        msg = JSON.parse(ev.data);
-      } catch {
-        return;
-      }
-      if (msg.type === "seeks") this.onSeeks(msg.seeks);
-      else if (msg.type === "tables") this.onTables(msg);
+      const msg = parseMessage(ev);
+      if (msg && msg.type === "seeks") this.onSeeks(msg.seeks);
+      else if (msg && msg.type === "tables") this.onTables(msg);
     };
     ws.onclose = () => {
       this.open = false;
