@@ -173,17 +173,22 @@ def test_a_block_seen_from_both_sides(pages: Pages, server: Server) -> None:  # 
     bob.click("[data-testid=take-seat-1]")
     bob.wait_for_selector(".toast.error:has-text('blocked')")
     shoot(bob, "seek-blocked-phone")
-    # Their quick plays never meet: both wait, both listed.
+    # Their quick plays never meet: both wait; Carol (a guest) sees both listed, neither sees the other.
     ann.goto(f"{server.base}/#/")
     bob.goto(f"{server.base}/#/")
+    carol.goto(f"{server.base}/#/")
     quick_play(ann, "pentyrch", players="2")
     ann.wait_for_selector("[data-testid=seeking]")
-    bob.wait_for_selector("[data-seek-row]:has-text('Annie')")
     quick_play(bob, "pentyrch", players="2")
     bob.wait_for_selector("[data-testid=seeking]")
-    ann.wait_for_selector("[data-seek-row]:has-text('Bobby')")
+    carol.wait_for_selector("[data-seek-row]:has-text('Annie')")
+    carol.wait_for_selector("[data-seek-row]:has-text('Bobby')")
+    ann.wait_for_selector("[data-seek-row]:has-text('Annie')")
+    bob.wait_for_selector("[data-seek-row]:has-text('Bobby')")
     ann.wait_for_timeout(1500)  # a few polls: still apart
     assert "#/table/" not in ann.url and "#/table/" not in bob.url
+    assert ann.locator("[data-seek-row]:has-text('Bobby')").count() == 0
+    assert bob.locator("[data-seek-row]:has-text('Annie')").count() == 0
     shoot(ann, "seek-both-waiting-desktop")
     ann.click("[data-testid=qp-cancel]")
     bob.click("[data-testid=qp-cancel]")
