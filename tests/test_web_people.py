@@ -695,11 +695,12 @@ def test_rematch_keeps_bots_and_accounts_and_two_asking_at_once_find_one_table(c
 # -- the join rules, as the room's decisions (no database) -----------------------------------------
 def test_decisions_seat_an_account_once_and_give_it_its_seat_back() -> None:
     from gamester.web import decisions as d
-    from gamester.web.decisions import SeatOwner, ServiceError
+    from gamester.web.decisions import SeatOwner
+    from gamester.web.errors import Refused
 
     ann = SeatOwner("ann", "Ann", lambda t, n: f"ann-{t}-{n}")
     row, _ = d.new_table("penneech", {}, ["human", "human"], None, table_id="t1", seed=7, now=1.0, rated=True)
-    with pytest.raises(ServiceError) as guest:
+    with pytest.raises(Refused) as guest:
         d.join(row, 1, "Guest", None, "new-token")
     assert guest.value.code == "account_needed"
     plan = d.join(row, 0, "typed", None, "new-token", ann)
@@ -708,10 +709,10 @@ def test_decisions_seat_an_account_once_and_give_it_its_seat_back() -> None:
     s.name, s.token_hash, s.account = plan.name, d.hash_token(plan.token), plan.account
     again = d.join(row, 0, None, None, "other", ann)
     assert (again.token, again.new) == ("ann-t1-0", False), "the account's seat, from another device"
-    with pytest.raises(ServiceError) as twice:
+    with pytest.raises(Refused) as twice:
         d.join(row, 1, None, None, "other", ann)
     assert twice.value.code == "seat_taken", "one seat per account at a rated table"
-    with pytest.raises(ServiceError) as bots:
+    with pytest.raises(Refused) as bots:
         d.new_table("penneech", {}, ["random", "random"], None, table_id="t2", seed=7, now=1.0, rated=True)
     assert bots.value.code == "bad_rated"
     made, _ = d.new_table(

@@ -22,7 +22,8 @@ pytest.importorskip("argon2")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from gamester.store.seeks import Pool, SeekRow, SeekStore  # noqa: E402
+from gamester.store.port import Pool, SeekRow  # noqa: E402
+from gamester.store.seeks import SeekStore  # noqa: E402
 from gamester.web import create_app  # noqa: E402
 from gamester.web import seeks as sk  # noqa: E402
 from gamester.web.limits import OFF, Limits  # noqa: E402
@@ -351,7 +352,7 @@ def test_seeks_expire_and_bots_come_from_the_stored_deadline(c: TestClient) -> N
     minutes is expired; a seek's bots are due at its stored time, for any store on the database
     (a server started later)."""
     repo = c.app.state.people.store.repo  # type: ignore[attr-defined]
-    store = SeekStore(repo, life=sk.SEEK_SECONDS, unpolled=sk.UNPOLLED_SECONDS)
+    store = SeekStore(repo, sk.TIMES)
     rule = sk.decide(iter(f"T{i}x" for i in itertools.count()).__next__, lambda: 5, random.Random(1))
     t0 = 2e9  # a future far from the app's own seeks
 
@@ -364,11 +365,11 @@ def test_seeks_expire_and_bots_come_from_the_stored_deadline(c: TestClient) -> N
     quiet, old, late = row(1), row(2), row(3, bots=20)
     for s in (quiet, old, late):
         assert store.add(s, per_address=None, now=t0, decide=rule) == ("ok", None)
-    assert sk.open_seek_count(repo, t0 + 1) == 3
+    assert sk.open_seek_count(store, t0 + 1) == 3
     assert store.poll(old, t0 + 25, rule)[0].status == "waiting"
     assert store.poll(late, t0 + 10, rule)[0].status == "waiting"
     # The late seek's bots are due at t0 + 20: a store made afterwards (another server) seats them.
-    other = SeekStore(repo, life=sk.SEEK_SECONDS, unpolled=sk.UNPOLLED_SECONDS)
+    other = SeekStore(repo, sk.TIMES)
     assert other.sweep(t0 + 19, rule, keep=3600)[1] == []
     expired, made = other.sweep(t0 + 31, rule, keep=3600)
     assert len(made) == 1 and made[0].id.startswith("T") and made[0].status == "playing"
@@ -381,7 +382,7 @@ def test_seeks_expire_and_bots_come_from_the_stored_deadline(c: TestClient) -> N
         t += 25
         store.poll(old, t, rule)
     assert t >= t0 + sk.SEEK_SECONDS and other.get(old.id).status == "expired", "ten minutes at most"  # type: ignore[union-attr]
-    assert sk.open_seek_count(repo, t) == 0  # the gauge /metrics shows
+    assert sk.open_seek_count(other, t) == 0  # the gauge /metrics shows
     # Finished seeks are forgotten after ``keep``.
     other.sweep(t + 3601, rule, keep=3600)
     assert other.get(late.id) is None and other.get(quiet.id) is None

@@ -9,26 +9,36 @@ once. Nothing here decides who may do what: that is :mod:`gamester.web.blocks` a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 
+from gamester.store.port import Ban, ModerationRepository
 from gamester.store.repository import SqlTableRepository
 from gamester.store.schema import accounts, bans, blocks, chat, reports, sessions, tables
-
-
-@dataclass(frozen=True)
-class Ban:
-    account: str
-    until: float | None  # None: for good
-    reason: str | None
-    created: float
 
 
 def banned_clause(key: sa.ColumnElement[str], now: float) -> sa.ColumnElement[bool]:
     """True where the account ``key`` is banned at ``now`` (for a query's WHERE)."""
     return sa.exists().where(bans.c.account == key, sa.or_(bans.c.until.is_(None), bans.c.until > now))
+
+
+def blocked_by(engine: sa.Engine, blocker: str) -> frozenset[str]:
+    """The keys of the accounts ``blocker`` blocks."""
+    with engine.connect() as c:
+        return frozenset(
+            r[0] for r in c.execute(sa.select(blocks.c.blocked).where(blocks.c.blocker == blocker))
+        )
+
+
+def ban_of(engine: sa.Engine, key: str, now: float) -> Ban | None:
+    """The account's ban in force at ``now``, or None."""
+    b = bans.c
+    with engine.connect() as c:
+        r = c.execute(
+            sa.select(bans).where(b.account == key, sa.or_(b.until.is_(None), b.until > now))
+        ).first()
+    return None if r is None else Ban(r.account, r.until, r.reason, r.created)
 
 
 def forget_blocks(c: sa.Connection, key: str) -> None:
@@ -84,9 +94,7 @@ class ModerationStore:
 
     def blocked_by(self, blocker: str) -> frozenset[str]:
         """The keys of the accounts ``blocker`` blocks (whose chat its sockets never get)."""
-        q = sa.select(blocks.c.blocked).where(blocks.c.blocker == blocker)
-        with self.engine.connect() as c:
-            return frozenset(r[0] for r in c.execute(q))
+        return blocked_by(self.engine, blocker)
 
     def related(self, key: str) -> frozenset[str]:
         """Every account that blocks ``key`` or that ``key`` blocks: none of them sits with it."""
@@ -140,12 +148,14 @@ class ModerationStore:
             return bool(c.execute(bans.delete().where(bans.c.account == key)).rowcount)
 
     def ban_of(self, key: str, now: float) -> Ban | None:
-        """The account's ban in force at ``now``, or None."""
-        b = bans.c
-        q = sa.select(bans).where(b.account == key, sa.or_(b.until.is_(None), b.until > now))
-        with self.engine.connect() as c:
-            r = c.execute(q).first()
-        return None if r is None else Ban(r.account, r.until, r.reason, r.created)
+        return ban_of(self.engine, key, now)
+
+    def notify(self, channel: str, payload: str) -> bool:
+        if self.engine.dialect.name != "postgresql":
+            return False
+        with self.engine.begin() as c:
+            c.execute(sa.text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": payload})
+        return True
 
     # -- chat -----------------------------------------------------------------------------------
     def table_exists(self, table_id: str) -> bool:
@@ -161,3 +171,7 @@ class ModerationStore:
             where = sa.and_(where, sa.or_(ch.name == name, ch.account == name.casefold()))
         with self.repo.write() as c:
             return int(c.execute(chat.delete().where(where)).rowcount)
+
+
+def _conforms(store: ModerationStore) -> ModerationRepository:
+    return store  # mypy checks here that the adapter implements the whole port

@@ -8,16 +8,22 @@ makes sure a table's result moves the ratings exactly once, whatever the number 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from gamester.store.moderation import banned_clause, forget_blocks
-from gamester.store.port import TableRow
-from gamester.store.repository import SqlTableRepository, _load, insert_table
+from gamester.store.moderation import ban_of, banned_clause, blocked_by, forget_blocks
+from gamester.store.port import (
+    AccountRow,
+    Bucket,
+    Participant,
+    PeopleRepository,
+    Rating,
+    RatingRule,
+    TableRow,
+)
+from gamester.store.repository import SqlTableRepository, insert_table, load_json
 from gamester.store.schema import (
     accounts,
     chat,
@@ -33,50 +39,9 @@ BOT_PREFIX = "bot:"
 """Rating keys of computer players: ``bot:`` + the agent spec (no account name has a colon)."""
 
 
-@dataclass(frozen=True)
-class AccountRow:
-    key: str
-    name: str
-    password_hash: str
-    seat_key: str
-    created: float
-
-
-@dataclass(frozen=True)
-class Rating:
-    rating: float
-    deviation: float
-    volatility: float
-    games: int
-
-
-@dataclass(frozen=True)
-class Participant:
-    """One seat of a finished rated table, as the rating rule sees it."""
-
-    seat: int
-    key: str  # account key or bot key
-    result: float  # the seat's return
-    before: Rating
-
-
-class Bucket(NamedTuple):
-    """A throttle's bucket: which limit (``kind``), what it limits (``key``), its size and how many
-    seconds bring one try back."""
-
-    kind: str
-    key: str
-    burst: float
-    every: float
-
-
 class _Refused(Exception):
     def __init__(self, wait: float) -> None:
         self.wait = wait
-
-
-RatingRule = Callable[[list[Participant]], list[tuple[Rating, float]]]
-"""Each participant's new rating and its result at the table from 0 to 1, in the same order."""
 
 
 def _account(r: sa.Row[Any] | None) -> AccountRow | None:
@@ -279,7 +244,7 @@ class PeopleStore:
                     "game": r.game,
                     "status": r.status,
                     "seat": r.seat,
-                    "returns": _load(r.returns),
+                    "returns": load_json(r.returns),
                     "rated": bool(r.rated),
                     "created": r.created,
                 }
@@ -311,6 +276,12 @@ class PeopleStore:
             )
             key = r.inserted_primary_key
             return int(key[0]) if key is not None else 0
+
+    def blocked_by(self, account: str) -> frozenset[str]:
+        return blocked_by(self.engine, account)
+
+    def is_banned(self, account: str, now: float) -> bool:
+        return ban_of(self.engine, account, now) is not None
 
     def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
         """The table's last ``limit`` chat messages, oldest first, each with its ``id``."""
@@ -373,7 +344,7 @@ class PeopleStore:
             if n != 1:
                 return False
             row = c.execute(sa.select(t.game, t.returns).where(t.id == table_id)).one()
-            returns = _load(row.returns) or []
+            returns = load_json(row.returns) or []
             keyed: list[tuple[int, str]] = []
             for s in c.execute(sa.select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat)):
                 if s.kind == "bot":
@@ -421,3 +392,7 @@ class PeopleStore:
             .with_for_update()
         )
         return {r.account: Rating(r.rating, r.deviation, r.volatility, r.games) for r in c.execute(q)}
+
+
+def _conforms(store: PeopleStore) -> PeopleRepository:
+    return store  # mypy checks here that the adapter implements the whole port

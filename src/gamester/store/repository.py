@@ -71,7 +71,8 @@ def default_sqlite_url() -> str:
     return f"sqlite:///{path}"
 
 
-def _load(text: str | None) -> Any:
+def load_json(text: str | None) -> Any:
+    """A JSON column's value (None stays None); the other SQL adapters read their JSON with it too."""
     return None if text is None else json.loads(text)
 
 
@@ -94,7 +95,7 @@ def _table_values(t: TableRow) -> dict[str, Any]:
 
 def _table_row(r: sa.Row[Any]) -> TableRow:
     """The TableRow (without seats) of a gm_tables row."""
-    return TableRow(**{k: _load(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
+    return TableRow(**{k: load_json(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
 
 
 # Every gm_seats column but the table's id maps to the SeatRow field of its name.
@@ -118,8 +119,12 @@ class SqlTableRepository:
         self.engine = engine
         # SQLite has one writer at a time; threads that find it busy sleep in coarse steps (up to
         # 100 ms) inside SQLite. Queueing them on a Python lock instead wakes each one the moment the
-        # previous write commits. PostgreSQL locks rows itself.
-        self._lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+        # previous write commits. PostgreSQL locks rows itself. Reentrant: the event loop holds it
+        # around a write it makes inline (writer_if_free), and the write takes it again.
+        self._lock = threading.RLock() if engine.dialect.name == "sqlite" else None
+        # Whatever the driver raises when the database cannot be reached or written is the port's
+        # StoreUnavailable: nobody outside the store catches a driver's or SQLAlchemy's errors.
+        sa.event.listen(engine, "handle_error", _unavailable)
         # The SQLite file this server opened (device, inode): a file deleted or replaced under a
         # running server would otherwise take every later write into an unlinked inode, lost at exit.
         self._path: Path | None = None
@@ -149,6 +154,24 @@ class SqlTableRepository:
             self._check_file()
             with self.engine.begin() as c:
                 yield c
+
+    @contextlib.contextmanager
+    def writer_if_free(self) -> Iterator[bool]:
+        lock = self._lock
+        if lock is None:
+            yield True
+            return
+        free = lock.acquire(blocking=False)
+        try:
+            yield free
+        finally:
+            if free:
+                lock.release()
+
+    def notify_conninfo(self) -> str | None:
+        if self._lock is not None:
+            return None
+        return self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
     def write(self) -> contextlib.AbstractContextManager[sa.Connection]:
         """One write transaction, queued behind this server's other SQLite writes (for the other
@@ -183,7 +206,7 @@ class SqlTableRepository:
                         c.exec_driver_sql("PRAGMA busy_timeout = 10000")
             return None
         except StoreUnavailable as e:
-            return str(e)
+            return e.reason
         except sa.exc.DBAPIError as e:
             reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else type(e).__name__
             return f"the database cannot be written: {reason}"[:300]
@@ -486,7 +509,7 @@ class SqlTableRepository:
             r = c.execute(q).first()
         if r is None:
             return None
-        return ReviewRow(r.table_id, r.seat, r.status, _load(r.result), r.owner, r.started)
+        return ReviewRow(r.table_id, r.seat, r.status, load_json(r.result), r.owner, r.started)
 
     def claim_review(self, table_id: str, seat: int, owner: str, now: float, stale_before: float) -> bool:
         """Start the review of ``seat`` for ``owner``: True if there was none, or only one still
@@ -546,6 +569,20 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA wal_autocheckpoint=0")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+UNAVAILABLE = "the database is unavailable; try again"
+
+
+def _unavailable(ctx: sa.engine.ExceptionContext) -> None:
+    """An engine's ``handle_error``: a database that cannot be reached or used now (SQLAlchemy's
+    OperationalError: refused, gone, locked, read-only, out of disk) is the port's StoreUnavailable,
+    with the driver's own line as its reason."""
+    if not isinstance(ctx.sqlalchemy_exception, sa.exc.OperationalError):
+        return
+    orig = ctx.original_exception
+    reason = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    raise StoreUnavailable(UNAVAILABLE, f"the database cannot be written: {reason}"[:300]) from orig
 
 
 def make_engine(url: str) -> sa.Engine:

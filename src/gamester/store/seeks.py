@@ -23,57 +23,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
 import sqlalchemy as sa
 
-from gamester.store.port import TableRow
+from gamester.store.port import Decide, Pool, SeekRepository, SeekRow, SeekTimes, TableRow
 from gamester.store.repository import SqlTableRepository, insert_table
 from gamester.store.schema import accounts, actions, blocks, seats, seeks, tables
 
 WAITING = "waiting"
 _ADDRESS_LOCKS = 0x5EE1  # the advisory locks' first key: an address's seeks, then a pool's
 _POOL_LOCKS = 0x5EE2
-
-
-@dataclass
-class SeekRow:
-    id: str
-    token_hash: str
-    pool: str
-    game: str
-    options: dict[str, Any]
-    players: int
-    rated: bool
-    clock: dict[str, Any] | None
-    bots_after: float | None
-    fill_at: float | None
-    account: str | None
-    name: str
-    rating: float | None
-    address_key: str
-    status: str
-    created: float
-    polled: float
-    ended: float | None = None
-    table_id: str | None = None
-    seat: int | None = None
-
-
-@dataclass
-class Pool:
-    """What a match is decided on: the pool's live seeks, oldest first; the blocks between their
-    accounts, as (blocker, blocked); and each account's seat key (its seat tokens derive from it)."""
-
-    seeks: list[SeekRow]
-    blocks: frozenset[tuple[str, str]] = frozenset()
-    seat_keys: dict[str, str] = field(default_factory=dict)
-
-
-Decide = Callable[[Pool, float], "tuple[TableRow, dict[str, int]] | None"]
-"""The rule: a new table (its seats taken) and the seat of each seek it seats, or None."""
 
 
 def _row(r: sa.Row[Any]) -> SeekRow:
@@ -96,14 +57,14 @@ def _lock_key(text: str) -> int:
 
 
 class SeekStore:
-    """Seeks over the table repository's engine (and its SQLite write queue). ``life``: seconds a
-    seek waits at most; ``unpolled``: seconds it lives without its seeker asking about it."""
+    """Seeks over the table repository's engine (and its SQLite write queue). ``times``: how long a
+    seek waits at most, and without its seeker asking about it."""
 
-    def __init__(self, repo: SqlTableRepository, *, life: float, unpolled: float) -> None:
+    def __init__(self, repo: SqlTableRepository, times: SeekTimes) -> None:
         self.repo = repo
         self.engine = repo.engine
-        self.life = life
-        self.unpolled = unpolled
+        self.life = times.life
+        self.unpolled = times.unpolled
         self.postgres = self.engine.dialect.name == "postgresql"
 
     # -- transactions ---------------------------------------------------------------------------
@@ -277,12 +238,15 @@ class SeekStore:
                 ).rowcount
         return done
 
+    # -- your tables ----------------------------------------------------------------------------
+    def account_tables(self, key: str, *, live: int, over: int) -> list[dict[str, Any]]:
+        """Every table the account sits at that is not over (at most ``live``), and its ``over`` last
+        finished ones: private, unrated and lessons included. Each with what is needed to know whose
+        turn it is (game, options, seed, seq) and ``updated``: its last move's time, else its creation."""
+        return _account_tables(self.engine, key, live, over)
 
-# -- your tables --------------------------------------------------------------------------------
-def account_tables(engine: sa.Engine, key: str, *, live: int, over: int) -> list[dict[str, Any]]:
-    """Every table the account sits at that is not over (at most ``live``), and its ``over`` last
-    finished ones: private, unrated and lessons included. Each with what is needed to know whose
-    turn it is (game, options, seed, seq) and ``updated``: its last move's time, else its creation."""
+
+def _account_tables(engine: sa.Engine, key: str, live: int, over: int) -> list[dict[str, Any]]:
     t = tables.c
     last = sa.select(sa.func.max(actions.c.at)).where(actions.c.table_id == t.id).scalar_subquery()
     q = (
@@ -308,3 +272,7 @@ def account_tables(engine: sa.Engine, key: str, *, live: int, over: int) -> list
          "updated": float(r.updated), "names": names[r.id]}
         for r in rows
     ]  # fmt: skip
+
+
+def _conforms(store: SeekStore) -> SeekRepository:
+    return store  # mypy checks here that the adapter implements the whole port

@@ -41,12 +41,11 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from gamester.store.people import AccountRow, Bucket, PeopleStore, Rating
-from gamester.store.repository import SqlTableRepository
+from gamester.store.port import AccountRow, Bucket, ModerationRepository, PeopleRepository, Rating
 from gamester.web.blocks import refuse_banned
-from gamester.web.decisions import ServiceError
 from gamester.web.decisions import hash_token as _hash
-from gamester.web.ratings import INITIAL, rate
+from gamester.web.errors import BadInput, Conflict, NotAllowed, NotFound, NotLoggedIn, Refused
+from gamester.web.ratings import rate
 
 COOKIE = "gamester_session"
 SESSION_SECONDS = 30 * 24 * 3600
@@ -118,7 +117,7 @@ class Throttle:
     tries at once, then one per ``every`` seconds. Times are wall-clock (:attr:`People.now`), the
     one clock servers share."""
 
-    store: PeopleStore
+    store: PeopleRepository
     kind: str
     burst: float
     every: float
@@ -148,10 +147,17 @@ def take_all(tries: list[tuple[Throttle, str]], now: float) -> float:
 class People:
     """Accounts and sessions over a :class:`PeopleStore` (thread-safe; blocking calls)."""
 
-    def __init__(self, repo: SqlTableRepository, *, clock: Any = time.time) -> None:
+    def __init__(
+        self,
+        store: PeopleRepository,
+        *,
+        clock: Any = time.time,
+        moderation: ModerationRepository | None = None,
+    ) -> None:
         from argon2 import PasswordHasher
 
-        self.store = PeopleStore(repo, INITIAL)
+        self.store = store
+        self.moderation = moderation  # bans (docs/web.md, Blocks, reports and bans)
         self.hasher = PasswordHasher()  # argon2id
         self.now = clock
         # Failed log-ins of one name, failed log-ins from one address, accounts made from one address.
@@ -172,7 +178,7 @@ class People:
             created=self.now(),
         )
         if not self.store.create_account(row):
-            raise ServiceError("name_taken", f"name: {name!r} is taken (names are unique ignoring case)", 409)
+            raise Conflict(f"name: {name!r} is taken (names are unique ignoring case)", code="name_taken")
         return row
 
     def check_password(self, name: str, password: str) -> AccountRow | None:
@@ -221,7 +227,7 @@ class People:
             scheme, _, value = header.partition(" ")
             row = self.session_of(value.strip()) if scheme.lower() == "bearer" else None
             if row is None:
-                raise ServiceError("bad_session", "Authorization: not a valid session; log in again", 401)
+                raise NotLoggedIn("Authorization: not a valid session; log in again", code="bad_session")
             return row
         cookie = request.cookies.get(COOKIE)
         return self.session_of(cookie) if cookie else None
@@ -267,7 +273,7 @@ class People:
     def player(self, name: str) -> dict[str, Any]:
         row = self.store.account(name.casefold()) if NAME.match(name) else None
         if row is None:
-            raise ServiceError("no_player", f"no player {name[:40]!r}", 404)
+            raise NotFound(f"no player {name[:40]!r}", code="no_player")
         recent = self.store.tables_of(row.key, 50)
         return {
             "name": row.name,
@@ -312,9 +318,7 @@ async def _fields(request: Request, *names: str) -> list[Any]:
     body = read_body(await request.body())
     unknown = sorted(set(body) - set(names))
     if unknown:
-        raise ServiceError(
-            "bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: {', '.join(names)}", 422
-        )
+        raise BadInput(f"unknown field {unknown[0][:40]!r}; valid fields: {', '.join(names)}")
     return [body.get(n) for n in names]
 
 
@@ -326,16 +330,14 @@ async def _credentials(request: Request) -> tuple[Any, Any]:
 def _given_password(value: Any, field: str) -> str:
     """A password as typed, to check (not to keep): any string of up to MAX_PASSWORD characters."""
     if not isinstance(value, str) or not 0 < len(value) <= MAX_PASSWORD:
-        raise ServiceError(
-            "bad_request", f"{field}: expected the password, 1 to {MAX_PASSWORD} characters", 422
-        )
+        raise BadInput(f"{field}: expected the password, 1 to {MAX_PASSWORD} characters")
     return value
 
 
 async def _logged_in(p: People, request: Request) -> AccountRow:
     row = await run_in_threadpool(p.account_of, request)
     if row is None:
-        raise ServiceError("not_logged_in", "not logged in", 401)
+        raise NotLoggedIn("not logged in")
     return row
 
 
@@ -351,25 +353,26 @@ async def _prove(
     async with p.hashing:
         ok = await run_in_threadpool(p.verify, row.password_hash, password)
     if not ok:
-        raise ServiceError("wrong_password", f"{field}: not this account's password", 403)
+        raise NotAllowed(f"{field}: not this account's password", code="wrong_password")
     await run_in_threadpool(p.give_back_tries, row.key, addr)
     return None
 
 
-def router(people: dict[str, People]) -> APIRouter:
-    """The routes, over ``people["people"]`` (set when the app starts)."""
+def router() -> APIRouter:
+    """The routes, over the app's ``state.people`` (set when the app starts)."""
     api = APIRouter()
 
-    def ppl() -> People:
-        return people["people"]
+    def ppl(conn: HTTPConnection) -> People:
+        people: People = conn.app.state.people
+        return people
 
     @api.post("/api/accounts", status_code=201)
     async def create_account(request: Request) -> Any:
         name, password = await _credentials(request)
         problem = account_name_problem(name) or password_problem(password)
         if problem is not None:
-            raise ServiceError("bad_name" if problem.startswith("name") else "bad_password", problem, 422)
-        p, addr = ppl(), _client(request)
+            raise BadInput(problem, code="bad_name" if problem.startswith("name") else "bad_password")
+        p, addr = ppl(request), _client(request)
         wait = await run_in_threadpool(p.signups.take, addr, p.now())
         if wait > 0:
             return _limited(wait, "accounts made from this address")
@@ -381,19 +384,20 @@ def router(people: dict[str, People]) -> APIRouter:
     async def log_in(request: Request) -> Any:
         name, password = await _credentials(request)
         if not isinstance(name, str) or not isinstance(password, str) or not name or len(name) > 20:
-            raise ServiceError("bad_request", 'expected {"name": …, "password": …}', 422)
+            raise BadInput('expected {"name": …, "password": …}')
         if len(password) > MAX_PASSWORD:
-            raise ServiceError("bad_password", f"password: at most {MAX_PASSWORD} characters", 422)
-        p, addr, key = ppl(), _client(request), name.casefold()
+            raise BadInput(f"password: at most {MAX_PASSWORD} characters", code="bad_password")
+        p, addr, key = ppl(request), _client(request), name.casefold()
         wait = await run_in_threadpool(p.take_tries, key, addr)
         if wait > 0:
             return _limited(wait, "failed log-ins")
         async with p.hashing:
             row = await run_in_threadpool(p.check_password, name, password)
         if row is None:  # the same answer, after the same work, whether or not the name exists
-            raise ServiceError("bad_login", "wrong name or password", 401)
+            raise NotLoggedIn("wrong name or password", code="bad_login")
         await run_in_threadpool(p.give_back_tries, key, addr)
-        await run_in_threadpool(refuse_banned, p.store.repo, row.key, p.now())  # web/blocks.py
+        if p.moderation is not None:  # a banned account is told so, and given no session (web/blocks.py)
+            await run_in_threadpool(refuse_banned, p.moderation, row.key, p.now())
         session = await run_in_threadpool(p.open_session, row)
         out = JSONResponse({"name": row.name, "session": session})
         out.set_cookie(
@@ -409,7 +413,7 @@ def router(people: dict[str, People]) -> APIRouter:
 
     @api.delete("/api/session")
     async def log_out(request: Request) -> Any:
-        p = ppl()
+        p = ppl(request)
         session = p.session_text(request)
         row = await run_in_threadpool(p.session_of, session) if session else None
         everywhere = request.query_params.get("everywhere", "false").lower() in ("1", "true", "yes")
@@ -425,28 +429,28 @@ def router(people: dict[str, People]) -> APIRouter:
     @api.get("/api/session")
     async def who(request: Request) -> Any:
         """Who the session is, for the page: 200 either way (a 401 would be a console error)."""
-        p = ppl()
+        p = ppl(request)
         try:
             row = await run_in_threadpool(p.account_of, request)
-        except ServiceError:
+        except Refused:
             row = None
         return {"name": row.name if row is not None else None}
 
     @api.get("/api/me")
     async def me(request: Request) -> Any:
-        p = ppl()
+        p = ppl(request)
         return await run_in_threadpool(p.me, await _logged_in(p, request))
 
     @api.post("/api/me/password")
     async def change_password(request: Request) -> Any:
         """A new password; every other session of the account ends, this one stays."""
-        p = ppl()
+        p = ppl(request)
         row = await _logged_in(p, request)
         old, new = await _fields(request, "old", "new")
         old = _given_password(old, "old")
         problem = password_problem(new)
         if problem is not None:
-            raise ServiceError("bad_password", problem.replace("password:", "new:", 1), 422)
+            raise BadInput(problem.replace("password:", "new:", 1), code="bad_password")
         refused = await _prove(p, request, row, old, "old")
         if refused is not None:
             return refused
@@ -455,13 +459,13 @@ def router(people: dict[str, People]) -> APIRouter:
         keep = _hash(p.session_text(request) or "")
         ended = await run_in_threadpool(p.store.set_password, row.key, row.password_hash, new_hash, keep)
         if ended is None:
-            raise ServiceError("changed", "the password was changed meanwhile; log in again", 409)
+            raise Conflict("the password was changed meanwhile; log in again", code="changed")
         return {"name": row.name, "ended": ended}
 
     @api.delete("/api/me")
     async def delete_account(request: Request) -> Any:
         """The account goes: its login, sessions and ratings; its finished tables stay."""
-        p = ppl()
+        p = ppl(request)
         row = await _logged_in(p, request)
         (password,) = await _fields(request, "password")
         refused = await _prove(p, request, row, _given_password(password, "password"), "password")
@@ -470,33 +474,32 @@ def router(people: dict[str, People]) -> APIRouter:
         try:
             blocking = await run_in_threadpool(p.store.delete_account, row.key, row.password_hash, DELETED)
         except LookupError:
-            raise ServiceError("changed", "the account changed meanwhile; log in again", 409) from None
+            raise Conflict("the account changed meanwhile; log in again", code="changed") from None
         if blocking:
-            raise ServiceError(
-                "seated",
+            raise Conflict(
                 f"you hold a seat at a table not over yet ({', '.join(blocking[:3])}); "
                 "finish it or leave it first (GET /api/me lists them)",
-                409,
+                code="seated",
             )
         out = JSONResponse({"ok": True, "name": row.name, "deleted": True})
         out.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
         return out
 
     @api.get("/api/players/{name}")
-    async def player(name: str) -> Any:
-        return await run_in_threadpool(ppl().player, name)
+    async def player(name: str, request: Request) -> Any:
+        return await run_in_threadpool(ppl(request).player, name)
 
     @api.get("/api/leaderboard/{game}")
     async def leaderboard(game: str, request: Request) -> Any:
         from gamester.core.registry import game_names
 
         if game not in game_names():
-            raise ServiceError(
-                "no_game", f"unknown game {game[:40]!r}; valid games: " + ", ".join(game_names()), 404
+            raise NotFound(
+                f"unknown game {game[:40]!r}; valid games: " + ", ".join(game_names()), code="no_game"
             )
         limit_text = request.query_params.get("limit", "100")
         if not limit_text.isdigit() or not 1 <= int(limit_text) <= 500:
-            raise ServiceError("bad_limit", "limit: expected a whole number from 1 to 500", 422)
-        return await run_in_threadpool(ppl().leaderboard, game, int(limit_text))
+            raise BadInput("limit: expected a whole number from 1 to 500", code="bad_limit")
+        return await run_in_threadpool(ppl(request).leaderboard, game, int(limit_text))
 
     return api

@@ -20,9 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gamester.core.columns import fit, say_error
+from gamester.web.notifier import CHANNEL
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) is loaded only when the command runs: --help stays light
+    from gamester.store.port import ModerationRepository, Stores
 
 MAX_REASON = 500
 DAY = 86400.0
@@ -71,31 +75,31 @@ class AdminError(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    from gamester.store.repository import default_sqlite_url, open_repository
+    from gamester.store import default_sqlite_url, open_stores
+    from gamester.web.ratings import INITIAL
+    from gamester.web.seeks import TIMES
 
     try:
-        repo = open_repository(args.db or default_sqlite_url())
+        stores = open_stores(args.db or default_sqlite_url(), INITIAL, TIMES)
     except ValueError as e:
         say_error(f"gamester admin: {e}")
         return 2
     try:
-        return _act(repo, args)
+        return _act(stores, args)
     except AdminError as e:
         say_error(f"gamester admin {args.action}: {e}")
         return 2
     finally:
-        repo.dispose()
+        stores.dispose()
 
 
-def _act(repo: Any, args: argparse.Namespace) -> int:
-    from gamester.store.moderation import ModerationStore
-
-    store = ModerationStore(repo)
+def _act(stores: Stores, args: argparse.Namespace) -> int:
+    store = stores.moderation
     now = time.time()
     if args.action == "reports":
         return _reports(store.reports(args.limit, now), args.json)
     if args.action == "chat-delete":
-        return _chat_delete(repo, store, args.table, args.name)
+        return _chat_delete(store, args.table, args.name)
     key = _account(store, args.name)
     name = store.account_name(key)
     if args.action == "unban":
@@ -109,35 +113,28 @@ def _act(repo: Any, args: argparse.Namespace) -> int:
             raise AdminError(f"--reason: 1 to {MAX_REASON} printable characters")
     until = None if args.days is None else now + args.days * DAY
     ended = store.ban(key, until, reason, now)
-    withdrawn = _withdraw(repo, key, now)
-    _notify(repo, f"~account:{key}", "ban")
+    withdrawn = stores.seeks.withdraw_account(key, now)
+    store.notify(CHANNEL, f"admin|~account:{key}|ban")
     when = "for good" if until is None else f"for {args.days:g} days (until {_utc(until)})"
     print(fit(f"gamester: banned {name} {when}"))
     print(f"gamester: {ended} session(s) ended, {withdrawn} seek(s) withdrawn")
     return 0
 
 
-def _account(store: Any, name: str) -> str:
+def _account(store: ModerationRepository, name: str) -> str:
     key = name.casefold()
     if len(name) > 40 or store.account_name(key) is None:
         raise AdminError(f"no account {name[:40]!r}")
     return key
 
 
-def _withdraw(repo: Any, key: str, now: float) -> int:
-    from gamester.store.seeks import SeekStore
-    from gamester.web.seeks import SEEK_SECONDS, UNPOLLED_SECONDS
-
-    return SeekStore(repo, life=SEEK_SECONDS, unpolled=UNPOLLED_SECONDS).withdraw_account(key, now)
-
-
-def _chat_delete(repo: Any, store: Any, table: str, name: str | None) -> int:
+def _chat_delete(store: ModerationRepository, table: str, name: str | None) -> int:
     from gamester.web.validate import TABLE_ID
 
     if not TABLE_ID.match(table) or not store.table_exists(table):
         raise AdminError(f"no table {table[:40]!r}")
     gone = store.delete_chat(table, name)
-    _notify(repo, table, "chat-deleted")
+    store.notify(CHANNEL, f"admin|{table}|chat-deleted")
     who = "" if name is None else f" said by {name[:40]}"
     print(fit(f"gamester: deleted {gone} chat line(s){who} at table {table}"))
     return 0
@@ -157,19 +154,6 @@ def _reports(found: list[dict[str, Any]], as_json: bool) -> int:
         print(fit(f"#{r['id']}  {_utc(r['at'])}  {r['reporter']} reported {r['reported']}{where}{banned}"))
         print(fit(f"    {r['reason']}"))
     return 0
-
-
-def _notify(repo: Any, channel: str, kind: str) -> None:
-    """Tell every running server on a PostgreSQL database (SQLite servers read it from the database
-    as they go: sessions, bans and chat are read there)."""
-    import sqlalchemy as sa
-
-    from gamester.web.notifier import CHANNEL
-
-    if repo.engine.dialect.name != "postgresql":
-        return
-    with repo.engine.begin() as c:
-        c.execute(sa.text("SELECT pg_notify(:c, :p)"), {"c": CHANNEL, "p": f"admin|{channel}|{kind}"})
 
 
 def _utc(at: float) -> str:

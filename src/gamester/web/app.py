@@ -1,12 +1,14 @@
 """``create_app``: the composition root of the web server.
 
 ``create_app(db_url)`` resolves the settings (arguments first, then ``GAMESTER_*`` environment
-variables), and builds the app from its parts: its lifespan opens the repository (running the
-migrations), the notifier, the :class:`~gamester.web.registry.Registry` of rooms (which starts the bot
-worker pool and the lease loop), the people, the chat hub and the health probe, and stops them again.
-Around the routes sit the middleware (:class:`~gamester.web.guard.Guard` outermost, then
-:class:`BodyLimit`) and, under them, the error handlers that make every failure one JSON line with a
-status. The routes themselves live elsewhere: the table routes and the table WebSocket in
+variables), and builds the app from its parts: its lifespan opens the stores (running the
+migrations; only through :func:`gamester.store.open_stores` and the port), the notifier, the
+:class:`~gamester.web.registry.Registry` of rooms (which starts the bot worker pool and the lease
+loop), the people, the review desk and the health probe, puts them on ``app.state.parts``
+(:class:`~gamester.web.routes.Parts`) and stops them again. Around the routes sit the middleware
+(:class:`~gamester.web.guard.Guard` outermost, then :class:`BodyLimit`) and, under them, the edge's
+error handlers (:mod:`gamester.web.edge`) that make every failure one JSON line with a status. The
+routes themselves live elsewhere: the table routes and the table WebSocket in
 :mod:`gamester.web.routes`, accounts and people in :mod:`gamester.web.accounts`.
 """
 
@@ -16,33 +18,27 @@ import asyncio
 import contextlib
 import gc
 import os
-import time
 from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI
 from fastapi.responses import JSONResponse
-from sqlalchemy import exc as sa_exc
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gamester.core.errors import GameError
-from gamester.store.port import StoreUnavailable
-from gamester.store.repository import default_sqlite_url, open_repository
+from gamester.store import default_sqlite_url, open_stores
+from gamester.web import edge
+from gamester.web import seeks as seek_times
 from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
-from gamester.web.chat import ChatHub
-from gamester.web.decisions import ServiceError
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.lobby import Lobby, lobby_router
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
+from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry, new_server_id
 from gamester.web.reviews import ReviewDesk
-from gamester.web.routes import DB_DOWN, static_dir, table_router
+from gamester.web.routes import Parts, static_dir, table_router
 
 MAX_BODY = 64 * 1024
 
@@ -54,7 +50,7 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
+def _error(status: int, code: str, message: str) -> JSONResponse:  # below the app's own handlers
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
@@ -117,12 +113,11 @@ def create_app(
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
     sid = server_id or new_server_id()
     quota = limits or Limits()
-    holder: dict[str, Any] = {}
-    people_holder: dict[str, People] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        repo = await asyncio.to_thread(open_repository, url)
+        stores = await asyncio.to_thread(open_stores, url, INITIAL, seek_times.TIMES)
+        repo = stores.tables
         # Load every game once before serving: the first lookups then never race each other.
         from gamester.core.registry import game_class, game_names
 
@@ -130,17 +125,14 @@ def create_app(
             with contextlib.suppress(Exception):
                 game_class(name)
         notifier: Notifier
-        sqlite = repo.engine.dialect.name == "sqlite"
-        if not sqlite:
-            conninfo = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-            notifier = PostgresNotifier(conninfo, sid)
-        else:
-            notifier = LocalNotifier()
+        conninfo = repo.notify_conninfo()
+        notifier = LocalNotifier() if conninfo is None else PostgresNotifier(conninfo, sid)
         registry = Registry(
             repo,
+            stores.people,
             notifier,
             server_id=sid,
-            inline_writes=sqlite,
+            inline_writes=conninfo is None,
             workers=workers,
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
@@ -149,17 +141,15 @@ def create_app(
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
         desk = ReviewDesk(registry)
-        people = People(repo)
+        people = People(stores.people, moderation=stores.moderation)
         registry.on_end.append(people.table_over)
-        people_holder["people"] = people
         _app.state.people = people
         # Tables made per address, counted where every server on this database sees them (web/guard.py).
         per_minute = float(quota.tables_per_minute)
         _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
-        hub = ChatHub(people.store, notifier.publish, time.time)
-        notifier.subscribe(hub.on_notice)
-        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub)
-        holder["lobby"] = lobby = Lobby(registry, people, quota)  # quick play, /ws/lobby, blocks
+        _app.state.parts = Parts(registry=registry, health=DatabaseHealth(repo), desk=desk, people=people)
+        # Quick play, the lobby socket, your tables, blocks and reports (web/lobby.py).
+        _app.state.lobby = lobby = Lobby(registry, people, stores.seeks, stores.moderation, quota)
         await registry.start()
         await lobby.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
@@ -177,7 +167,7 @@ def create_app(
             await desk.stop()
             await lobby.stop()
             await registry.stop()
-            repo.dispose()
+            stores.dispose()
 
     app = FastAPI(title="gamester", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
@@ -186,52 +176,12 @@ def create_app(
     )  # outermost: runs first
     app.state.db_url = url
     app.state.server_id = sid
-    app.include_router(people_router(people_holder))
-    _errors(app)
-    app.include_router(table_router(holder, people_holder, quota))
-    app.include_router(lobby_router(holder, people_holder))
+    app.include_router(people_router())
+    edge.install(app)
+    app.include_router(table_router(quota))
+    app.include_router(lobby_router())
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
-
-
-def _errors(app: FastAPI) -> None:
-    """Every failure is one JSON line with a status; the client's input is never echoed back."""
-
-    @app.exception_handler(ServiceError)
-    async def _service_error(_r: Request, e: ServiceError) -> JSONResponse:
-        return _error(e.status, e.code, e.message)
-
-    @app.exception_handler(GameError)
-    async def _game_error(_r: Request, e: GameError) -> JSONResponse:
-        return _error(422, "bad_request", str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http_error(r: Request, e: StarletteHTTPException) -> JSONResponse:
-        if e.status_code == 404:
-            return _error(404, "not_found", f"no such path: {r.url.path[:100]}")
-        if e.status_code == 405:
-            return _error(405, "method_not_allowed", f"{r.method} is not allowed on {r.url.path[:100]}")
-        return _error(e.status_code, "http_error", str(e.detail)[:200])
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation_error(_r: Request, e: RequestValidationError) -> JSONResponse:
-        errs = e.errors()
-        first = errs[0] if errs else {}
-        where = ".".join(str(x) for x in first.get("loc", ()))
-        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid')}"[:200])
-
-    @app.exception_handler(sa_exc.OperationalError)
-    async def _db_down(_r: Request, _e: Exception) -> JSONResponse:
-        return _error(503, "unavailable", DB_DOWN)
-
-    @app.exception_handler(StoreUnavailable)
-    async def _store_gone(_r: Request, e: StoreUnavailable) -> JSONResponse:
-        return _error(503, "unavailable", str(e))
-
-    @app.exception_handler(Exception)
-    async def _unexpected(_r: Request, e: Exception) -> JSONResponse:
-        # Reached only through a bug; still a JSON answer, and the client's input is not echoed.
-        return _error(500, "internal", f"internal error ({type(e).__name__})")
 
 
 RATING_CATCH_UP_SECONDS = 60.0

@@ -11,7 +11,7 @@ Blocks, reports and bans).
   its sessions are void on every server the moment the ban is written, so it cannot sit, seek or
   chat as itself; its past results stay.
 
-The routes are in :mod:`gamester.web.lobby`; the SQL in :mod:`gamester.store.moderation`.
+The routes are in :mod:`gamester.web.lobby`; the store behind :class:`ModerationRepository`.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import time
 import unicodedata
 from typing import Any
 
-from gamester.store.moderation import ModerationStore
-from gamester.store.repository import SqlTableRepository
-from gamester.web.decisions import ServiceError
+from gamester.store.port import ModerationRepository
+from gamester.web.errors import BadInput, NotAllowed, NotFound
 
 MAX_BLOCKS = 200
 REPORTS_A_DAY = 5
@@ -30,10 +29,10 @@ MAX_REASON = 1000
 _REFUSED = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
 
 
-def refuse_banned(repo: SqlTableRepository, key: str, now: float | None = None) -> None:
-    """``403 banned`` if the account is banned now (blocking: a database read)."""
+def refuse_banned(moderation: ModerationRepository, key: str, now: float | None = None) -> None:
+    """``banned`` (403) if the account is banned now (blocking: a database read)."""
     at = time.time() if now is None else now
-    ban = ModerationStore(repo).ban_of(key, at)
+    ban = moderation.ban_of(key, at)
     if ban is None:
         return
     until = (
@@ -42,32 +41,32 @@ def refuse_banned(repo: SqlTableRepository, key: str, now: float | None = None) 
         else "until " + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ban.until))
     )
     why = f": {ban.reason}" if ban.reason else ""
-    raise ServiceError("banned", f"this account is banned {until}{why}"[:300], 403)
+    raise NotAllowed(f"this account is banned {until}{why}"[:300], code="banned")
 
 
 def reason_text(value: Any) -> str:
     """A report's reason as it will be kept (trimmed), or ``bad_reason`` saying why not."""
     if not isinstance(value, str):
-        raise ServiceError("bad_reason", "reason: expected text saying what happened", 422)
+        raise BadInput("reason: expected text saying what happened", code="bad_reason")
     text = " ".join(value.split())
     if not 1 <= len(text) <= MAX_REASON:
-        raise ServiceError("bad_reason", f"reason: 1 to {MAX_REASON} characters", 422)
+        raise BadInput(f"reason: 1 to {MAX_REASON} characters", code="bad_reason")
     for ch in text:
         if unicodedata.category(ch) in _REFUSED:
-            raise ServiceError("bad_reason", f"reason: the character U+{ord(ch):04X} is not allowed", 422)
+            raise BadInput(f"reason: the character U+{ord(ch):04X} is not allowed", code="bad_reason")
     return text
 
 
-def other_account(store: ModerationStore, name: Any, me: str, what: str) -> str:
+def other_account(store: ModerationRepository, name: Any, me: str, what: str) -> str:
     """The key of the account named ``name``, which is not ``me``: ``no_player`` (404) or
     ``bad_<what>`` (422) otherwise."""
     from gamester.web.accounts import NAME
 
     if not isinstance(name, str) or not NAME.match(name):
-        raise ServiceError("no_player", f"no player {str(name)[:40]!r}", 404)
+        raise NotFound(f"no player {str(name)[:40]!r}", code="no_player")
     key = name.casefold()
     if store.account_name(key) is None:
-        raise ServiceError("no_player", f"no player {name!r}", 404)
+        raise NotFound(f"no player {name!r}", code="no_player")
     if key == me:
-        raise ServiceError(f"bad_{what}", f"{what}: not yourself", 422)
+        raise BadInput(f"{what}: not yourself", code=f"bad_{what}")
     return key

@@ -32,22 +32,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket
+from starlette.requests import HTTPConnection
 
 from gamester.core.registry import load_game
-from gamester.store.moderation import ModerationStore
-from gamester.store.people import AccountRow
-from gamester.store.port import TableRow
-from gamester.store.seeks import SeekRow, SeekStore, account_tables
+from gamester.store.port import AccountRow, ModerationRepository, SeekRepository, SeekRow, TableRow
 from gamester.web import blocks as b
 from gamester.web import decisions as d
+from gamester.web import messages, validate
 from gamester.web import seeks as sk
-from gamester.web import validate
 from gamester.web.accounts import NAME, People, Throttle
-from gamester.web.decisions import ServiceError
+from gamester.web.commands import ChatDeleted, Reblock, Tick
+from gamester.web.errors import (
+    BadInput,
+    BadToken,
+    Conflict,
+    NoTable,
+    NotFound,
+    NotLoggedIn,
+    RateLimited,
+    Refused,
+)
 from gamester.web.fair import address_key
 from gamester.web.limits import Limits
+from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry
-from gamester.web.room import Connection
+from gamester.web.routes import parts_of
+from gamester.web.sockets import Connection
 
 log = logging.getLogger("gamester.web")
 
@@ -82,13 +92,19 @@ class _Watcher:
 
 
 class Lobby:
-    def __init__(self, registry: Registry, people: People, quota: Limits) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        people: People,
+        seeks: SeekRepository,
+        moderation: ModerationRepository,
+        quota: Limits,
+    ) -> None:
         self.reg = registry
         self.people = people
         self.quota = quota
-        repo = people.store.repo  # the SQL adapter itself (the registry knows only the port)
-        self.seeks = SeekStore(repo, life=sk.SEEK_SECONDS, unpolled=sk.UNPOLLED_SECONDS)
-        self.moderation = ModerationStore(repo)
+        self.seeks = seeks
+        self.moderation = moderation
         self.decide = sk.decide(
             lambda: secrets.token_urlsafe(12), lambda: secrets.randbits(62), random.SystemRandom()
         )
@@ -146,11 +162,17 @@ class Lobby:
         elif table_id == SEEKS_CHANNEL:
             self._seeks_dirty = True
         elif table_id.startswith(ACCOUNT_PREFIX):
+            key = table_id[len(ACCOUNT_PREFIX) :]
             if kind == "ban":
-                key = table_id[len(ACCOUNT_PREFIX) :]
                 for w in [w for w in self.watchers if w.account == key]:
                     w.conn.close(1008)
                     self.watchers.discard(w)
+            elif kind == "blocks":  # the tables here with sockets: that account's hear by its new list
+                for room_id in [r.id for r in self.reg.rooms.values() if r.conns]:
+                    self.reg.tell(room_id, Reblock(key))
+            return
+        elif kind == "chat-deleted":
+            self.reg.tell(table_id, ChatDeleted())
             return
         elif kind == "table":
             self._tables_dirty = True
@@ -166,7 +188,7 @@ class Lobby:
         self.reg.publish(SEEKS_CHANNEL, "seeks")
         if table is not None:
             self.reg.publish(table.id, "table")
-            self.reg.room(table.id).poke()  # its bots and clock start now, not at the next lease round
+            self.reg.room(table.id).post(Tick())  # its bots and clock start now, not at the next lease round
 
     # -- seeks -----------------------------------------------------------------------------------
     async def create(self, data: dict[str, Any], account: AccountRow | None, address: str) -> dict[str, Any]:
@@ -175,7 +197,7 @@ class Lobby:
         rating = None
         if account is not None:
             found = await self.reg.db(self.people.store.ratings_of, account.key)
-            rating = found[spec.game].rating if spec.game in found else self.people.store.initial.rating
+            rating = found[spec.game].rating if spec.game in found else INITIAL.rating
         token = secrets.token_urlsafe(24)
         row = SeekRow(
             id=secrets.token_urlsafe(12),
@@ -199,31 +221,29 @@ class Lobby:
         cap = sk.SEEKS_PER_ADDRESS if self.quota.per_address else None
         result, table = await self.reg.db(self.seeks.add, row, per_address=cap, now=now, decide=self.decide)
         if result == "too_many":
-            raise ServiceError(
-                "rate_limited",
-                f"this address already has {sk.SEEKS_PER_ADDRESS} seeks open: cancel one or wait for it",
-                429,
+            raise RateLimited(
+                f"this address already has {sk.SEEKS_PER_ADDRESS} seeks open: cancel one or wait for it"
             )
         if result == "again":
-            raise ServiceError("already_seeking", "you already seek this game with these rules", 409)
+            raise Conflict("you already seek this game with these rules", code="already_seeking")
         self._changed(table)
         out = {"token": token, **await self._status(row.id)}
         return out
 
     async def _seek(self, seek_id: str, token: Any) -> SeekRow:
         if not validate.TABLE_ID.match(seek_id):
-            raise ServiceError("no_seek", "no such seek", 404)
+            raise NotFound("no such seek", code="no_seek")
         found: SeekRow | None = await self.reg.db(self.seeks.get, seek_id)
         if found is None:
-            raise ServiceError("no_seek", "no such seek (expired seeks are forgotten after an hour)", 404)
+            raise NotFound("no such seek (expired seeks are forgotten after an hour)", code="no_seek")
         if not isinstance(token, str) or not hmac.compare_digest(d.hash_token(token), found.token_hash):
-            raise ServiceError("bad_token", "token: not this seek's token", 403)
+            raise BadToken("token: not this seek's token")
         return found
 
     async def _status(self, seek_id: str, seek: SeekRow | None = None) -> dict[str, Any]:
         s = seek or await self.reg.db(self.seeks.get, seek_id)
         if s is None:
-            raise ServiceError("no_seek", "no such seek", 404)
+            raise NotFound("no such seek", code="no_seek")
         keys: dict[str, str] = {}
         if s.account is not None and s.status == "matched":
             acct = await self.reg.db(self.people.store.account, s.account)
@@ -243,11 +263,9 @@ class Lobby:
         s = await self._seek(seek_id, token)
         after = await self.reg.db(self.seeks.cancel, s.id, self.reg.now())
         if after is None:
-            raise ServiceError("no_seek", "no such seek", 404)
+            raise NotFound("no such seek", code="no_seek")
         if after.status == "matched":
-            raise ServiceError(
-                "already_matched", f"this seek was seated already: table {after.table_id}", 409
-            )
+            raise Conflict(f"this seek was seated already: table {after.table_id}", code="already_matched")
         if s.status == "waiting":
             self._changed(None)
         return await self._status(seek_id, after)
@@ -281,7 +299,7 @@ class Lobby:
     async def your_tables(self, key: str, *, watched: bool = False) -> list[dict[str, Any]]:
         """The account's tables: your turn first, then the others not over, then the finished, each
         newest first. ``watched``: for a lobby socket (a move at one of them sends its list again)."""
-        rows = await self.reg.db(account_tables, self.seeks.engine, key, live=200, over=20)
+        rows = await self.reg.db(self.seeks.account_tables, key, live=200, over=20)
         out = []
         for r in rows:
             to_move = await self._to_move(r) if r["status"] == "playing" else None
@@ -404,7 +422,7 @@ class Lobby:
         key = await self.reg.db(b.other_account, self.moderation, name, me.key, "block")
         done = await self.reg.db(self.moderation.block, me.key, key, self.reg.now(), b.MAX_BLOCKS, write=True)
         if done == "too_many":
-            raise ServiceError("too_many_blocks", f"you block {b.MAX_BLOCKS} accounts already", 422)
+            raise BadInput(f"you block {b.MAX_BLOCKS} accounts already", code="too_many_blocks")
         self.reg.publish(account_channel(me.key), "blocks")
         shown = await self.reg.db(self.moderation.account_name, key)
         return (201 if done == "ok" else 200), {"name": shown, "blocked": True}
@@ -413,16 +431,14 @@ class Lobby:
         if not NAME.match(name) or not await self.reg.db(
             self.moderation.unblock, me.key, name.casefold(), write=True
         ):
-            raise ServiceError("not_blocked", f"you do not block {name[:40]!r}", 404)
+            raise NotFound(f"you do not block {name[:40]!r}", code="not_blocked")
         self.reg.publish(account_channel(me.key), "blocks")
         return {"ok": True, "name": name[:40], "blocked": False}
 
     async def report(self, me: AccountRow, data: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(data) - {"name", "table", "reason"})
         if unknown:
-            raise ServiceError(
-                "bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: name, table, reason", 422
-            )
+            raise BadInput(f"unknown field {unknown[0][:40]!r}; valid fields: name, table, reason")
         key = await self.reg.db(b.other_account, self.moderation, data.get("name"), me.key, "report")
         table = data.get("table")
         if table is not None and (
@@ -430,15 +446,11 @@ class Lobby:
             or not validate.TABLE_ID.match(table)
             or not await self.reg.db(self.moderation.table_exists, table)
         ):
-            raise ServiceError("no_table", f"no table {str(table)[:40]!r}", 404)
+            raise NoTable(f"no table {str(table)[:40]!r}")
         reason = b.reason_text(data.get("reason"))
         wait = await self.reg.db(self.reports.take, me.key, self.reg.now())
         if wait > 0:
-            raise ServiceError(
-                "rate_limited",
-                f"at most {b.REPORTS_A_DAY} reports a day; try again in {wait / 3600:.1f} h",
-                429,
-            )
+            raise RateLimited(f"at most {b.REPORTS_A_DAY} reports a day; try again in {wait / 3600:.1f} h")
         rid = await self.reg.db(
             self.moderation.report, me.key, key, table, reason, self.reg.now(), write=True
         )
@@ -467,16 +479,18 @@ def _replayed_to_move(game: str, options: dict[str, Any], seed: int, acts: list[
 
 
 # -- the routes ---------------------------------------------------------------------------------------
-def lobby_router(parts: dict[str, Any], people: dict[str, People]) -> APIRouter:
-    """The routes, over ``parts["lobby"]`` and ``people["people"]`` (set when the app starts)."""
+def lobby_of(conn: HTTPConnection) -> Lobby:
+    """The lobby of the app serving ``conn`` (``app.state.lobby``, set when it starts)."""
+    found: Lobby = conn.app.state.lobby
+    return found
+
+
+def lobby_router() -> APIRouter:
+    """The routes; what they use is on each request's app once it has started (:func:`lobby_of`)."""
     api = APIRouter()
 
-    def lobby() -> Lobby:
-        found: Lobby = parts["lobby"]
-        return found
-
     async def account(conn: Request | WebSocket) -> AccountRow | None:
-        p = people["people"]
+        p = parts_of(conn).people
         if not p.session_text(conn):
             return None
         found: AccountRow | None = await asyncio.to_thread(p.account_of, conn)
@@ -485,7 +499,7 @@ def lobby_router(parts: dict[str, Any], people: dict[str, People]) -> APIRouter:
     async def logged_in(request: Request) -> AccountRow:
         row = await account(request)
         if row is None:
-            raise ServiceError("not_logged_in", "not logged in", 401)
+            raise NotLoggedIn("not logged in")
         return row
 
     def client(conn: Request | WebSocket) -> str:
@@ -495,38 +509,38 @@ def lobby_router(parts: dict[str, Any], people: dict[str, People]) -> APIRouter:
     async def seek(request: Request) -> Any:
         data = validate.body(await request.body())
         who = await account(request)
-        wait = await _table_quota(request) if lobby().quota.per_address else 0.0  # a seek may make a table
+        wait = (
+            await _table_quota(request) if lobby_of(request).quota.per_address else 0.0
+        )  # a seek may make a table
         if wait > 0:
-            raise ServiceError(
-                "rate_limited", f"too many tables from this address; try again in {wait:.0f} s", 429
-            )
-        return await lobby().create(data, who, client(request))
+            raise RateLimited(f"too many tables from this address; try again in {wait:.0f} s")
+        return await lobby_of(request).create(data, who, client(request))
 
     @api.get("/api/seeks")
     async def seeks(request: Request) -> Any:
         try:
             who = await account(request)
-        except ServiceError:
+        except Refused:
             who = None
-        return {"seeks": await lobby().listing(None if who is None else who.key)}
+        return {"seeks": await lobby_of(request).listing(None if who is None else who.key)}
 
     @api.get("/api/seeks/{seek_id}")
     async def poll(seek_id: str, request: Request) -> Any:
-        return await lobby().poll(seek_id, request.query_params.get("token"))
+        return await lobby_of(request).poll(seek_id, request.query_params.get("token"))
 
     @api.delete("/api/seeks/{seek_id}")
     async def cancel(seek_id: str, request: Request) -> Any:
-        return await lobby().cancel(seek_id, request.query_params.get("token"))
+        return await lobby_of(request).cancel(seek_id, request.query_params.get("token"))
 
     @api.get("/api/me/tables")
     async def my_tables(request: Request) -> Any:
         me = await logged_in(request)
-        return {"tables": await lobby().your_tables(me.key)}
+        return {"tables": await lobby_of(request).your_tables(me.key)}
 
     @api.get("/api/me/blocks")
     async def my_blocks(request: Request) -> Any:
         me = await logged_in(request)
-        lob = lobby()
+        lob = lobby_of(request)
         return {"blocks": await lob.reg.db(lob.moderation.blocks_of, me.key)}
 
     @api.post("/api/me/blocks")
@@ -536,29 +550,29 @@ def lobby_router(parts: dict[str, Any], people: dict[str, People]) -> APIRouter:
         me = await logged_in(request)
         data = validate.body(await request.body())
         if set(data) != {"name"}:
-            raise ServiceError("bad_request", 'expected {"name": …}', 422)
-        status, out = await lobby().block(me, data["name"])
+            raise BadInput('expected {"name": …}')
+        status, out = await lobby_of(request).block(me, data["name"])
         return JSONResponse(out, status_code=status)
 
     @api.delete("/api/me/blocks/{name}")
     async def remove_block(name: str, request: Request) -> Any:
         me = await logged_in(request)
-        return await lobby().unblock(me, name)
+        return await lobby_of(request).unblock(me, name)
 
     @api.post("/api/reports", status_code=201)
     async def report(request: Request) -> Any:
         me = await logged_in(request)
-        return await lobby().report(me, validate.body(await request.body()))
+        return await lobby_of(request).report(me, validate.body(await request.body()))
 
     @api.websocket("/ws/lobby")
     async def ws_lobby(ws: WebSocket) -> None:
         await ws.accept()
         try:
             who = await account(ws)
-        except ServiceError:
+        except Refused:
             who = None  # a session that is not valid any more: a guest's lobby
         conn = Connection(ws, "~lobby")
-        lob = lobby()
+        lob = lobby_of(ws)
         w = None
         try:
             w = await lob.attach(conn, None if who is None else who.key)
@@ -603,10 +617,10 @@ async def _lobby_loop(ws: WebSocket, conn: Connection) -> None:
         if text is None:
             continue
         if tokens < 0:
-            conn.send({"type": "error", "code": "rate_limited", "message": "too many messages; slow down"})
+            conn.send(messages.error("rate_limited", "too many messages; slow down"))
             continue
         try:
             validate.message(text, ("ping",))
-            conn.send({"type": "pong"})
-        except ServiceError as e:
-            conn.send({"type": "error", "code": e.code, "message": e.message})
+            conn.send(messages.pong())
+        except Refused as e:
+            conn.send(messages.error(e.code, e.message))

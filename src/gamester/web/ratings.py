@@ -16,7 +16,7 @@ leaderboards.
 
 from __future__ import annotations
 
-from gamester.store.people import Participant, Rating
+from gamester.store.port import Participant, Rating
 from gamester.web.glicko import update
 
 INITIAL = Rating(rating=1500.0, deviation=350.0, volatility=0.06, games=0)

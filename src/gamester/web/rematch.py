@@ -17,11 +17,12 @@ from typing import Any
 
 from gamester.core.record import replay
 from gamester.core.registry import load_game
-from gamester.store.moderation import ModerationStore
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
 from gamester.web import decisions as d
 from gamester.web.accounts import People
-from gamester.web.decisions import SeatOwner, ServiceError
+from gamester.web.commands import Join, Record, Rematched
+from gamester.web.decisions import SeatOwner
+from gamester.web.errors import BadToken, Conflict, NoTable, SeatTaken
 from gamester.web.registry import Registry
 
 
@@ -72,16 +73,16 @@ async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[
     """The rematch for the seat of ``token``: ``{"table", "seat", "token"}``."""
     old = await reg.db(reg.repo.get, table_id)
     if old is None:
-        raise ServiceError("no_table", f"no table {table_id!r}", 404)
+        raise NoTable(f"no table {table_id!r}")
     seat = d.authenticate(old, token)
     if seat is None:
-        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
+        raise BadToken("token: not a seat's token at this table")
     if old.status != "over":
-        raise ServiceError("not_over", "a rematch is offered once the game is over", 409)
+        raise Conflict("a rematch is offered once the game is over", code="not_over")
     made = False
     rid = old.rematch
     if rid is None:
-        final = replay(await reg.call(table_id, "record"))
+        final = replay(await reg.call(table_id, Record()))
         new = next_table(old, final.public_observation().get("dealer"), reg.now())
         rid = await reg.db(people.store.link_rematch, table_id, new, write=True)
         made = rid == new.id
@@ -90,16 +91,14 @@ async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[
     if mine.account is not None:
         row = await reg.db(people.store.account, mine.account)
         if row is not None:
-            shunned = await reg.db(ModerationStore(people.store.repo).related, row.key)  # blocks since
+            related = people.moderation.related if people.moderation is not None else None
+            shunned = frozenset() if related is None else await reg.db(related, row.key)  # blocks since
             owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
     if made:
-        reg.publish(table_id, "rematch")
+        reg.tell(table_id, Rematched(rid))  # this server's sockets of the old table
+        reg.publish(table_id, "rematch")  # and the other servers'
     try:
-        joined = await reg.call(rid, "join", seat, mine.name, None, owner, d.rematch_invite(mine, rid))
-    except ServiceError as e:
-        if e.code == "seat_taken":
-            raise ServiceError(
-                "seat_taken", f"seat {seat} of the rematch is taken (asked already?)", 409
-            ) from None
-        raise
+        joined = await reg.call(rid, Join(seat, mine.name, None, owner, d.rematch_invite(mine, rid)))
+    except SeatTaken:
+        raise SeatTaken(f"seat {seat} of the rematch is taken (asked already?)") from None
     return {"table": rid, "seat": seat, "token": joined["token"]}

@@ -21,7 +21,8 @@ from typing import Any
 
 from gamester.agents.review import decisions
 from gamester.web.bots import make_pool
-from gamester.web.decisions import ServiceError
+from gamester.web.commands import Public, Record
+from gamester.web.errors import BadInput, NotFound, RateLimited
 from gamester.web.registry import Registry
 
 log = logging.getLogger("gamester.web")
@@ -59,9 +60,9 @@ class ReviewDesk:
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def _seat(self, table_id: str, seat: Any) -> int:
-        n = len((await self.reg.call(table_id, "public"))["seats"])
+        n = len((await self.reg.call(table_id, Public()))["seats"])
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ServiceError("bad_seat", f"seat: expected a player number from 0 to {n - 1}", 422)
+            raise BadInput(f"seat: expected a player number from 0 to {n - 1}", code="bad_seat")
         return seat
 
     async def status(self, table_id: str, seat: Any) -> dict[str, Any]:
@@ -69,7 +70,7 @@ class ReviewDesk:
         seat = await self._seat(table_id, seat)
         row = await self.reg.db(self.reg.repo.review, table_id, seat)
         if row is None:
-            raise ServiceError("no_review", f"no review of seat {seat} was asked for; POST it first", 404)
+            raise NotFound(f"no review of seat {seat} was asked for; POST it first", code="no_review")
         if row.status == "done":
             return {"status": "done", **row.result}
         if row.status == "failed":
@@ -79,7 +80,7 @@ class ReviewDesk:
     async def request(self, table_id: str, seat: Any) -> dict[str, Any]:
         """``POST …/review``: ``{"status": "working"|"done"}``, the review claimed and started here
         unless it is done or under way."""
-        record = await self.reg.call(table_id, "record")  # 403 until the game is over
+        record = await self.reg.call(table_id, Record())  # NotOver until the game is over
         seat = await self._seat(table_id, seat)
         now = self.now()
         row = await self.reg.db(self.reg.repo.review, table_id, seat)
@@ -88,9 +89,7 @@ class ReviewDesk:
         ):
             return {"status": row.status}
         if len(self._tasks) >= self.max_waiting:
-            raise ServiceError(
-                "rate_limited", f"{self.max_waiting} reviews are already waiting here; ask again later", 429
-            )
+            raise RateLimited(f"{self.max_waiting} reviews are already waiting here; ask again later")
         claim = self.reg.repo.claim_review
         if await self.reg.db(
             claim, table_id, seat, self.server_id, now, now - self.stale_seconds, write=True

@@ -32,12 +32,11 @@ from typing import Any
 
 from gamester.core.errors import GameError
 from gamester.core.registry import load_game
-from gamester.store.port import TableRow
-from gamester.store.repository import SqlTableRepository
-from gamester.store.seeks import Decide, Pool, SeekRow, SeekStore
+from gamester.store.port import Decide, Pool, SeekRepository, SeekRow, SeekTimes, TableRow
 from gamester.web import decisions as d
 from gamester.web import slow
-from gamester.web.decisions import ServiceError, short
+from gamester.web.decisions import short
+from gamester.web.errors import BadInput, NotLoggedIn
 from gamester.web.menu import MenuError, agent_menu, check_options, check_seat
 from gamester.web.names import name_problem
 
@@ -47,6 +46,8 @@ UNPOLLED_SECONDS = 30.0
 """A seek nobody asks about for this long is expired (its seeker closed the page)."""
 SEEKS_PER_ADDRESS = 3
 """Seeks one address may have open at once (then 429 rate_limited)."""
+TIMES = SeekTimes(SEEK_SECONDS, UNPOLLED_SECONDS)
+"""What the store is told of a seek's life (``open_stores``)."""
 KEEP_SECONDS = 3600.0
 """How long a seek that stopped waiting can still be asked about (its table, its seat)."""
 MAX_BOTS_AFTER = SEEK_SECONDS
@@ -78,61 +79,54 @@ class SeekSpec:
 
 def read(data: dict[str, Any], account: str | None) -> SeekSpec:
     """A ``POST /api/seeks`` body checked for the seeker (``account``: its name, None for a guest);
-    ServiceError with one line otherwise."""
+    a refusal (web/errors.py) with one line otherwise."""
     from gamester.web.validate import game_and_options
 
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        raise ServiceError(
-            "bad_request", f"unknown field {unknown[0][:40]!r}; valid fields: " + ", ".join(FIELDS), 422
-        )
+        raise BadInput(f"unknown field {unknown[0][:40]!r}; valid fields: " + ", ".join(FIELDS))
     name, options = game_and_options(data)
     players = data.get("players")
     if players is not None and (
         isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= 16
     ):
-        raise ServiceError("bad_players", f"players: expected a number of players, got {short(players)}", 422)
+        raise BadInput(f"players: expected a number of players, got {short(players)}", code="bad_players")
     try:
         cls = type(load_game(name))
     except GameError as e:
-        raise ServiceError("bad_game", str(e), 422) from None
+        raise BadInput(str(e), code="bad_game") from None
     if players is not None and "players" in {f.name for f in dataclasses.fields(cls.options_class)}:
         if options.get("players", players) != players:
-            raise ServiceError(
-                "bad_players", "players: not the number the options give (options.players)", 422
-            )
+            raise BadInput("players: not the number the options give (options.players)", code="bad_players")
         options = {**options, "players": players}
     try:
         game = load_game(name, **options)
         check_options(game.name, game.options_json())
     except GameError as e:
-        raise ServiceError("bad_game", str(e).splitlines()[0][:300], 422) from None
+        raise BadInput(str(e).splitlines()[0][:300], code="bad_game") from None
     except MenuError as e:
-        raise ServiceError("bad_options", str(e), 422) from None
+        raise BadInput(str(e), code="bad_options") from None
     except (TypeError, ValueError, RecursionError) as e:
-        raise ServiceError("bad_game", f"options: {type(e).__name__}: not valid", 422) from None
+        raise BadInput(f"options: {type(e).__name__}: not valid", code="bad_game") from None
     if players is not None and game.num_players != players:
-        raise ServiceError(
-            "bad_players", f"players: {game.spec()} is played by {game.num_players}, not {players}", 422
+        raise BadInput(
+            f"players: {game.spec()} is played by {game.num_players}, not {players}", code="bad_players"
         )
     rated = data.get("rated", False)
     if not isinstance(rated, bool):
-        raise ServiceError("bad_rated", "rated: expected true or false", 422)
+        raise BadInput("rated: expected true or false", code="bad_rated")
     if rated and account is None:
-        raise ServiceError("not_logged_in", "rated: log in to seek a rated game", 401)
+        raise NotLoggedIn("rated: log in to seek a rated game")
     clock = d.check_clock(data.get("clock"))
     if slow.is_slow(clock) and account is None:
-        raise ServiceError(
-            "not_logged_in", "a clock of hours or days a move seats accounts: log in first", 401
-        )
+        raise NotLoggedIn("a clock of hours or days a move seats accounts: log in first")
     bots = data.get("bots_after")
     if bots is not None and (
         isinstance(bots, bool) or not isinstance(bots, int | float) or not 0 <= bots <= MAX_BOTS_AFTER
     ):
-        raise ServiceError(
-            "bad_bots_after",
+        raise BadInput(
             f"bots_after: expected null or seconds from 0 to {MAX_BOTS_AFTER:g}, got {short(bots)}",
-            422,
+            code="bad_bots_after",
         )
     shown = data.get("name")
     if account is not None:
@@ -140,9 +134,9 @@ def read(data: dict[str, Any], account: str | None) -> SeekSpec:
     elif shown is None:
         shown = "Guest"
     elif not isinstance(shown, str):
-        raise ServiceError("bad_name", "name: expected text", 422)
+        raise BadInput("name: expected text", code="bad_name")
     elif (problem := name_problem(shown)) is not None:
-        raise ServiceError("bad_name", problem, 422)
+        raise BadInput(problem, code="bad_name")
     return SeekSpec(
         game=game.name,
         options=game.options_json(),
@@ -301,11 +295,10 @@ def decide(new_id: Callable[[], str], new_seed: Callable[[], int], rng: random.R
     return run
 
 
-def open_seek_count(repo: SqlTableRepository, now: float | None = None) -> int:
+def open_seek_count(seeks: SeekRepository, now: float | None = None) -> int:
     """How many seeks wait now, made on any server on the database (one read): a gauge for
-    ``/metrics``."""
-    store = SeekStore(repo, life=SEEK_SECONDS, unpolled=UNPOLLED_SECONDS)
-    return store.count_open(time.time() if now is None else now)
+    ``/metrics`` (the app's seeks: ``app.state.lobby.seeks``)."""
+    return seeks.count_open(time.time() if now is None else now)
 
 
 # -- what is told ---------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 import uvicorn
 
 from gamester.core.columns import WIDTH, fit, say_error
-from gamester.store.repository import default_sqlite_url, make_engine, open_repository
+from gamester.store import default_sqlite_url, make_engine, open_repository
 from gamester.web.app import create_app
 from gamester.web.connections import guarded_protocol
 from gamester.web.guard import LOOPBACK_NAMES, hostname, netloc

@@ -140,11 +140,13 @@ class PiqueseptGame(Game[PiqueseptOptions]):
     @classmethod
     def drawing(cls) -> dict[str, Any]:
         """docs/rules/piquesept.md, Scoring and The cards: the card points that win a deal and all
-        there are, and every card in the order a hand is shown (suits alternating colours, each from
-        its highest card down, the 7S above the Ace), so that no drawing restates them."""
+        there are, the suit that is always trumps, and every card in the order a hand is shown (suits
+        alternating colours, each from its highest card down, the 7S above the Ace), so that no
+        drawing restates them."""
         return {
             "win_points": WIN_POINTS,
             "total_points": TOTAL_POINTS,
+            "trump": CODE[8 * SPADE][1],  # the suit letter of the engine's trump suit
             "card_order": [
                 CODE[a]
                 for s in _HAND_SUITS

@@ -2,7 +2,8 @@
 // line to type in with the room left shown as you type. A seat can hide what spectators say. Lines
 // that arrive while you are not reading (scrolled up, the chat out of sight, another tab) are counted
 // in an unread mark; a click on it brings you to them. Messages come again after a reconnect: each
-// is shown once. An account's name opens its page (block or report it there).
+// is shown once. An account's name opens its page (block or report it there). Who said it is written
+// by the table (``nameOf``), and again whenever the seats' names change.
 
 import { el } from "./ui.js";
 
@@ -14,9 +15,11 @@ function clockTime(at) {
 }
 
 export class ChatPanel {
-  /** send(text) -> bool (false: not connected); isSeat: a seat may hide spectators' messages. */
-  constructor(send, isSeat) {
+  /** send(text) -> bool (false: not connected); isSeat: a seat may hide spectators' messages;
+   * nameOf(message): the name to show for a seat's message (its own name by default). */
+  constructor(send, isSeat, nameOf = (m) => m.name) {
     this.send = send;
+    this.nameOf = nameOf;
     this.seen = new Set();
     this.unread = 0;
     this.since = Date.now() / 1000 - 2; // what was said before the page opened is not "new"
@@ -107,21 +110,32 @@ export class ChatPanel {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     const stick = this.atBottom();
-    const who = msg.seat === null ? `${msg.name} (watching)` : msg.name;
     const table = (location.hash.match(/^#\/table\/([^/?]+)/) || [])[1];
     const name = msg.account
       ? el("a.chat-name", { href: `#/player/${encodeURIComponent(msg.account)}${table ? `?table=${table}` : ""}`,
-        title: `${msg.account}'s page: block or report` }, `${who}:`)
-      : el("b", `${who}:`);
+        title: `${msg.account}'s page: block or report` }, this.who(msg))
+      : el("b", this.who(msg));
     const at = new Date(msg.at * 1000);
-    this.list.append(el(`li${msg.seat === null ? ".spectator" : ""}`, { "data-name": msg.name },
+    const li = el(`li${msg.seat === null ? ".spectator" : ""}`, { "data-name": msg.name },
       el("time.chat-time", { datetime: at.toISOString(), title: at.toLocaleString() }, clockTime(msg.at)), " ",
-      name, " ", el("span", msg.text)));
+      name, " ", el("span", msg.text));
+    li.message = msg;
+    li.nameNode = name;
+    this.list.append(li);
     while (this.list.children.length > 200) this.list.firstChild.remove();
     if (stick) this.list.scrollTop = this.list.scrollHeight;
     const own = this.mine.indexOf(msg.text);
     if (own >= 0) this.mine.splice(own, 1);
     else if (msg.at >= this.since && !this.reading()) this.setUnread(this.unread + 1);
+  }
+
+  who(msg) {
+    return msg.seat === null ? `${msg.name} (watching):` : `${this.nameOf(msg)}:`;
+  }
+
+  /** The seats' names changed: each message's speaker again. */
+  rename() {
+    for (const li of this.list.children) li.nameNode.textContent = this.who(li.message);
   }
 
   /** The moderator deleted lines: the list starts again (the lines left come next). */

@@ -16,6 +16,13 @@ function optionWords(options) {
   return Object.entries(options).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
 }
 
+// A computer player in a seat's list, its level first (the list is narrow on a laptop, two seats a row):
+// "★★☆☆ Casual (computer): plays by simple rules of thumb".
+function botWords(agent) {
+  const [level, ...rest] = agent.label.split(":");
+  return `${stars(agent.strength)} ${level} (computer)${rest.length ? `:${rest.join(":")}` : ""}`;
+}
+
 // The option values (GET /api/games: an agent's cannot_play) that keep this computer player from the
 // chosen options, or null: the server refuses such a seat, so the lobby does not offer it.
 function refusal(agent, chosen) {
@@ -183,9 +190,10 @@ export class Lobby {
       el("div.field", el("label", { for: "ruleset" }, "Rule set"), rsSelect), rsInfo,
       el("details.more-options", el("summary", "Options"), opts),
       el("h3", "Seats"), this.seatBox,
-      el("div.field", el("label", { for: "clock" }, "Clock"), clock),
-      el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout),
-      el("div.field", el("label", { for: "access" }, "Who may sit down"), access),
+      el("div.field-pair",
+        el("div.field", el("label", { for: "clock" }, "Clock"), clock),
+        el("div.field", el("label", { for: "access" }, "Who may sit down"), access),
+        el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout)),
       this.me ? el("div.field", el("label", { for: "rated" }, "Rated"),
         el("label.rated-box", el("input#rated", { type: "checkbox", name: "rated", "data-testid": "rated" }),
           " every person at the table logs in; the result moves your rating")) : null,
@@ -234,6 +242,8 @@ export class Lobby {
       .map((a) => ({ ...a, refused: refusal(a, chosen) }));
     const playable = agents.filter((a) => !a.refused);
     const best = playable[playable.length - 1];
+    // A first game's opponent is a gentle one: the heuristic's level (two stars), not the strongest.
+    const gentle = playable.find((a) => a.strength === 1) || playable.find((a) => a.strength > 0) || best;
     const before = (this.seatSelects || []).map((s) => s.value);
     const box = clear(this.seatBox);
     this.seatSelects = [];
@@ -246,12 +256,13 @@ export class Lobby {
         el("option", { value: "friend" }, "A friend (invite link)"),
         agents.map((a) => (a.refused
           ? el("option", { value: `agent:${a.spec}`, disabled: true, title: a.refused.why },
-            `${stars(a.strength)} Computer — ${a.label} (cannot play ${optionWords(a.refused.options)})`)
-          : el("option", { value: `agent:${a.spec}` }, `${stars(a.strength)} Computer — ${a.label}`))));
-      // A choice made before the options changed stays while it is still offered.
+            `${botWords(a)} (cannot play ${optionWords(a.refused.options)})`)
+          : el("option", { value: `agent:${a.spec}`, title: a.label }, botWords(a)))));
+      // A choice made before the options changed stays while it is still offered; one the options
+      // rule out falls back to the strongest that can play.
       const kept = before[i];
       const offered = kept && [...sel.options].some((o) => o.value === kept && !o.disabled);
-      sel.value = offered ? kept : i === 0 ? "you" : `agent:${best.spec}`;
+      sel.value = offered ? kept : i === 0 ? "you" : `agent:${(kept && kept !== "you" ? best : gentle).spec}`;
       sel.addEventListener("change", () => {
         if (sel.value === "you") for (const s of this.seatSelects) if (s !== sel && s.value === "you") s.value = "friend";
       });

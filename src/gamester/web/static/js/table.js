@@ -3,7 +3,7 @@
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
-import { animationsOn, clear, copyText, el, settings, saveSettings, SUITS, toast, withCards } from "./ui.js";
+import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, SUITS, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
@@ -15,11 +15,29 @@ import { playSound } from "./sounds.js";
 const drawings = new Map();
 // How long another player's move stays shown, as a multiple of the game's own pause (Settings: pace).
 const PACE = { fast: 0.5, normal: 1.6, slow: 3 };
-// The log is data: a list of {text, kind} entries, saved in this format (a log saved as HTML by an
-// older page has no format and is ignored) and drawn as text. Only the last LOG_MAX are kept.
-const LOG_FORMAT = 2;
+// A completed trick stays drawn, its winner named, at least this long (ms) before the next move is
+// drawn, whoever played its last card; longer at a slower pace; a click on the table moves on.
+const TRICK_HOLD = 1500;
+// The log is data: a list of {text, kind} entries, saved in this format (older pages' logs are
+// ignored) and drawn as text. A seat's name is kept in a text as a mark (seatMark) and written when
+// the line is drawn, so every line names each seat as it is named now. Only the last LOG_MAX are kept.
+const LOG_FORMAT = 3;
 const LOG_MAX = 400;
 const CARD = /\b[2-9TJQKA][CDHS]\b/; // a move that plays a card (the card sound)
+const SEAT_MARK = /\uE000(\d+)\uE001/g;
+const MARK_CHARS = /[\uE000\uE001]/g;
+
+/** The mark that stands for seat ``s``'s name in a log line (private-use characters). */
+const seatMark = (s) => `\uE000${s}\uE001`;
+
+/** A name typed by a person, safe to put in a line: it cannot hold a seat's mark. */
+const unmarked = (text) => String(text).replace(MARK_CHARS, "");
+
+/** The last completed trick among a view's ``events`` that this viewer was shown, or null. */
+function completedTrick(events, me) {
+  const seen = (events || []).filter((e) => e.type === "trick" && (!e.seats || (me !== null && e.seats.includes(me))));
+  return seen.length ? seen[seen.length - 1] : null;
+}
 
 /** A narrated line (what a game's narrate() returns) as a log entry: its text and its kind. */
 function logEntry(node) {
@@ -40,8 +58,8 @@ function tableNarrate(e, ctx) {
   switch (e.type) {
     case "timeout":
       return `${who(e.seat)} ran out of time: the bot plays for ${e.seat === ctx.me ? "you" : "that seat"}.`;
-    case "left":
-      return `${e.name || who(e.seat)} left the table.`;
+    case "left": // the one who left, by the name they had (the seat may have someone else now)
+      return `${e.name ? unmarked(e.name) : who(e.seat)} left the table.`;
     default:
       return null;
   }
@@ -82,7 +100,7 @@ export function seatNames(table, info, me) {
   const names = table.seats.map((s) => {
     if (me !== null && s.seat === me) return "You";
     if (s.kind === "bot") return short(s);
-    return s.name || `Player ${s.seat + 1}`;
+    return s.name || `Seat ${s.seat + 1}`; // nobody sits there (yet, or any more)
   });
   // Two bots of one level (or two people of one name) get their seat number to tell them apart.
   return names.map((n, i) => (n !== "You" && names.filter((m) => m === n).length > 1 ? `${n} ${i + 1}` : n));
@@ -99,6 +117,11 @@ export class TableScreen {
     this.view = null;
     this.prev = null;
     this.log = [];
+    this.news = [];
+    this.held = null; // the completed trick drawn over the view's own (a trick event)
+    this.holding = null; // the hold on the view shown: {done, end, least} (startHold)
+    this.lastTrick = null; // the last completed trick, for "Last trick"
+    this.peek = false; // "Last trick" pressed
     this.hint = null;
     this.hintPending = false;
     this.selection = {};
@@ -273,6 +296,7 @@ export class TableScreen {
     } else if (msg.type === "table") {
       this.table = { ...this.table, ...msg.table };
       this.updateSeats();
+      this.renamed();
     } else if (msg.type === "event") {
       // A table event outside a view (a seat left): told in the log, once a view is drawn.
       if (this.view && this.frame) {
@@ -300,7 +324,8 @@ export class TableScreen {
     }
   }
 
-  /** Show the queued views one after another, pausing after other players' moves. */
+  /** Show the queued views one after another, in order: a completed trick stays drawn (and a move by
+   * another player, with animations, stays shown) before the next view is drawn. */
   async pump() {
     if (this.busy) return;
     this.busy = true;
@@ -310,9 +335,7 @@ export class TableScreen {
         if (this.queue.length > 8 || !animationsOn()) {
           while (this.queue.length > 1 && this.queue[0].events.length === 0) this.queue.shift();
         }
-        // The last move by another player stays on the table for the pace the player chose (a click
-        // on the board moves on at once), even when the next view came after the pause was due.
-        if (this.holdUntil && animationsOn()) await this.hold();
+        if (this.holding) await this.waitHold(this.queue[0]);
         const msg = this.queue.shift();
         const last = this.view;
         if (last && msg.seq < last.seq) continue;
@@ -327,18 +350,38 @@ export class TableScreen {
         if (fresh) this.refused = null;
         if (fresh) this.hintPending = false; // an answer about an earlier position is not awaited
         this.selection = {};
+        // A completed trick is drawn from its event (a deal's last trick too, though the view has
+        // moved on to the next deal) until the next view; at the end its result waits for it.
+        const trick = fresh ? completedTrick(msg.events, this.me) : null;
+        if (fresh) this.peek = false;
+        if (trick) this.lastTrick = trick;
+        else if (!last && this.game.lastTrick) this.lastTrick = this.game.lastTrick(msg.view);
+        if (fresh) this.held = trick;
+        const ending = !!trick && msg.status === "over";
+        this.ending = ending;
+        const told = ending ? msg.events.indexOf(trick) + 1 : msg.events.length;
         if (fresh && last) {
-          this.addEvents(msg.events);
+          this.addEvents(msg.events.slice(0, told));
           if (msg.legal.length && !last.legal.length) playSound("turn");
         } else if (!last && !this.restoreLog(msg.seq)) {
           this.openLog(msg);
         }
+        this.endHold();
         this.renderBoard(fresh && !!last);
         this.saveLog();
-        this.holdUntil = 0;
-        if (byOther && msg.legal.length === 0 && animationsOn()) {
-          const pause = this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700;
-          this.holdUntil = Date.now() + pause * PACE[settings().pace || "normal"];
+        // Counted from now, once the view is drawn.
+        const pace = PACE[settings().pace || "normal"];
+        const pause = this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700;
+        if (trick) this.startHold(Math.max(TRICK_HOLD, pause * pace), TRICK_HOLD);
+        else if (byOther && msg.legal.length === 0 && animationsOn()) this.startHold(pause * pace, 0);
+        if (ending) {
+          // The deciding trick, with its winner, before the result.
+          await this.holding.done;
+          this.ending = false;
+          this.held = null;
+          if (last) this.addEvents(msg.events.slice(told));
+          this.renderBoard();
+          this.saveLog();
         }
       }
     } finally {
@@ -346,24 +389,53 @@ export class TableScreen {
     }
   }
 
-  /** Wait until the hold on the last view ends or the player clicks the board. */
-  hold() {
-    return new Promise((resolve) => {
-      const done = () => {
+  /** Hold the view shown for ``ms`` or until the player clicks the board; with a clock running on
+   * the player in the next view, only ``least`` of it (the player's time is not spent waiting). */
+  startHold(ms, least) {
+    this.endHold();
+    const board = this.frame.board;
+    const started = Date.now();
+    const hold = { least: started + least };
+    hold.done = new Promise((resolve) => {
+      const end = () => {
         clearTimeout(timer);
-        this.frame.board.removeEventListener("click", done);
-        this.holdUntil = 0;
-        delete this.frame.board.dataset.held;
+        board.removeEventListener("click", end);
+        if (this.holding === hold) {
+          this.holding = null;
+          delete board.dataset.held;
+        }
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, this.holdUntil - Date.now()));
-      this.frame.board.dataset.held = "1"; // a newer view waits (the browser tests watch for it)
-      this.frame.board.addEventListener("click", done);
+      const timer = setTimeout(end, ms);
+      board.addEventListener("click", end);
+      hold.end = end;
     });
+    board.dataset.held = "1"; // the view shown is held (the browser tests watch for it)
+    this.holding = hold;
+  }
+
+  endHold() {
+    if (this.holding) this.holding.end();
+  }
+
+  /** Wait for the hold on the view shown before drawing ``next``. */
+  async waitHold(next) {
+    const hold = this.holding;
+    const clock = next && next.legal.length > 0 && next.clock && typeof next.clock.remaining === "number";
+    if (clock) await Promise.race([hold.done, sleep(Math.max(0, hold.least - Date.now()))]);
+    else await hold.done;
+    hold.end();
+  }
+
+  /** "Last trick": the previous completed trick drawn on the table, or the view again. */
+  togglePeek(on = !this.peek) {
+    if (on && !this.lastTrick) return;
+    this.peek = on;
+    this.renderBoard();
   }
 
   addEvents(events, quiet = false) {
-    const ctx = this.ctx();
+    const ctx = this.narrationCtx();
     const lines = [];
     for (const e of events || []) {
       if (e.seats && (this.me === null || !e.seats.includes(this.me))) continue;
@@ -373,10 +445,25 @@ export class TableScreen {
     if (!lines.length) return;
     if (!quiet && events.some((e) => e.type === "action" && CARD.test(e.action))) playSound("card");
     for (const l of lines) this.addLine(l);
-    if (!quiet) clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.text)));
+    if (!quiet) {
+      this.news = lines.slice(-2);
+      this.drawNews();
+    }
   }
 
-  /** One entry of the log (``{text, kind}``): kept in ``this.log`` and drawn as text. */
+  /** The context a game narrates in: each seat but the viewer's named by its mark (see seatMark). */
+  narrationCtx() {
+    const ctx = this.ctx();
+    return { ...ctx, names: ctx.names.map((n, s) => (s === this.me ? n : seatMark(s))) };
+  }
+
+  /** A line's text with each seat's mark written as the seat's name now. */
+  named(text) {
+    const names = seatNames(this.table, this.info, this.me);
+    return text.replace(SEAT_MARK, (_, s) => names[Number(s)] || `Seat ${Number(s) + 1}`);
+  }
+
+  /** One entry of the log (``{text, kind}``, seats as marks): kept in ``this.log`` and drawn. */
   addLine(entry) {
     this.log.push(entry);
     if (this.log.length > LOG_MAX) {
@@ -384,8 +471,28 @@ export class TableScreen {
       this.frame.log.firstElementChild?.remove();
     }
     const box = this.frame.log;
-    box.append(el(entry.kind ? `li.log-${entry.kind}` : "li", ...suitedText(entry.text)));
+    box.append(this.logItem(entry));
     box.scrollTop = box.scrollHeight;
+  }
+
+  logItem(entry) {
+    return el(entry.kind ? `li.log-${entry.kind}` : "li", ...suitedText(this.named(entry.text)));
+  }
+
+  drawNews() {
+    clear(this.frame.news).append(...this.news.map((l) => el("div.news-line", this.named(l.text))));
+  }
+
+  /** The seats' names changed (someone sat down or left): every line, the chat and the table
+   * again, each seat under the name it has now. */
+  renamed() {
+    if (!this.frame) return;
+    const box = this.frame.log;
+    clear(box).append(...this.log.map((x) => this.logItem(x)));
+    box.scrollTop = box.scrollHeight;
+    this.drawNews();
+    if (this.chat) this.chat.rename();
+    this.renderBoard();
   }
 
   // A page's first view with no saved log. Moves made before it arrived (a bot moves at once, a
@@ -432,6 +539,10 @@ export class TableScreen {
   buildFrame() {
     const title = this.info ? this.info.title : this.table.game;
     const f = {};
+    // "Last trick" (key L), for a game whose drawing can say which one was last.
+    f.lastBtn = this.game.lastTrick ? el("button.small.last-trick-btn", { "data-testid": "last-trick",
+      "aria-pressed": "false", title: "Show the last trick again (L)", onclick: () => this.togglePeek() },
+    "Last trick") : null;
     f.notice = el("div.notice", { role: "alert", hidden: true });
     f.status = el("div.status-line", { "aria-live": "polite", "data-testid": "status" });
     f.clock = el("span.clock", { hidden: true });
@@ -456,13 +567,13 @@ export class TableScreen {
       if (this.sock && this.sock.send({ type: "chat", text })) return true;
       toast("Not connected: wait a moment and try again.", "error");
       return false;
-    }, !!this.token);
+    }, !!this.token, (m) => this.speaker(m));
     this.frame = f;
     clear(this.root).append(el("div.table-screen",
       f.notice,
       el("div.table-head",
         el("div.table-title", el("h2", title), el("span.table-options", optionsText)),
-        el("div.table-tools", f.clock, f.hintBtn, rulesLink, watchBtn, leaveBtn)),
+        el("div.table-tools", f.clock, f.lastBtn, f.hintBtn, rulesLink, watchBtn, leaveBtn)),
       f.seats,
       f.over,
       f.review,
@@ -472,6 +583,14 @@ export class TableScreen {
     this.updateSeats();
     clearInterval(this.clockTimer);
     this.clockTimer = setInterval(() => this.tickClock(), 500);
+  }
+
+  /** Who said a chat message: a seat under the name it shows now (the one who sat there then, if the
+   * seat has changed hands since), a spectator under their own name. */
+  speaker(m) {
+    const s = typeof m.seat === "number" ? this.table.seats[m.seat] : null;
+    if (!s || s.kind !== "human" || !s.name || s.name !== m.name) return m.name;
+    return seatNames(this.table, this.info, this.me)[m.seat];
   }
 
   optionsText() {
@@ -571,6 +690,9 @@ export class TableScreen {
       // The parts of each legal move, in legal's order, for a game that gives them (docs/web.md).
       moves: this.view && !this.pending && this.view.moves ? this.view.moves : null,
       hint: this.hint,
+      // A completed trick to draw over the view's own: the last one asked for, or the one held.
+      trickShown: this.peek && this.lastTrick ? { trick: this.lastTrick, peek: true }
+        : this.held ? { trick: this.held, peek: false } : null,
       selection: this.selection,
       select: (patch) => {
         Object.assign(this.selection, patch);
@@ -594,6 +716,10 @@ export class TableScreen {
     this.frame.hintBtn.disabled = !canHint || this.hintPending;
     this.frame.hintBtn.textContent = this.hintPending ? "Thinking…" : "Hint";
     this.frame.hintBtn.hidden = this.me === null;
+    if (this.frame.lastBtn) {
+      this.frame.lastBtn.disabled = !this.lastTrick;
+      this.frame.lastBtn.setAttribute("aria-pressed", this.peek ? "true" : "false");
+    }
     this.updateSeats();
     this.showLesson();
     this.renderOver(ctx);
@@ -631,7 +757,7 @@ export class TableScreen {
 
   renderOver(ctx) {
     const box = this.frame.over;
-    if (this.view.status !== "over") {
+    if (this.view.status !== "over" || this.ending) { // the deciding trick is drawn first
       box.hidden = true;
       return;
     }
@@ -700,6 +826,7 @@ export class TableScreen {
       return;
     }
     this.pending = true;
+    this.peek = false;
     this.renderBoard();
   }
 
@@ -717,6 +844,11 @@ export class TableScreen {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.key === "h" || ev.key === "H") {
       if (!this.frame.hintBtn.disabled) this.askHint();
+      ev.preventDefault();
+      return;
+    }
+    if (this.frame.lastBtn && (ev.key === "l" || ev.key === "L" || (ev.key === "Escape" && this.peek))) {
+      this.togglePeek(ev.key === "Escape" ? false : !this.peek);
       ev.preventDefault();
       return;
     }
