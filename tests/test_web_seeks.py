@@ -96,11 +96,15 @@ def test_a_table_for_a_group_is_playing_with_every_seat_taken() -> None:
     assert sorted(s.name for s in row.seats if s.kind == "human") == ["Guest", "Guest 2"], "names told apart"
 
 
-def test_the_default_bot_is_the_strongest_that_can_play() -> None:
+def test_the_default_bot_is_the_lobbys_gentle_one() -> None:
+    """As the lobby's table form seats it: the heuristic's level (two stars), not the strongest."""
     from gamester.web.menu import agent_menu
 
-    spec = sk.default_bot("penneech", {})
-    assert spec == max(agent_menu("penneech"), key=lambda e: e["strength"])["spec"]
+    for game in ("penneech", "piquesept", "pentyrch"):
+        menu = {e["spec"]: e for e in agent_menu(game)}
+        spec = sk.default_bot(game, {})
+        assert menu[spec]["strength"] == 1, (game, spec)
+        assert spec != max(menu.values(), key=lambda e: e["strength"])["spec"]
 
 
 def test_slow_clocks_and_abandonment() -> None:

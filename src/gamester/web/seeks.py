@@ -210,18 +210,23 @@ def choose(pool: Pool, now: float) -> tuple[list[SeekRow], int] | None:
 def _default_bot(game_name: str, options: str) -> str:
     game = load_game(game_name, **json.loads(options))
     menu = agent_menu(game.name)
-    for entry in sorted(menu, key=lambda e: -int(e["strength"])):
+    playable = []
+    for entry in sorted(menu, key=lambda e: int(e["strength"])):  # weakest first, as the menu
         try:
             check_seat(game, entry["spec"], menu)
         except MenuError:
             continue
-        return str(entry["spec"])
-    return "random"
+        playable.append(entry)
+    gentle = (
+        [e for e in playable if e["strength"] == 1] or [e for e in playable if e["strength"] > 0] or playable
+    )
+    return str(gentle[0]["spec"]) if gentle else "random"
 
 
 def default_bot(game: str, options: dict[str, Any]) -> str:
-    """The lobby's default computer player for these options: the strongest on the menu that can play
-    them (docs/web.md, The computer players)."""
+    """The lobby's default computer player for these options, as the lobby's table form seats it
+    (docs/web-ui.md, Seats): a gentle one, the first at the heuristic's level that can play them,
+    else the first above a random player, else the strongest."""
     return _default_bot(game, json.dumps(options, sort_keys=True))
 
 

@@ -71,11 +71,10 @@ export class Lobby {
         el("p", "Play Penneech, Piquesept and Pentyrch against the computer or with friends. ",
           this.me ? el("span.inline-name", { "data-testid": "playing-as" }, `Playing as ${this.me.name}.`)
             : el("label.inline-name", "Your name: ", nameInput))),
-      el("div.lobby-live", this.quick.node, this.mine),
-      el("h2.lobby-or", "Or set up a table yourself"),
       el("div.game-tiles", { role: "tablist" }, this.games.map((g) => this.tile(g))),
       this.lessons,
-      el("div.lobby-columns", this.setup, this.tables));
+      // Quick play (and your tables) beside the table form, above the lists: both on the first screen.
+      el("div.lobby-columns", this.setup, el("div.lobby-live", this.quick.node, this.mine), this.tables));
     this.renderLessons();
     this.renderSetup();
     // Live: the lobby socket pushes the seeks and the tables; asked by hand only while it is down.
@@ -333,6 +332,8 @@ export class Lobby {
     if (this.mine && msg.mine) {
       clear(this.mine).append(el("h2", "Your tables"), yourTables(msg.mine, this.games, { compact: true }),
         el("a.small-link", { href: `#/player/${encodeURIComponent(this.me.name)}` }, "All your games"));
+      // A game waiting for your move comes before Quick play.
+      this.mine.classList.toggle("first", msg.mine.some((t) => t.your_turn));
     }
     const waiting = { tables: msg.waiting };
     const playing = { tables: msg.playing };

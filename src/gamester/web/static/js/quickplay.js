@@ -358,7 +358,7 @@ export function yourTables(list, games, { compact = false } = {}) {
   const turns = list.filter((t) => t.your_turn).length;
   document.title = turns ? `(${turns}) gamester — your turn` : "gamester — Penneech, Piquesept, Pentyrch";
   if (!list.length) return el("p.muted", "No tables yet: press Quick play, or start one below.");
-  const shown = compact ? list.filter((t) => t.status !== "over").slice(0, 12) : list;
+  const shown = compact ? list.filter((t) => t.status !== "over").slice(0, 6) : list;
   if (!shown.length) return el("p.muted", "No game going on right now.");
   return el("ul.table-list", { "data-testid": "your-tables" }, shown.map((t) => {
     const others = opponents(games.find((g) => g.name === t.game), t.names || [], t.seat);
