@@ -29,9 +29,10 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"core"},
     "agents": {"core", "games"},
     # The rest may use everything below them; between them, only what exists today:
-    # play's CLI starts the web server, the simulations and training; the web app reuses play's words
-    # and the store.
-    "play": BASE | {"gamester", "sim", "web", "learn"},
+    # play's CLI starts the web server, the simulations and training, and moves the server's
+    # database (gamester db export|import|upgrade, through store.dump); the web app reuses play's
+    # words and the store.
+    "play": BASE | {"gamester", "sim", "web", "learn", "store"},
     "web": BASE | {"gamester", "play", "store"},
     "sim": BASE | {"gamester"},
     "store": BASE | {"gamester"},

@@ -437,6 +437,12 @@ def test_a_seek_flood_from_one_address_is_capped(tmp_path_factory: pytest.TempPa
         assert [r.status_code for r in made] == [201, 201, 201]
         r = c.post("/api/seeks", json={"game": "piquesept"})
         assert r.status_code == 429 and r.json()["error"] == "rate_limited", "three open seeks an address"
+        # /metrics' gauge counts them (the sweep counts every 2 s).
+        probe = c.app.state.metrics.probes["seeks"][2]  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 30
+        while probe() != 3.0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert probe() == 3.0
         s = made[0].json()
         c.delete(f"/api/seeks/{s['seek']}", params={"token": s["token"]})
         again = c.post("/api/seeks", json={"game": "piquesept"})

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from gamester.core.columns import WIDTH, fit, say_error
@@ -233,6 +234,43 @@ def build_parser() -> argparse.ArgumentParser:
         help="a name this server answers to besides localhost and its addresses (e.g. games.example.org;"
         " on the loopback, other names are refused); repeatable",
     )
+    sp.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy (address or network, e.g. 127.0.0.1) whose X-Forwarded-For names the "
+        "client; every other client's is ignored (docs/deploy.md); repeatable",
+    )
+    sp.add_argument(
+        "--metrics-allow",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="an address or network besides the loopback that may read /metrics; repeatable",
+    )
+    sp.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="text: for a person (warnings only); json: one JSON object a line for each request and "
+        "table event (docs/deploy.md)",
+    )
+
+    sp = sub.add_parser("db", help="the web server's database: export, import, upgrade (docs/deploy.md)")
+    dbs = sp.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    db_help = "sqlite:///PATH or postgresql+psycopg://… (default: the SQLite file gamester serve uses)"
+    dp = dbs.add_parser("export", help="write the whole database to a file of JSON lines (.gz: compressed)")
+    dp.add_argument("--db", metavar="URL", default=None, help=db_help)
+    dp.add_argument(
+        "--out", metavar="FILE", required=True, help="the file to write (FILE.jsonl or .jsonl.gz)"
+    )
+    dp = dbs.add_parser("import", help="load an export into an empty database (one transaction)")
+    dp.add_argument("--db", metavar="URL", default=None, help=db_help)
+    dp.add_argument("file", metavar="FILE", help="a file gamester db export wrote")
+    dp.add_argument("--replace", action="store_true", help="delete everything already in the database first")
+    dp = dbs.add_parser("upgrade", help="migrate a database made by an earlier release to this one's schema")
+    dp.add_argument("--db", metavar="URL", default=None, help=db_help)
 
     sp = sub.add_parser("admin", help="moderation on the server's machine: reports, bans, chat (docs/web.md)")
     from gamester.web.admin import add_arguments as add_admin_arguments
@@ -789,7 +827,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits=args.limits,
         allow_origins=args.allow_origin,
         allow_hosts=args.allow_host,
+        trusted_proxies=args.trusted_proxy,
+        metrics_allow=args.metrics_allow,
+        log_format=args.log_format,
     )
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    where = f"gamester db {args.db_command}"
+    try:
+        from gamester.store import database_command, default_sqlite_url
+    except ImportError as e:  # the web extra is missing
+        say_error(f"{where}: needs the web extra ({e.name} is missing): pip install 'gamester[web]'")
+        return 2
+    path = getattr(args, "out", None) or getattr(args, "file", None)
+    try:
+        line = database_command(
+            args.db or default_sqlite_url(),
+            args.db_command,
+            Path(path) if path else None,
+            replace=bool(getattr(args, "replace", False)),
+        )
+    except ValueError as e:  # a bad URL, file or database (store.dump.DumpError): one line
+        say_error(f"{where}: {e}")
+        return 2
+    except OSError as e:
+        say_error(f"{where}: {getattr(e, 'filename', '') or ''} {e.strerror or e}".replace("  ", " "))
+        return 2
+    print(line)
+    return 0
 
 
 def cmd_admin(args: argparse.Namespace) -> int:
@@ -814,4 +880,5 @@ COMMANDS = {
     "serve": cmd_serve,
     "admin": cmd_admin,
     "bench": cmd_bench,
+    "db": cmd_db,
 }

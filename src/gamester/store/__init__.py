@@ -11,6 +11,8 @@ and the openers here (tests/test_layering.py). Needs the ``web`` extra (SQLAlche
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gamester.store.port import Rating, SeekTimes, Stores
 from gamester.store.repository import (
     LeaseInfo,
@@ -23,6 +25,14 @@ from gamester.store.repository import (
     make_engine,
     open_repository,
 )
+
+
+def database_command(url: str, command: str, path: Path | None = None, *, replace: bool = False) -> str:
+    """``gamester db export|import|upgrade`` on ``url`` (store/dump.py): the line to print, or a
+    ValueError of one line."""
+    from gamester.store import dump
+
+    return dump.run(url, command, path, replace=replace)
 
 
 def open_stores(url: str, initial_rating: Rating, seek_times: SeekTimes | None = None) -> Stores:
@@ -42,7 +52,9 @@ def open_stores(url: str, initial_rating: Rating, seek_times: SeekTimes | None =
     )
 
 
-OPENERS = frozenset({"open_stores", "open_repository", "default_sqlite_url", "make_engine"})
+OPENERS = frozenset(
+    {"open_stores", "database_command", "open_repository", "default_sqlite_url", "make_engine"}
+)
 """What code outside ``store/`` may import from here (the rest only through gamester.store.port)."""
 
 __all__ = [
@@ -52,6 +64,7 @@ __all__ = [
     "StoreUnavailable",
     "TableRepository",
     "TableRow",
+    "database_command",
     "default_sqlite_url",
     "make_engine",
     "open_repository",

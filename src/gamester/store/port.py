@@ -156,6 +156,15 @@ class TableRepository(Protocol):
         """Waiting tables made from the address whose key is ``turns_key`` (its lobby places)."""
         ...
 
+    def count_by_status(self) -> dict[str, int]:
+        """How many tables the database holds in each status (every server's)."""
+        ...
+
+    def watch_errors(self, fn: Callable[[str], None]) -> None:
+        """Call ``fn(kind)`` for every error the database driver raises (its class name), except a
+        broken constraint, which is a guard doing its work (a name taken, a move made first)."""
+        ...
+
     def waiting_since(self, before: float, limit: int) -> list[TableRow]:
         """Waiting tables created before ``before`` (oldest first): the candidates for expiry."""
         ...

@@ -124,7 +124,8 @@ class SqlTableRepository:
         self._lock = threading.RLock() if engine.dialect.name == "sqlite" else None
         # Whatever the driver raises when the database cannot be reached or written is the port's
         # StoreUnavailable: nobody outside the store catches a driver's or SQLAlchemy's errors.
-        sa.event.listen(engine, "handle_error", _unavailable)
+        self._error_watchers: list[Callable[[str], None]] = []
+        sa.event.listen(engine, "handle_error", self._on_error)
         # The SQLite file this server opened (device, inode): a file deleted or replaced under a
         # running server would otherwise take every later write into an unlinked inode, lost at exit.
         self._path: Path | None = None
@@ -392,6 +393,23 @@ class SqlTableRepository:
         )
         with self.engine.connect() as c:
             return int(c.execute(q).scalar_one())
+
+    def count_by_status(self) -> dict[str, int]:
+        q = sa.select(tables.c.status, sa.func.count()).group_by(tables.c.status)
+        with self.engine.connect() as c:
+            return {str(status): int(n) for status, n in c.execute(q)}
+
+    def watch_errors(self, fn: Callable[[str], None]) -> None:
+        self._error_watchers.append(fn)
+
+    def _on_error(self, ctx: sa.engine.ExceptionContext) -> None:
+        """The engine's ``handle_error``: told to the watchers (metrics), then translated to the
+        port's StoreUnavailable when the database cannot be reached or written."""
+        kind = type(ctx.sqlalchemy_exception or ctx.original_exception).__name__
+        if kind != "IntegrityError":
+            for fn in self._error_watchers:
+                fn(kind)
+        _unavailable(ctx)
 
     def waiting_since(self, before: float, limit: int) -> list[TableRow]:
         q = (

@@ -5,7 +5,8 @@
   Passwords: 8 to 200 characters, kept only as an argon2id hash (argon2-cffi's defaults, RFC 9106's
   low-memory profile); at most two hashes are computed at once per server.
 - ``POST /api/session {"name", "password"}`` → ``{"name", "session"}`` and the session as an HttpOnly,
-  SameSite=Lax cookie ``gamester_session`` (``Secure`` when the request came over https); scripts send
+  SameSite=Lax cookie ``gamester_session`` (over https ``__Host-gamester_session``, ``Secure``:
+  web/proxy.py's ``session_cookie``); scripts send
   ``Authorization: Bearer SESSION`` instead. Sessions are random, kept as their SHA-256, and last 30
   days. Failed log-ins are rate-limited per name and per address (429 ``rate_limited``), in token
   buckets kept in the database so that every server on it shares them (:class:`Throttle`). A name
@@ -45,9 +46,9 @@ from gamester.store.port import AccountRow, Bucket, ModerationRepository, People
 from gamester.web.blocks import refuse_banned
 from gamester.web.decisions import hash_token as _hash
 from gamester.web.errors import BadInput, Conflict, NotAllowed, NotFound, NotLoggedIn, Refused
+from gamester.web.proxy import session_cookie, session_from_cookie
 from gamester.web.ratings import rate
 
-COOKIE = "gamester_session"
 SESSION_SECONDS = 30 * 24 * 3600
 MIN_PASSWORD = 8
 MAX_PASSWORD = 200
@@ -168,6 +169,11 @@ class People:
         # Made now, beside the start, so that not even the first unknown name answers faster.
         threading.Thread(target=dummy_hash, args=(self.hasher,), daemon=True).start()
 
+    def hashes_waiting(self) -> int:
+        """Password hashes waiting for their turn (``gamester_hashes_waiting``)."""
+        waiting = getattr(self.hashing, "waiting", None)  # the hashing line's, once it has one
+        return int(waiting()) if callable(waiting) else 0
+
     # -- accounts and sessions -----------------------------------------------------------------
     def create(self, name: str, password: str) -> AccountRow:
         row = AccountRow(
@@ -229,7 +235,7 @@ class People:
             if row is None:
                 raise NotLoggedIn("Authorization: not a valid session; log in again", code="bad_session")
             return row
-        cookie = request.cookies.get(COOKIE)
+        cookie = session_from_cookie(request)
         return self.session_of(cookie) if cookie else None
 
     @staticmethod
@@ -237,7 +243,7 @@ class People:
         header = request.headers.get("authorization")
         if header is not None:
             return header.partition(" ")[2].strip() or None
-        return request.cookies.get(COOKIE)
+        return session_from_cookie(request)
 
     # -- seats ---------------------------------------------------------------------------------
     @staticmethod
@@ -400,14 +406,9 @@ def router() -> APIRouter:
             await run_in_threadpool(refuse_banned, p.moderation, row.key, p.now())
         session = await run_in_threadpool(p.open_session, row)
         out = JSONResponse({"name": row.name, "session": session})
+        cookie, secure = session_cookie(request)
         out.set_cookie(
-            COOKIE,
-            session,
-            max_age=SESSION_SECONDS,
-            httponly=True,
-            samesite="lax",
-            secure=request.url.scheme == "https",
-            path="/",
+            cookie, session, max_age=SESSION_SECONDS, httponly=True, samesite="lax", secure=secure, path="/"
         )
         return out
 
@@ -423,7 +424,8 @@ def router() -> APIRouter:
             else:
                 await run_in_threadpool(p.store.drop_session, _hash(session or ""))
         out = JSONResponse({"ok": True, "name": row.name if row is not None else None})
-        out.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        cookie, secure = session_cookie(request)
+        out.delete_cookie(cookie, path="/", secure=secure, httponly=True, samesite="lax")
         return out
 
     @api.get("/api/session")
@@ -482,7 +484,8 @@ def router() -> APIRouter:
                 code="seated",
             )
         out = JSONResponse({"ok": True, "name": row.name, "deleted": True})
-        out.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        cookie, secure = session_cookie(request)
+        out.delete_cookie(cookie, path="/", secure=secure, httponly=True, samesite="lax")
         return out
 
     @api.get("/api/players/{name}")

@@ -34,7 +34,9 @@ from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.lobby import Lobby, lobby_router
+from gamester.web.metrics import Observe, ServerMetrics, install, observe_parts
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
+from gamester.web.proxy import ClientAddress, parse_trusted
 from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry, new_server_id
 from gamester.web.reviews import ReviewDesk
@@ -105,9 +107,13 @@ def create_app(
     limits: Limits | None = None,
     allow_origins: Sequence[str] = (),
     allow_hosts: Iterable[str] | None = None,
+    trusted_proxies: Sequence[str] = (),
+    metrics_allow: Sequence[str] = (),
 ) -> FastAPI:
     """The web app on ``db_url`` (default: the per-user SQLite file). ``allow_hosts``: the names it
-    answers to in ``Host`` (None: any; web/guard.py)."""
+    answers to in ``Host`` (None: any; web/guard.py). ``trusted_proxies``: the proxies whose
+    ``X-Forwarded-For`` names the client (web/proxy.py); ``metrics_allow``: who besides the loopback
+    may read ``/metrics`` (web/metrics.py)."""
     url = db_url or default_sqlite_url()
     workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 2))
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
@@ -148,8 +154,10 @@ def create_app(
         per_minute = float(quota.tables_per_minute)
         _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
         _app.state.parts = Parts(registry=registry, health=DatabaseHealth(repo), desk=desk, people=people)
+        observe_parts(metrics, registry, people, desk)
         # Quick play, the lobby socket, your tables, blocks and reports (web/lobby.py).
         _app.state.lobby = lobby = Lobby(registry, people, stores.seeks, stores.moderation, quota)
+        metrics.probe("seeks", "Open quick-play seeks, made on any server on the database", lobby.open_seeks)
         await registry.start()
         await lobby.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
@@ -169,11 +177,15 @@ def create_app(
             await registry.stop()
             stores.dispose()
 
+    trusted = parse_trusted(trusted_proxies)
+    metrics = ServerMetrics()
     app = FastAPI(title="gamester", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
-    app.add_middleware(
-        Guard, limits=limits, allow_origins=allow_origins, allow_hosts=allow_hosts
-    )  # outermost: runs first
+    app.add_middleware(Guard, limits=limits, allow_origins=allow_origins, allow_hosts=allow_hosts)
+    app.add_middleware(Observe, metrics=metrics)
+    app.add_middleware(ClientAddress, trusted=trusted)  # outermost: who the client is, decided once
+    app.state.metrics = metrics
+    install(app, metrics, metrics_allow, trusted)
     app.state.db_url = url
     app.state.server_id = sid
     app.include_router(people_router())

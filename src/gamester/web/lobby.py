@@ -118,6 +118,7 @@ class Lobby:
         self._base: dict[str, Any] | None = None  # the lists as last sent
         self._seeks_dirty = False
         self._tables_dirty = False
+        self._open_count = 0  # the open seeks, as the sweep last counted them (/metrics)
         self._accounts_dirty: set[str] = set()
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -140,6 +141,12 @@ class Lobby:
                 await t
         for w in list(self.watchers):
             w.conn.close(1001)
+
+    def open_seeks(self) -> float:
+        """How many seeks wait, made on any server on the database, as the sweep last counted them
+        (every ``SWEEP_EVERY`` seconds): the ``gamester_seeks`` gauge of ``/metrics``, read without
+        waiting for the database."""
+        return float(self._open_count)
 
     # -- notices ---------------------------------------------------------------------------------
     def _on_notice(self, table_id: str, kind: str, _remote: bool) -> None:
@@ -286,6 +293,7 @@ class Lobby:
             try:
                 now = self.reg.now()
                 expired, made = await self.reg.db(self.seeks.sweep, now, self.decide, sk.KEEP_SECONDS)
+                self._open_count = await self.reg.db(sk.open_seek_count, self.seeks, now)
                 if expired and not made:
                     self._changed(None)
                 for table in made:

@@ -59,6 +59,10 @@ class ReviewDesk:
         self._pool: Executor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
+    def queued(self) -> int:
+        """Reviews waiting or running on this server."""
+        return len(self._tasks)
+
     async def _seat(self, table_id: str, seat: Any) -> int:
         n = len((await self.reg.call(table_id, Public()))["seats"])
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
@@ -121,5 +125,10 @@ class ReviewDesk:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self._pool is not None:
+            # A review deep in its search would hold the server's exit up (issue 44): end it.
+            procs = list((getattr(self._pool, "_processes", None) or {}).values())
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    p.terminate()
             self._pool = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 import time
@@ -354,6 +355,14 @@ class Room:
         fresh.seq = row.seq
         self.row = fresh
         return changed
+
+    def spectator_events(self, seq: int) -> list[Any] | None:
+        """The events of move ``seq`` as spectators were told them (None: no longer kept)."""
+        frame = self.frames.get(seq)
+        if frame is None or SPECTATOR not in frame:
+            return None
+        events: list[Any] = json.loads(frame[SPECTATOR][1])
+        return events
 
     def connected(self) -> dict[int, int]:
         out: dict[int, int] = {}

@@ -30,7 +30,7 @@ from starlette.requests import HTTPConnection
 
 from gamester.store.port import AccountRow
 from gamester.web import decisions as d
-from gamester.web import edge, lessons, messages, rematch, service, slow, validate
+from gamester.web import edge, lessons, messages, metrics, rematch, service, slow, validate
 from gamester.web.accounts import People
 from gamester.web.commands import (
     Act,
@@ -439,7 +439,9 @@ async def _handle(conn: Connection, reg: Registry, seat: int | None, data: dict[
     elif kind == "act":
         if seat is None:
             raise Spectator("a spectator cannot act")
+        started = time.perf_counter()
         await reg.call(conn.table_id, Act(seat, data.get("action"), data.get("seq"), conn.token_hash))
+        metrics.action_done(conn.ws, time.perf_counter() - started)
     elif kind == "chat":
         await reg.call(conn.table_id, Say(conn, data.get("text")))
     else:  # hint
