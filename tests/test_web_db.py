@@ -227,9 +227,16 @@ def _app(url: str) -> Any:
     return create_app(url, limits=OFF)
 
 
-def test_import_refuses_a_database_that_holds_data_unless_replaced(tmp_path: Path) -> None:
+def _newest(tmp_path: Path) -> Path:
+    """The newest fixture, upgraded to this release's schema (an export wants the current schema)."""
     src = tmp_path / "src.db"
-    _newest_fixture(src)
+    shutil.copy(DATA / f"web_schema_{SCHEMAS[-1]}.db", src)
+    assert gamester("db", "upgrade", "--db", f"sqlite:///{src}").returncode == 0
+    return src
+
+
+def test_import_refuses_a_database_that_holds_data_unless_replaced(tmp_path: Path) -> None:
+    src = _newest(tmp_path)
     a = tmp_path / "a.jsonl"
     assert gamester("db", "export", "--db", f"sqlite:///{src}", "--out", str(a)).returncode == 0
     target = f"sqlite:///{tmp_path / 'target.db'}"
@@ -241,27 +248,21 @@ def test_import_refuses_a_database_that_holds_data_unless_replaced(tmp_path: Pat
     assert rows_of(a) == rows_of(_export(target, tmp_path / "b.jsonl"))
 
 
-def _newest_fixture(path: Path) -> None:
-    """The newest fixture database at ``path``, upgraded to this release's schema (what an export
-    of this release reads)."""
-    shutil.copy(DATA / f"web_schema_{SCHEMAS[-1]}.db", path)
-    assert gamester("db", "upgrade", "--db", f"sqlite:///{path}").returncode == 0
-
-
 def _export(url: str, out: Path) -> Path:
     assert gamester("db", "export", "--db", url, "--out", str(out)).returncode == 0
     return out
 
 
 def test_a_cut_or_foreign_file_imports_nothing(tmp_path: Path) -> None:
-    src = tmp_path / "src.db"
-    _newest_fixture(src)
+    src = _newest(tmp_path)
     whole = _export(f"sqlite:///{src}", tmp_path / "a.jsonl").read_text().splitlines(keepends=True)
+    newer = whole[0].replace(f'"schema":"{dump.head()}"', '"schema":"9999"')
+    assert newer != whole[0]
     cases = {
         "cut": "".join(whole[: len(whole) // 2]),
         "no header": "".join(whole[1:]),
         "not json": "hello\n",
-        "newer schema": whole[0].replace(f'"schema":"{dump.head()}"', '"schema":"9999"') + "".join(whole[1:]),
+        "newer schema": newer + "".join(whole[1:]),
         "unknown table": whole[0] + '{"table":"gm_future","columns":["x"],"rows":0}\n' + "".join(whole[1:]),
     }
     for name, text in cases.items():

@@ -221,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_arguments(sub.add_parser("serve", help=SERVE_HELP))
     add_db_arguments(sub.add_parser("db", help=DB_HELP))
 
+    sp = sub.add_parser("admin", help="moderation on the server's machine: reports, bans, chat (docs/web.md)")
+    from gamester.web.admin import add_arguments as add_admin_arguments
+
+    add_admin_arguments(sp)
+
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
     sp.add_argument("--seconds", type=float, default=3.0)
@@ -819,6 +824,15 @@ def cmd_db(args: argparse.Namespace) -> int:
     return run_db(args)
 
 
+def cmd_admin(args: argparse.Namespace) -> int:
+    try:
+        from gamester.web.admin import run
+    except ImportError as e:  # the web extra is missing
+        say_error(f"gamester admin: needs the web extra ({e.name} is missing): pip install 'gamester[web]'")
+        return 2
+    return run(args)
+
+
 COMMANDS = {
     "play": cmd_play,
     "replay": cmd_replay,
@@ -830,6 +844,7 @@ COMMANDS = {
     "train": cmd_train,
     "rules": cmd_rules,
     "serve": cmd_serve,
+    "admin": cmd_admin,
     "bench": cmd_bench,
     "db": cmd_db,
 }

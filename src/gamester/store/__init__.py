@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gamester.store.port import Rating, Stores
+from gamester.store.port import Rating, SeekTimes, Stores
 from gamester.store.repository import (
     LeaseInfo,
     SeatRow,
@@ -35,13 +35,21 @@ def database_command(url: str, command: str, path: Path | None = None, *, replac
     return dump.run(url, command, path, replace=replace)
 
 
-def open_stores(url: str, initial_rating: Rating) -> Stores:
+def open_stores(url: str, initial_rating: Rating, seek_times: SeekTimes | None = None) -> Stores:
     """The stores of the database at ``url``, migrated to the newest schema (ValueError on a bad URL
-    or an unreachable database, with one line saying which). New ratings start at ``initial_rating``."""
+    or an unreachable database, with one line saying which). New ratings start at ``initial_rating``;
+    seeks live as ``seek_times`` says (the web's quick play gives its own)."""
+    from gamester.store.moderation import ModerationStore
     from gamester.store.people import PeopleStore
+    from gamester.store.seeks import SeekStore
 
     tables = open_repository(url)
-    return Stores(tables=tables, people=PeopleStore(tables, initial_rating))
+    return Stores(
+        tables=tables,
+        people=PeopleStore(tables, initial_rating),
+        seeks=SeekStore(tables, seek_times or SeekTimes(600.0, 30.0)),
+        moderation=ModerationStore(tables),
+    )
 
 
 OPENERS = frozenset(

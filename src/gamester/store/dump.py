@@ -18,11 +18,12 @@ here. A value is JSON as the database gives it (text, numbers, true/false, null)
 ``{"$bytes": BASE64}``. The closing line counts the rows, so a cut file is refused rather than
 half-imported.
 
-Two tables are left out, on purpose: ``gm_sessions`` (log-in sessions: short-lived, and a
+Three tables are left out, on purpose: ``gm_sessions`` (log-in sessions: short-lived, and a
 file that travels and is kept for years should not carry them; after a move everyone logs in once
-more) and ``gm_throttle`` (the log-in and creation rate limits' counters, which refill by
-themselves). Accounts move with their password hashes (argon2id, never a password) and the keys
-their seat tokens are derived from, seats with their token and invite hashes: the file is as
+more), ``gm_throttle`` (the log-in and creation rate limits' counters, which refill by
+themselves) and ``gm_seeks`` (quick play's seeks, which live ten minutes at most). Accounts move
+with their password hashes (argon2id, never a password) and the keys their seat tokens are derived
+from, seats with their token and invite hashes: the file is as
 private as the database itself.
 
 An import runs the migrations first (so the target has this release's schema), refuses a database
@@ -50,7 +51,7 @@ from gamester.store.schema import metadata
 
 FORMAT = "gamester-db"
 VERSION = 1
-SKIPPED = frozenset({"gm_sessions", "gm_throttle"})
+SKIPPED = frozenset({"gm_sessions", "gm_throttle", "gm_seeks"})
 """Tables an export leaves out (see the module's docstring)."""
 BATCH = 1000
 

@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from gamester.store.moderation import ban_of, banned_clause, blocked_by, forget_blocks
 from gamester.store.port import (
     AccountRow,
     Bucket,
@@ -156,6 +157,7 @@ class PeopleStore:
             sa.select(accounts)
             .join(sessions, sessions.c.account == accounts.c.key)
             .where(sessions.c.token_hash == token_hash, sessions.c.expires > now)
+            .where(~banned_clause(accounts.c.key, now))  # a session opened as the ban was made
         )
         with self.engine.connect() as c:
             return _account(c.execute(q).first())
@@ -212,13 +214,15 @@ class PeopleStore:
             said_from_its_seats = sa.exists().where(
                 seats.c.table_id == chat.c.table_id, seats.c.seat == chat.c.seat, seats.c.account == key
             )
-            c.execute(chat.update().where(said_from_its_seats).values(name=shown_as))
+            c.execute(chat.update().where(said_from_its_seats).values(name=shown_as, account=None))
+            c.execute(chat.update().where(chat.c.account == key).values(name=shown_as, account=None))
             c.execute(seats.update().where(seats.c.account == key).values(name=shown_as, account=None))
             for t in (sessions, ratings, rating_history):
                 c.execute(t.delete().where(t.c.account == key))
             c.execute(
                 rating_pairs.delete().where(sa.or_(rating_pairs.c.low == key, rating_pairs.c.high == key))
             )
+            forget_blocks(c, key)
             c.execute(accounts.delete().where(accounts.c.key == key))
         return []
 
@@ -346,10 +350,12 @@ class PeopleStore:
         at: float,
         allowance: list[Bucket] | None = None,
         keep: int = CHAT_KEPT,
+        account: str | None = None,
     ) -> int | None:
-        """Store a chat line, spending a try of each ``allowance`` bucket first, all or none: its id,
-        or None if a bucket was empty (then nothing is stored). The table keeps only its last
-        ``keep`` lines: older ones go in the same transaction as the new one."""
+        """Store a chat line (said by ``account``, a key, if any), spending a try of each
+        ``allowance`` bucket first, all or none: its id, or None if a bucket was empty (then nothing
+        is stored). The table keeps only its last ``keep`` lines: older ones go in the same
+        transaction as the new one."""
         if allowance:
             self._said += 1
             if self._said % 512 == 0:  # now and then, forget the allowances that are full again
@@ -358,7 +364,11 @@ class PeopleStore:
             if self.take_tokens(allowance, at) > 0:
                 return None
         with self.repo.write() as c:
-            r = c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
+            r = c.execute(
+                chat.insert().values(
+                    table_id=table_id, seat=seat, name=name, text=text, at=at, account=account
+                )
+            )
             oldest_kept = (
                 sa.select(chat.c.id)
                 .where(chat.c.table_id == table_id)
@@ -376,12 +386,19 @@ class PeopleStore:
         with self.engine.connect() as c:
             return int(c.execute(q).scalar_one())
 
+    def blocked_by(self, account: str) -> frozenset[str]:
+        return blocked_by(self.engine, account)
+
+    def is_banned(self, account: str, now: float) -> bool:
+        return ban_of(self.engine, account, now) is not None
+
     def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
         """The table's last ``limit`` chat messages, oldest first, each with its ``id``."""
         q = sa.select(chat).where(chat.c.table_id == table_id).order_by(chat.c.id.desc()).limit(limit)
         with self.engine.connect() as c:
             rows = [
-                {"id": r.id, "seat": r.seat, "name": r.name, "text": r.text, "at": r.at} for r in c.execute(q)
+                {"id": r.id, "seat": r.seat, "name": r.name, "text": r.text, "at": r.at, "account": r.account}
+                for r in c.execute(q)
             ]
         rows.reverse()
         return rows

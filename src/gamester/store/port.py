@@ -290,14 +290,25 @@ class ChatRepository(Protocol):
         text: str,
         at: float,
         allowance: list[Bucket] | None = None,
+        *,
+        account: str | None = None,
     ) -> int | None:
-        """Store a line, spending a try of each ``allowance`` bucket first (all or none): its id
-        (lines of a table are ordered by id), or None if a bucket was empty (nothing stored). A table
-        keeps only its last lines."""
+        """Store a line (said by ``account``, a key, if any), spending a try of each ``allowance``
+        bucket first (all or none): its id (lines of a table are ordered by id), or None if a bucket
+        was empty (nothing stored). A table keeps only its last lines."""
         ...
 
     def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
-        """The table's last ``limit`` lines, oldest first: ``{"id", "seat", "name", "text", "at"}``."""
+        """The table's last ``limit`` lines, oldest first: ``{"id", "seat", "name", "text", "at",
+        "account"}``."""
+        ...
+
+    def blocked_by(self, account: str) -> frozenset[str]:
+        """The keys of the accounts ``account`` blocks (their lines never reach its sockets)."""
+        ...
+
+    def is_banned(self, account: str, now: float) -> bool:
+        """Whether the account is banned at ``now`` (its lines are refused)."""
         ...
 
     def rematch_of(self, table_id: str) -> str | None: ...
@@ -360,12 +371,136 @@ class PeopleRepository(ChatRepository, Protocol):
     def chat_count(self, table_id: str) -> int: ...
 
 
+# -- finding a game: seeks (docs/web.md, Quick play) -------------------------------------------------
+@dataclass
+class SeekRow:
+    id: str
+    token_hash: str
+    pool: str
+    game: str
+    options: dict[str, Any]
+    players: int
+    rated: bool
+    clock: dict[str, Any] | None
+    bots_after: float | None
+    fill_at: float | None
+    account: str | None
+    name: str
+    rating: float | None
+    address_key: str
+    status: str
+    created: float
+    polled: float
+    ended: float | None = None
+    table_id: str | None = None
+    seat: int | None = None
+
+
+@dataclass
+class Pool:
+    """What a match is decided on: the pool's live seeks, oldest first; the blocks between their
+    accounts, as (blocker, blocked); and each account's seat key (its seat tokens derive from it)."""
+
+    seeks: list[SeekRow]
+    blocks: frozenset[tuple[str, str]] = frozenset()
+    seat_keys: dict[str, str] = field(default_factory=dict)
+
+
+Decide = Callable[[Pool, float], "tuple[TableRow, dict[str, int]] | None"]
+"""The caller's rule: a new table (its seats taken) and the seat of each seek it seats, or None."""
+
+
+class SeekTimes(NamedTuple):
+    """How long a seek lives at most (``life``) and without its seeker asking about it
+    (``unpolled``), in seconds: the web's rule (web/seeks.py), given to the store that keeps them."""
+
+    life: float
+    unpolled: float
+
+
+class SeekRepository(Protocol):
+    """Seeks, matched where every server sees them (gamester/store/seeks.py): each write to a pool's
+    seeks holds the pool (an advisory lock on PostgreSQL, the single writer on SQLite)."""
+
+    def add(
+        self, row: SeekRow, *, per_address: int | None, now: float, decide: Decide
+    ) -> tuple[str, TableRow | None]:
+        """Store a new seek and seat whoever can be seated now: ``("ok", table or None)``, or
+        ``("too_many", None)`` / ``("again", None)`` (nothing stored)."""
+        ...
+
+    def get(self, seek_id: str) -> SeekRow | None: ...
+
+    def poll(self, seek: SeekRow, now: float, decide: Decide) -> tuple[SeekRow, TableRow | None]: ...
+
+    def cancel(self, seek_id: str, now: float) -> SeekRow | None: ...
+
+    def open(self, now: float, limit: int) -> list[SeekRow]: ...
+
+    def count_open(self, now: float) -> int: ...
+
+    def sweep(self, now: float, decide: Decide, keep: float) -> tuple[int, list[TableRow]]: ...
+
+    def withdraw_account(self, key: str, now: float) -> int: ...
+
+    def account_tables(self, key: str, *, live: int, over: int) -> list[dict[str, Any]]:
+        """Every table the account sits at not over (at most ``live``) and its ``over`` last finished
+        ones, each with game, options, seed, seq, ``updated`` and the seats' ``names``."""
+        ...
+
+
+# -- blocks, reports, bans (docs/web.md, Blocks, reports and bans) -----------------------------------
+@dataclass(frozen=True)
+class Ban:
+    account: str
+    until: float | None  # None: for good
+    reason: str | None
+    created: float
+
+
+class ModerationRepository(Protocol):
+    """Blocks between accounts, reports and bans (gamester/store/moderation.py)."""
+
+    def account_name(self, key: str) -> str | None: ...
+
+    def block(self, blocker: str, blocked: str, now: float, most: int) -> str: ...
+
+    def unblock(self, blocker: str, blocked: str) -> bool: ...
+
+    def blocks_of(self, blocker: str) -> list[dict[str, Any]]: ...
+
+    def blocked_by(self, blocker: str) -> frozenset[str]: ...
+
+    def related(self, key: str) -> frozenset[str]: ...
+
+    def report(self, reporter: str, reported: str, table_id: str | None, reason: str, now: float) -> int: ...
+
+    def reports(self, limit: int, now: float) -> list[dict[str, Any]]: ...
+
+    def ban(self, key: str, until: float | None, reason: str | None, now: float) -> int: ...
+
+    def unban(self, key: str) -> bool: ...
+
+    def ban_of(self, key: str, now: float) -> Ban | None: ...
+
+    def table_exists(self, table_id: str) -> bool: ...
+
+    def delete_chat(self, table_id: str, name: str | None) -> int: ...
+
+    def notify(self, channel: str, payload: str) -> bool:
+        """Tell every server listening on this database (PostgreSQL's NOTIFY on ``channel``); False
+        on a database that has no such thing (SQLite: servers read what changed as they go)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Stores:
     """One database's stores, as :func:`gamester.store.open_stores` opens them."""
 
     tables: TableRepository
     people: PeopleRepository
+    seeks: SeekRepository
+    moderation: ModerationRepository
 
     def dispose(self) -> None:
         self.tables.dispose()

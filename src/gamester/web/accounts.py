@@ -55,7 +55,17 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from gamester.store.port import AccountRow, Bucket, PeopleRepository, Rating, Rekey, Revoked, TableRepository
+from gamester.store.port import (
+    AccountRow,
+    Bucket,
+    ModerationRepository,
+    PeopleRepository,
+    Rating,
+    Rekey,
+    Revoked,
+    TableRepository,
+)
+from gamester.web.blocks import refuse_banned
 from gamester.web.decisions import hash_token as _hash
 from gamester.web.errors import (
     BadInput,
@@ -203,13 +213,20 @@ class People:
     hashing line, :meth:`hashed`, which is the event loop's)."""
 
     def __init__(
-        self, store: PeopleRepository, *, tables: TableRepository | None = None, clock: Any = time.time
+        self,
+        store: PeopleRepository,
+        *,
+        tables: TableRepository | None = None,
+        clock: Any = time.time,
+        moderation: ModerationRepository | None = None,
     ) -> None:
-        """``tables``: where a finished table's moves are read, to tell whether it was played."""
+        """``tables``: where a finished table's moves are read, to tell whether it was played;
+        ``moderation``: bans (docs/web.md, Blocks, reports and bans)."""
         from argon2 import PasswordHasher
 
         self.store = store
         self.tables = tables
+        self.moderation = moderation
         self.hasher = PasswordHasher()  # argon2id
         self.now = clock
         # Every log-in from one address (right or wrong), failed log-ins of one name from one address,
@@ -620,6 +637,8 @@ def router() -> APIRouter:
         if row is None:  # the same answer, after the same work, whether or not the name exists
             raise NotLoggedIn("wrong name or password", code="bad_login")
         await run_in_threadpool(p.give_back_tries, key, addr, device)
+        if p.moderation is not None:  # a banned account is told so, and given no session (web/blocks.py)
+            await run_in_threadpool(refuse_banned, p.moderation, row.key, p.now())
         session = await run_in_threadpool(p.open_session, row)
         out = JSONResponse({"name": row.name, "session": session})
         _set_cookie(out, request, COOKIE, session, SESSION_SECONDS)

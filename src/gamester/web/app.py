@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.store import default_sqlite_url, open_stores
 from gamester.web import edge
+from gamester.web import seeks as seek_times
 from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
 from gamester.web.commands import Notice
@@ -35,6 +36,7 @@ from gamester.web.fair import TableQuota
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
+from gamester.web.lobby import Lobby, lobby_router
 from gamester.web.metrics import Observe, ServerMetrics, install, observe_parts
 from gamester.web.names import skeleton
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
@@ -124,7 +126,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        stores = await asyncio.to_thread(open_stores, url, INITIAL)
+        stores = await asyncio.to_thread(open_stores, url, INITIAL, seek_times.TIMES)
         repo = stores.tables
         # Load every game once before serving: the first lookups then never race each other.
         from gamester.core.registry import game_class, game_names
@@ -149,7 +151,7 @@ def create_app(
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
         desk = ReviewDesk(registry, budget_seconds=_env_float("GAMESTER_REVIEW_SECONDS", 60.0))
-        people = People(stores.people, tables=repo)
+        people = People(stores.people, tables=repo, moderation=stores.moderation)
         registry.on_end.append(people.rate_soon)
         people.on_revoke = functools.partial(_close_revoked, registry)
         await asyncio.to_thread(people.store.fill_skeletons, skeleton)
@@ -168,7 +170,11 @@ def create_app(
             registry=registry, health=DatabaseHealth(repo), desk=desk, people=people, quota=tables
         )
         observe_parts(metrics, registry, people, desk)
+        # Quick play, the lobby socket, your tables, blocks and reports (web/lobby.py).
+        _app.state.lobby = lobby = Lobby(registry, people, stores.seeks, stores.moderation, quota)
+        metrics.probe("seeks", "Open quick-play seeks, made on any server on the database", lobby.open_seeks)
         await registry.start()
+        await lobby.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -182,6 +188,7 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await catching_up
             await desk.stop()
+            await lobby.stop()
             await registry.stop()
             stores.dispose()
 
@@ -199,6 +206,7 @@ def create_app(
     app.include_router(people_router())
     edge.install(app)
     app.include_router(table_router(quota))
+    app.include_router(lobby_router())
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
 

@@ -1,13 +1,17 @@
 """Table chat's rules (docs/web.md, People): what a line may say, and whether one is taken now.
 
 A seat or a spectator sends ``{"type": "chat", "text": "…"}``; every socket of the table, on every
-server, gets ``{"type": "chat", "seat": N|null, "name", "text", "at"}``. Text is 1 to 500 characters
-after trimming, one line, with no control, invisible or text-turning character, and something a
-reader can see (not only blank letters or combining marks); each address, account and seat at a table
-may send 5 at once and then one every 2 s (else ``rate_limited``): the allowances are buckets in the
-database (:func:`allowance`, over web/fair.py's ``chat_keys``), so a reconnected socket keeps its
-count. Lines are stored with the table (``gm_chat``, its last 500); a socket that connects gets the
-last 100, then the table's rematch if there is one.
+server, gets ``{"type": "chat", "seat": N|null, "name", "text", "at", "account"}`` (``account``: the
+speaker's account name, null for a guest), except the sockets of accounts that block the speaker
+(docs/web.md, Blocks, reports and bans; a block made meanwhile counts from its notice on: the room's
+``Reblock``). A banned account's line is refused (``banned``). When the moderator deletes lines
+(``gamester admin chat-delete``) every socket gets ``{"type": "chat_deleted"}`` and then the lines
+left. Text is 1 to 500 characters after trimming, one line, with no control, invisible or
+text-turning character, and something a reader can see (not only blank letters or combining marks);
+each address, account and seat at a table may send 5 at once and then one every 2 s (else
+``rate_limited``): the allowances are buckets in the database (:func:`allowance`, over web/fair.py's
+``chat_keys``), so a reconnected socket keeps its count. Lines are stored with the table (``gm_chat``,
+its last 500); a socket that connects gets the last 100, then the table's rematch if there is one.
 
 Chat is part of the table's room (web/room.py): a line said goes through the room's queue like a
 move, so it reaches every socket in the order the table lived it, and lines said through another
@@ -68,6 +72,12 @@ class Speaker:
     name: str
     keys: list[str]
     seen: OrderedDict[int, None] = field(default_factory=OrderedDict)
+    account: str | None = None  # the key of the account speaking through it (None: a guest)
+    blocked: frozenset[str] = frozenset()  # the accounts it blocks: their lines never reach it
+
+    def hears(self, line: dict[str, Any]) -> bool:
+        """Whether a stored line may reach this socket: not one said by an account it blocks."""
+        return line.get("account") is None or line["account"] not in self.blocked
 
     def fresh(self, line_id: int) -> bool:
         """Whether the line ``line_id`` is new to this socket (and note that it has it now)."""

@@ -98,7 +98,9 @@ async def ask(
     if mine.account is not None:
         row = await reg.db(people.store.account, mine.account)
         if row is not None:
-            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+            related = people.moderation.related if people.moderation is not None else None
+            shunned = frozenset() if related is None else await reg.db(related, row.key)  # blocks since
+            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
     if made:
         reg.tell(table_id, Rematched(rid))  # this server's sockets of the old table
         reg.publish(table_id, "rematch")  # and the other servers'

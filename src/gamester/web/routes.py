@@ -30,7 +30,7 @@ from starlette.requests import HTTPConnection
 
 from gamester.store.port import AccountRow
 from gamester.web import decisions as d
-from gamester.web import edge, lessons, messages, metrics, rematch, service, validate
+from gamester.web import edge, lessons, messages, metrics, rematch, service, slow, validate
 from gamester.web.accounts import People
 from gamester.web.commands import (
     Act,
@@ -172,7 +172,9 @@ class _Tables:
         row = await self.account(request)
         if row is None:
             return None
-        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+        related = people.moderation.related if people.moderation is not None else None
+        shunned = frozenset() if related is None else await asyncio.to_thread(related, row.key)
+        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
 
     async def watching(self, tid: str, conn: Request | WebSocket, *, fresh: bool = False) -> dict[str, Any]:
         """The public table (``fresh``: read again first), once ``conn`` may see it: a private table
@@ -194,9 +196,9 @@ class _Tables:
         return await parts_of(request).registry.call(tid, cmd)
 
     async def spectator(self, ws: WebSocket) -> tuple[str, str | None]:
-        """The name a spectator's chat goes under (its account's, else "Spectator"; a seat's lines go
-        under the seat's name: the room knows it) and the account that speaks (its key; None for a
-        guest), whose chat allowance its lines spend."""
+        """The name a spectator's chat goes under (its account's, else "Spectator") and the account that
+        speaks (its key; None for a guest), whose chat allowance its lines spend and whose blocks apply
+        to what it is sent. A seat's lines go under the seat's name and account: the room knows them."""
         try:
             row = await self.account(ws)
         except Refused:
@@ -258,6 +260,8 @@ def table_router(quota: Limits) -> APIRouter:
         owner = await t.owner_of(request)
         if rated and owner is None:
             raise NotLoggedIn("rated: log in to create a rated table")
+        if slow.is_slow(fields[3]) and owner is None:
+            raise NotLoggedIn("a clock of hours or days a move seats accounts: log in first")
         if owner is None and isinstance(fields[4], dict):
             await t.guest_name(request, fields[4].get("name"))
         return await t.new_table(

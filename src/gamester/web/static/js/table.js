@@ -8,6 +8,7 @@ import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
 import { ChatPanel } from "./chat.js";
+import { leftWords } from "./quickplay.js";
 import { fetchReview } from "./review.js";
 import { playSound } from "./sounds.js";
 
@@ -233,7 +234,7 @@ export class TableScreen {
       this.table = await api(this.path());
       this.connect();
     } catch (e) {
-      toast(e.status === 409 ? "That seat has just been taken." : e.message, "error");
+      toast(e.status === 409 && e.code !== "blocked" ? "That seat has just been taken." : e.message, "error");
       this.table = await api(this.path()).catch(() => this.table);
       if (this.openSeats().length) this.showJoin(null);
       else this.connect();
@@ -305,6 +306,8 @@ export class TableScreen {
       }
     } else if (msg.type === "chat") {
       if (this.chat) this.chat.add(msg);
+    } else if (msg.type === "chat_deleted") { // the moderator deleted lines: what is left follows
+      if (this.chat) this.chat.clear();
     } else if (msg.type === "rematch") {
       this.rematch = msg.table;
       if (this.view && this.view.status === "over") this.renderOver(this.ctx());
@@ -914,7 +917,7 @@ export class TableScreen {
     const names = seatNames(this.table, this.info, this.me);
     const seat = typeof c.seat === "number" ? c.seat : this.view.view.current_player;
     box.hidden = false;
-    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${left}s`;
+    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${leftWords(left)}`;
     box.classList.toggle("urgent", left <= 10);
   }
 }
