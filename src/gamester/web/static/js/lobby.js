@@ -93,10 +93,15 @@ export class Lobby {
       return; // the lobby works without them
     }
     const title = (name) => (this.games.find((g) => g.name === name) || {}).title || name;
-    const tile = (t) => el("button.lesson-tile", {
-      type: "button", "data-lesson": t.id, onclick: (ev) => this.startLesson(t, ev.currentTarget),
-    }, el("span.tile-title", title(t.game)), el("span.tile-blurb", t.title.replace(/^[^:]*:\s*/, "")));
-    // A game's lessons in one column, under its tile.
+    const tile = (t) => {
+      const what = t.title.replace(/^[^:]*:\s*/, "");
+      return el("button.lesson-tile", {
+        type: "button", "data-lesson": t.id, title: `${title(t.game)}: ${what}`,
+        onclick: (ev) => this.startLesson(t, ev.currentTarget),
+      }, el("span.tile-title", title(t.game)), el("span.tile-blurb", what));
+    };
+    // A game's lessons under its tile (side by side on a wide screen, where the tile above names the
+    // game and each lesson shows only what it teaches).
     const games = [...new Set(list.map((t) => t.game))];
     clear(this.lessons).append(el("h2", "New to these games? Learn one in a deal"),
       el("div.lesson-tiles", games.map((g) => el("div.lesson-col", list.filter((t) => t.game === g).map(tile)))));
