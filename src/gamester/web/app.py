@@ -136,6 +136,7 @@ def create_app(
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
             unjoined_seconds=60.0 * quota.unjoined_minutes,
+            abandon_seconds=quota.abandon_seconds,
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
         desk = ReviewDesk(registry)

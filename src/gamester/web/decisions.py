@@ -21,18 +21,19 @@ import hashlib
 import hmac
 import json
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import Any
 
-from gamester.agents import best_agent_spec
+from gamester.agents import agent_refuses, best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
-from gamester.store.port import NO_RUNNER, SeatRow, TableRow
+from gamester.store.port import Ending, SeatRow, TableRow
 from gamester.web import lessons
 from gamester.web.errors import (
     BadInput,
     BadToken,
+    Conflict,
     IllegalAction,
     Left,
     Malformed,
@@ -45,6 +46,7 @@ from gamester.web.errors import (
     Stale,
 )
 from gamester.web.menu import MenuError, agent_menu, check_options, check_seat
+from gamester.web.pace import TRICK_HOLD, completes_trick
 
 SPECTATOR = -1
 """The viewer key of a spectator in frames."""
@@ -181,8 +183,20 @@ def view_text(
     return text, status
 
 
+def result_of(row: TableRow) -> str | None:
+    """How a table ended: ``played`` (the game's own end), ``forfeit`` (a seat forfeited: ``forfeit``
+    names it), ``aborted`` (no result: nobody's rating moves); None until it is over."""
+    if row.status != "over":
+        return None
+    if row.result == "aborted":
+        return "aborted"
+    return "forfeit" if row.forfeit is not None else "played"
+
+
 def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
-    """The table as ``GET /api/tables/{id}`` and the ``table`` message show it."""
+    """The table as ``GET /api/tables/{id}`` and the ``table`` message show it. An abandoned seat
+    keeps the name its player had, says how it was abandoned (``left`` or ``gone``) and, while a
+    stand-in plays it, which agent (``agent``); nobody holds it (``joined`` false)."""
     return {
         "id": row.id,
         "game": row.game,
@@ -195,13 +209,16 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
                 "kind": s.kind,
                 "name": s.name if s.kind == "human" else s.agent,
                 "agent": s.agent,
-                "connected": s.kind == "bot" or connected.get(s.seat, 0) > 0,
-                "joined": s.kind == "bot" or s.token_hash is not None,
+                "connected": s.kind == "bot" or (s.abandoned is None and connected.get(s.seat, 0) > 0),
+                "joined": s.kind == "bot" or (s.token_hash is not None and s.abandoned is None),
                 "account": s.name if s.account is not None else None,
+                "abandoned": s.abandoned,
             }
             for s in row.seats
         ],
+        "abandoned": [s.seat for s in row.seats if s.abandoned is not None],
         "returns": row.returns,
+        "result": result_of(row),
         "clock": row.clock,
         "forfeit": row.forfeit,
         "created": row.created,
@@ -213,12 +230,6 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
 
 
 # -- a new table ----------------------------------------------------------------------------------
-def needs_runner(row: TableRow) -> bool:
-    """Whether something runs for this table while it plays: a bot seat or a clock. Fixed when the
-    table is created (seats and clock never change), so the row stores the answer (``NO_RUNNER``)."""
-    return row.clock is not None or any(s.kind == "bot" for s in row.seats)
-
-
 def new_table(
     game_name: str,
     options: dict[str, Any],
@@ -293,9 +304,9 @@ def new_table(
         open=access[0],
         private=access[1],
     )
-    if not needs_runner(row):
-        row.lease_owner = NO_RUNNER
     row.deadline = deadline(row, state, now) if status == "playing" else None
+    row.moved = now if status == "playing" else None
+    dealt_over(row, state)
     if creator is not None:
         if not isinstance(creator, dict) or set(creator) - {"seat", "name"} or token is None:
             raise BadInput('join: expected {"seat": N, "name": "..."} (a human seat)', code="bad_join")
@@ -306,6 +317,19 @@ def new_table(
         if not isinstance(first, bool):
             row.status, row.deadline = "playing", first
     return row, state
+
+
+def dealt_over(row: TableRow, state: State) -> None:
+    """A game already over when dealt (a Penneech target reached by the deal itself) ends at once:
+    a new table, a rematch or a lesson whose state is terminal is ``over`` from the start, with the
+    deal's returns. Nobody played it, so a rated one is aborted (no rating moves) instead."""
+    if not state.is_terminal():
+        return
+    row.status, row.deadline = "over", None
+    if row.rated:
+        row.result, row.returns, row.rating_applied = "aborted", None, True
+    else:
+        row.returns = list(state.returns())
 
 
 ALONE = 1  # seats taken at most, for a waiting table to count as abandoned (its creator, alone)
@@ -383,6 +407,7 @@ class Join:
     token: str
     new: bool
     account: str | None = None  # the key of the account the seat is taken for
+    back: bool = False  # an abandoned seat taken back from its stand-in (web/room.py writes take_back)
 
 
 def join(
@@ -410,6 +435,8 @@ def join(
     s = row.seats[seat]
     if s.kind != "human":
         raise SeatTaken(f"seat {seat} is a computer player ({s.agent})")
+    if s.abandoned is not None:
+        return take_back(row, s, name, token, new_token, owner, invite)
     if token is not None:
         if (
             not isinstance(token, str)
@@ -434,6 +461,33 @@ def join(
             raise NotAllowed(f"seat {seat} is kept for a friend: use its invite link", code="invite_needed")
         raise NotAllowed(f"seat {seat}: that invite is not this seat's", code="bad_invite")
     return Join(seat, name, new_token, new=True, account=None if owner is None else owner.key)
+
+
+def take_back(
+    row: TableRow, s: SeatRow, name: str, token: Any, new_token: str, owner: SeatOwner | None, invite: Any
+) -> Join:
+    """Who may sit down at the abandoned seat ``s``, taking it from its stand-in (an unrated table
+    still playing: a rated one ended when the seat was abandoned): its own token (a player who was
+    only gone), its account, anyone at an open table, or whoever holds the seat's invite."""
+    if row.status != "playing" or row.rated:
+        raise SeatTaken(f"seat {s.seat} was abandoned and the game is over")
+    if token is not None:
+        if (
+            not isinstance(token, str)
+            or s.token_hash is None
+            or not hmac.compare_digest(hash_token(token), s.token_hash)
+        ):
+            raise BadToken(f"seat {s.seat}: that token is not this seat's")
+        return Join(s.seat, s.name or name, token, new=True, account=s.account, back=True)
+    account = None
+    if owner is not None:
+        name, new_token, account = owner.name, owner.token_for(row.id, s.seat), owner.key
+        if s.account == owner.key:  # its own seat (a player who was gone), from any device
+            return Join(s.seat, name, new_token, new=True, account=account, back=True)
+    if not row.open and not _matches(invite, s.invite_hash):
+        code = "invite_needed" if invite is None else "bad_invite"
+        raise NotAllowed(f"seat {s.seat} was abandoned: it is taken back with its invite link", code=code)
+    return Join(s.seat, name, new_token, new=True, account=account, back=True)
 
 
 def starts(row: TableRow, state: State, now: float) -> float | bool | None:
@@ -538,6 +592,9 @@ class Move:
     chance: list[Any] | None  # the record's chance if the move drew any, else None
     chance_len: int
     frame: Frame
+    at: float  # when it was made: the game moved on then
+    played: int | None = None  # the seat whose first move of its own this is
+    waited: tuple[int, float] | None = None  # (seat, seconds) waited on it without a socket (a timeout)
 
 
 def act(
@@ -551,10 +608,13 @@ def act(
     *,
     source: str = "human",
     token_hash: str | None = None,
+    absent: bool = False,
 ) -> Move:
     """Play ``text`` for ``player`` if ``seq`` is the table's (a refusal if not). With
     ``token_hash`` (a human's socket) the move is refused (``left``) unless that token still holds the
-    seat; a ``timeout`` move only once the clock has run out. ``state`` is not changed."""
+    seat; a ``timeout`` move only once the clock has run out (``absent``: the seat had no socket here,
+    so its wait is banked, see :func:`gone_at`); a ``bot`` move only while a bot plays the seat (a
+    person who took an abandoned seat back plays from that moment). ``state`` is not changed."""
     if isinstance(seq, bool) or not isinstance(seq, int):
         raise Malformed("seq: required, a whole number (the view's seq)")
     if not isinstance(text, str) or not text or len(text) > MAX_ACTION:
@@ -571,6 +631,8 @@ def act(
         raise NotYourTurn(f"it is not seat {player}'s turn")
     if source == "timeout" and (row.deadline is None or row.deadline > now):
         raise Stale("the clock has not run out")
+    if source == "bot" and bot_of(row, player) is None:
+        raise Stale(f"seat {player} is a person's again")
     try:
         a = state.string_to_action(text)
     except GameError as e:
@@ -589,23 +651,38 @@ def act(
     new.apply_action(a)
     over = new.is_terminal()
     chance_now = len(new.chance.log)  # counted, not completed (a pack is a shuffle)
+    # The pages hold a completed trick TRICK_HOLD s before drawing on (web/pace.py): the next clock
+    # starts once they have, so nobody's time runs while their page still shows the trick.
+    held = row.clock is not None and not over and completes_trick(new.last_events_seen_by(None))
+    seat = row.seats[player] if 0 <= player < len(row.seats) else None
     return Move(
         seq=seq,
         action=a,
         text=canonical,
         state=new,
         status="over" if over else "playing",
-        deadline=None if over else deadline(row, new, now),
+        deadline=None if over else deadline(row, new, now + TRICK_HOLD if held else now),
         returns=list(new.returns()) if over else None,
         chance=chance_of(new) if chance_now != chance_len else None,
         chance_len=chance_now,
-        frame=frame(new, state, a, len(row.seats), row.lesson, timed_out(source, player)),
+        frame=frame(new, state, a, len(row.seats), row.lesson, table_events(row, source, player)),
+        at=now,
+        played=player if source == "human" and seat is not None and not seat.played else None,
+        waited=(player, max(0.0, now - absent_since(row, player)))
+        if source == "timeout" and absent
+        else None,
     )
 
 
-def timed_out(source: str, player: int) -> list[dict[str, Any]] | None:
-    """The table event of a move the best agent made for ``player`` because the clock ran out."""
-    return [{"type": "timeout", "seat": player}] if source == "timeout" else None
+def table_events(row: TableRow, source: str, player: int) -> list[dict[str, Any]] | None:
+    """The table's events before a move made for ``player`` by a worker: the clock ran out
+    (``timeout``: the best agent moved for the seat), or the seat was abandoned and its stand-in
+    moved (``stand_in``, with the agent)."""
+    if source == "timeout":
+        return [{"type": "timeout", "seat": player}]
+    if source == "bot" and row.seats[player].kind == "human":
+        return [{"type": "stand_in", "seat": player, "agent": row.seats[player].agent}]
+    return None
 
 
 def applied(row: TableRow, move: Move) -> None:
@@ -614,8 +691,13 @@ def applied(row: TableRow, move: Move) -> None:
     row.status = move.status
     row.deadline = move.deadline
     row.returns = move.returns
+    row.moved = move.at
     if move.chance is not None:
         row.chance = move.chance
+    if move.played is not None:
+        row.seats[move.played].played = True
+    if move.waited is not None:
+        row.seats[move.waited[0]].waited += move.waited[1]
 
 
 def forfeit(row: TableRow, state: State, now: float) -> tuple[list[float], int] | None:
@@ -627,39 +709,216 @@ def forfeit(row: TableRow, state: State, now: float) -> tuple[list[float], int] 
     n = len(row.seats)
     if not 0 <= p < n:
         return None
+    return forfeit_returns(n, p), p
+
+
+def forfeit_returns(n: int, p: int) -> list[float]:
+    """The returns of a forfeit by seat ``p`` of ``n``: a loss for ``p`` however the game normally
+    scores (−1), a win shared by every other seat (+1/(n−1))."""
     returns = [1.0 / (n - 1)] * n
     returns[p] = -1.0
-    return returns, p
+    return returns
+
+
+# -- abandoned seats (docs/web.md, Leaving and abandoned seats) -------------------------------------
+ABANDON_SECONDS = 90.0
+"""Seconds a seat the game waits on may have no socket before it counts as abandoned (``--limits``)."""
+
+
+def bot_of(row: TableRow, seat: int) -> str | None:
+    """The agent playing ``seat`` now: a bot seat's, or an abandoned seat's stand-in; None: a person
+    plays it (or nobody: an abandoned seat of a table that ended)."""
+    if not 0 <= seat < len(row.seats):
+        return None
+    s = row.seats[seat]
+    if s.kind == "bot":
+        return s.agent or "random"
+    return s.agent if s.abandoned is not None else None
+
+
+def counts_absence(row: TableRow, abandon_seconds: float) -> bool:
+    """Whether a seat's absence counts at this table: at a table without a clock, or with a clock
+    shorter than ``abandon_seconds``. A slower clock (a slow game: up to days a move) waits for its
+    players as long as their clock runs, and decides alone what an absent player's turn becomes."""
+    return row.clock is None or float(row.clock["seconds_per_move"]) < abandon_seconds
+
+
+def waiting_on(row: TableRow, state: State) -> int | None:
+    """The seat a person holds that the game waits on now (to move), or None."""
+    if row.status != "playing" or state.is_terminal():
+        return None
+    p = state.current_player()
+    if not 0 <= p < len(row.seats):
+        return None
+    s = row.seats[p]
+    return p if s.kind == "human" and s.abandoned is None else None
+
+
+def absent_since(row: TableRow, seat: int) -> float:
+    """Since when the game has waited on ``seat`` without a socket of it, if it has none now: since
+    the later of the game's last move (or start) and the last time a server saw one of its sockets."""
+    moved = row.moved if row.moved is not None else row.created
+    seen = row.seats[seat].seen
+    return moved if seen is None else max(moved, seen)
+
+
+def gone_at(
+    row: TableRow, state: State, here: Collection[int], abandon_seconds: float
+) -> tuple[int, float] | None:
+    """(seat, when it counts as gone) for the seat the game waits on if it has no socket here
+    (``here``: the seats with a socket on this server; another server's sockets show as ``seen``,
+    which each server renews for the seats it holds): ``abandon_seconds`` of waiting on it without a
+    socket since it was last seen, this turn's wait and its earlier turns' (``waited``: turns that
+    ended by its clock running out) together. None: nobody to wait on, a socket here, or a table
+    whose absences do not count (:func:`counts_absence`)."""
+    p = waiting_on(row, state)
+    if p is None or p in here or not counts_absence(row, abandon_seconds):
+        return None
+    return p, absent_since(row, p) + abandon_seconds - row.seats[p].waited
+
+
+def stand_in(row: TableRow, game: Game) -> str:
+    """The agent that plays an abandoned seat: the table's own bot (its first bot seat's), else the
+    lobby's default opponent — the first agent of the heuristic's level (one star) that can play
+    these options, else the first above random, else the game's best."""
+    for s in row.seats:
+        if s.kind == "bot" and s.agent:
+            return s.agent
+    menu = [e for e in agent_menu(game.name) if agent_refuses(str(e["spec"]), game) is None]
+    levels = [int(e["strength"]) for e in menu]
+    for gentle in (1, 2, 3):  # the heuristic's level, else the first above random
+        if gentle in levels:
+            return str(menu[levels.index(gentle)]["spec"])
+    return best_agent_spec(game)
+
+
+@dataclass(frozen=True)
+class Abandonment:
+    """What an abandoned seat becomes: ``then`` is ``bot`` (``agent`` plays it on), ``forfeit`` or
+    ``aborted`` (``end`` ends the table); ``keep_account``: the seat stays its account's (a rated
+    result needs it; a player merely gone may come back)."""
+
+    seat: int
+    how: str  # left | gone
+    then: str  # bot | forfeit | aborted
+    agent: str | None
+    end: Ending | None
+    keep_account: bool
+
+
+def abandon(row: TableRow, state: State, seat: int, how: str) -> Abandonment:
+    """Seat ``seat`` is abandoned (``how``: ``left`` through leave, ``gone`` with no socket for the
+    time allowed). Rated: before every person at the table has made a move of their own the table is
+    aborted (no rating moves); after, the seat forfeits (−1 for it, a win for every other). Unrated:
+    a stand-in (:func:`stand_in`) plays it at once, unless nobody else holds a seat any more, and the
+    table is aborted rather than played out by bots alone."""
+    s = row.seats[seat] if 0 <= seat < len(row.seats) else None
+    if row.status != "playing" or s is None or s.kind != "human" or s.abandoned is not None:
+        raise Conflict(f"seat {seat} cannot be abandoned now", code="not_playing")
+    aborted = Ending(None, None, "aborted")
+    people = [x for x in row.seats if x.kind == "human"]
+    if row.rated:
+        if not all(x.played for x in people):
+            return Abandonment(seat, how, "aborted", None, aborted, True)
+        end = Ending(forfeit_returns(len(row.seats), seat), seat, None)
+        return Abandonment(seat, how, "forfeit", None, end, True)
+    if not any(x.seat != seat and x.abandoned is None for x in people):
+        return Abandonment(seat, how, "aborted", None, aborted, how == "gone")
+    return Abandonment(seat, how, "bot", stand_in(row, state.game), None, how == "gone")
+
+
+def abandoned(row: TableRow, plan: Abandonment) -> None:
+    """The row once ``plan`` is stored (a seat left gives its token up)."""
+    s = row.seats[plan.seat]
+    s.abandoned, s.agent = plan.how, plan.agent
+    if plan.how == "left":
+        s.token_hash = None
+    if not plan.keep_account:
+        s.account = None
+    if plan.end is not None:
+        row.status, row.deadline = "over", None
+        row.returns, row.forfeit, row.result = plan.end.returns, plan.end.forfeit, plan.end.result
+        if plan.end.result == "aborted":
+            row.rating_applied = True
+
+
+def comes_back(row: TableRow, seat: int) -> bool:
+    """Whether the seat's own token, arriving again (its page reconnected), takes its seat back from
+    the stand-in: a seat ``gone`` (never one ``left``, whose token is void) of a table still playing."""
+    s = row.seats[seat]
+    return row.status == "playing" and s.abandoned == "gone" and s.token_hash is not None
+
+
+SeatNews = list[tuple[str | None, str | None]]
+"""Each seat's (abandoned, name): what :func:`seat_events` compares."""
+
+
+def seat_news(row: TableRow) -> SeatNews:
+    return [(s.abandoned, s.name) for s in row.seats]
+
+
+def seat_events(before: SeatNews, row: TableRow) -> list[dict[str, Any]]:
+    """The table events between two versions of a table (``before`` and ``row``): a seat abandoned
+    (``abandoned``: its name, how, and what follows: ``bot``, ``forfeit`` or ``aborted``) or taken
+    back from its stand-in (``taken_back``: the new player's name). Worked out from the rows, so a
+    server that hears of the change from another tells its own sockets the same."""
+    out: list[dict[str, Any]] = []
+    for (was, _), s in zip(before, row.seats, strict=True):
+        if was is None and s.abandoned is not None:
+            then = "aborted" if row.result == "aborted" else "forfeit" if row.forfeit == s.seat else "bot"
+            event = {"type": "abandoned", "seat": s.seat, "name": s.name, "how": s.abandoned, "then": then}
+            if then == "bot":
+                event["agent"] = s.agent
+            out.append(event)
+        elif was is not None and s.abandoned is None:
+            out.append({"type": "taken_back", "seat": s.seat, "name": s.name})
+    return out
 
 
 # -- what is due next -----------------------------------------------------------------------------
 @dataclass
 class Due:
-    """What a table's runner does next: ``kind`` is ``none``, ``bot`` (a bot is to move), ``wait``
-    (a clock runs out at ``at``), ``timeout`` (a seat ran out: the best agent moves for it) or
-    ``forfeit`` (a seat ran out and loses)."""
+    """What a table's runner does next: ``kind`` is ``none``, ``bot`` (a bot or a stand-in is to
+    move), ``wait`` (until ``at``: a clock runs out, or a seat counts as gone), ``timeout`` (a seat
+    ran out: the best agent moves for it), ``forfeit`` (a seat ran out and loses), ``abandon``
+    (``seat`` is gone) or ``over`` (the game is over but the table not yet: it ends with the game's
+    returns)."""
 
     kind: str
     at: float | None = None
+    seat: int | None = None
 
 
 def bot_to_move(row: TableRow, state: State) -> bool:
     p = state.current_player()
-    return row.status == "playing" and 0 <= p < len(row.seats) and row.seats[p].kind == "bot"
+    return row.status == "playing" and not state.is_terminal() and bot_of(row, p) is not None
 
 
-def due(row: TableRow, state: State, now: float) -> Due:
-    if row.status != "playing" or not needs_runner(row):
+def due(
+    row: TableRow,
+    state: State,
+    now: float,
+    here: Collection[int] = (),
+    abandon_seconds: float = ABANDON_SECONDS,
+) -> Due:
+    """What is due at ``now`` (``here``: the seats with a socket on this server). Every playing table
+    has something that moves it on: a bot, a clock, or the wait on an absent seat."""
+    if row.status != "playing":
         return Due("none")
+    if state.is_terminal():  # e.g. a table made before games over when dealt ended at once
+        return Due("over")
     if bot_to_move(row, state):
         return Due("bot")
-    if row.deadline is None:
-        return Due("none")
-    if row.deadline > now:
-        return Due("wait", row.deadline)
-    if row.clock is not None and row.clock.get("on_timeout") == "forfeit":
-        return Due("forfeit")
-    return Due("timeout")
+    gone = gone_at(row, state, here, abandon_seconds)
+    clock = row.deadline
+    if gone is not None and gone[1] <= now and (clock is None or gone[1] <= clock):
+        return Due("abandon", seat=gone[0])
+    if clock is not None and clock <= now:
+        if row.clock is not None and row.clock.get("on_timeout") == "forfeit":
+            return Due("forfeit")
+        return Due("timeout")
+    times = [t for t in (clock, None if gone is None else gone[1]) if t is not None]
+    return Due("wait", min(times)) if times else Due("none")
 
 
 @dataclass
@@ -674,6 +933,8 @@ class Job:
     seed: int
     kind: str  # "bot" | "timeout" | "hint"
     lesson: str | None = None  # a lesson's bots play the lesson's own line (web/bots.py)
+    moved: float = 0.0  # when the move that led here was made (a bot's answer may wait: web/pace.py)
+    events: list[dict[str, Any]] = field(default_factory=list)  # that move's public events
 
 
 def job(row: TableRow, state: State, kind: str) -> Job | None:
@@ -685,9 +946,10 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
     if not 0 <= p < len(row.seats):
         return None
     if kind == "bot":
-        if row.seats[p].kind != "bot":
+        agent = bot_of(row, p)
+        if agent is None:
             return None
-        spec = row.seats[p].agent or "random"
+        spec = agent
     else:
         spec = best_agent_spec(row.game)
     return Job(
@@ -699,6 +961,8 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
         seed=(row.seed * 31 + row.seq * 7919 + (1 if kind == "hint" else 0)) % (1 << 62),
         kind=kind,
         lesson=row.lesson if kind == "bot" else None,
+        moved=row.moved if row.moved is not None else row.created,
+        events=state.last_events_seen_by(None) if kind == "bot" else [],
     )
 
 
@@ -719,7 +983,9 @@ def record(row: TableRow, state: State) -> dict[str, Any]:
     if row.status != "over":
         raise NotOver("the record is given out once the game is over")
     rec = state.record()
-    if row.forfeit is not None:
+    if row.result == "aborted":
+        rec["result"] = {"aborted": True}
+    elif row.forfeit is not None:
         rec["result"] = {"forfeit": row.forfeit, "returns": row.returns}
     return rec
 
@@ -763,6 +1029,7 @@ def replay(row: TableRow, rec: dict[str, Any], seat: Any) -> dict[str, Any]:
         "steps": steps,
         "returns": row.returns,
         "forfeit": row.forfeit,
+        "result": result_of(row),
     }
 
 

@@ -36,6 +36,9 @@ class Limits:
     unjoined_minutes: float = 60.0
     """A waiting table nobody but its creator has joined, and nobody watches, expires (is deleted)
     this long after it was made."""
+    abandon_seconds: float = 90.0
+    """A seat the game waits on that has had no socket this long is abandoned: a stand-in plays it,
+    or the table ends (docs/web.md, Leaving and abandoned seats)."""
     per_address: bool = True
     """False (``--limits off``): no per-address quota."""
 
@@ -53,6 +56,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "request_seconds": (0.5, 600),
     "waiting_per_address": (1, 100_000),
     "unjoined_minutes": (1, 30 * 24 * 60),
+    "abandon_seconds": (1, 7 * 24 * 3600),
     "bots_per_address": (1, 1000),
 }
 

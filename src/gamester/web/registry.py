@@ -83,6 +83,7 @@ class Registry:
         bot_seconds: float = 10.0,
         hint_seconds: float = 5.0,
         unjoined_seconds: float = 3600.0,
+        abandon_seconds: float = d.ABANDON_SECONDS,
         bots_per_address: int = 0,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -95,6 +96,7 @@ class Registry:
         self.bot_seconds = bot_seconds
         self.hint_seconds = hint_seconds
         self.unjoined_seconds = unjoined_seconds
+        self.abandon_seconds = abandon_seconds
         self.now = clock
         self._next_expiry = 0.0
         self.rooms: dict[str, Room] = {}
@@ -293,6 +295,10 @@ class Registry:
             else:  # over (the repository renews only playing tables): nothing to run any more
                 r.lease_until = 0.0
         await self.db(self.repo.renew_leases, self.server_id, until, write=True)
+        # The seats the games wait on that have a socket here are seen now, so that whichever server
+        # runs their table does not count them as gone (docs/web.md, Leaving and abandoned seats).
+        here = [(r.id, p) for r in self.rooms.values() if (p := r.present()) is not None]
+        await self.db(self.repo.mark_seen, here, now, write=True)
         await self.db(self.repo.checkpoint)
         for r in held:
             r.lease_until = until
@@ -311,12 +317,6 @@ class Registry:
         for info in [*free, *dead]:
             mine = self.rooms.get(info.id)
             if mine is not None and mine.lease_until > now:
-                continue
-            row = await self.db(self.repo.get, info.id)
-            if row is None:
-                continue
-            if not d.needs_runner(row):  # a table from before rows said so: never listed again
-                await self.db(self.repo.mark_no_runner, info.id, write=True)
                 continue
             ok = await self.db(
                 self.repo.take_lease,

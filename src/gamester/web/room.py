@@ -32,7 +32,7 @@ from typing import Any, Protocol, TypeVar, assert_never, cast
 
 from gamester.core.protocol import State
 from gamester.core.registry import load_game
-from gamester.store.port import ChatRepository, TableRepository, TableRow
+from gamester.store.port import ChatRepository, StoreUnavailable, TableRepository, TableRow
 from gamester.web import chat, jobs, messages
 from gamester.web import decisions as d
 from gamester.web.commands import (
@@ -82,6 +82,7 @@ class Host(jobs.Workers, Protocol):
     chat: ChatRepository
     server_id: str
     lease_seconds: float
+    abandon_seconds: float
 
     def db(
         self, fn: Callable[..., Any], *args: Any, write: bool = False, **kwargs: Any
@@ -261,7 +262,7 @@ class Room:
             case Attach():
                 return _gives(cmd, await self._attach(cmd))
             case Detach():
-                self._detach(cmd)
+                await self._detach(cmd)
             case Hint():
                 self._hint(cmd)
             case Hinted():
@@ -324,6 +325,7 @@ class Room:
             raise NoTable(f"no table {self.id!r}")
         # What the ``table`` message shows (a move alone is told by its view): the status, the seats,
         # or a deadline moved without a move (a lease taken over, the clock's pause).
+        news = d.seat_news(row)
         changed = fresh.status != row.status or _seats(fresh) != _seats(row)
         changed = changed or (fresh.deadline != row.deadline and fresh.seq == row.seq)
         if fresh.seq > row.seq:
@@ -338,6 +340,7 @@ class Room:
             self.chance_len = len(state.chance.log)
         fresh.seq = row.seq
         self.row = fresh
+        self._tell(news)  # a seat abandoned or taken back through another server: told here too
         return changed
 
     def connected(self) -> dict[int, int]:
@@ -376,6 +379,11 @@ class Room:
         """The table (seats, who is connected, status) to every socket."""
         self._to_all(messages.table(self.public()))
 
+    def _tell(self, before: d.SeatNews) -> None:
+        """Every socket is told of the seats abandoned or taken back since ``before``."""
+        for event in d.seat_events(before, self._row()):
+            self._to_all(messages.event(event))
+
     def _to_all(self, message: messages.Outbound) -> None:
         """``message`` to every socket of the table (encoded once)."""
         text = messages.encode(message)
@@ -394,19 +402,31 @@ class Room:
     async def _play(self, player: int, text: Any, seq: Any, source: str, token_hash: str | None) -> int:
         """A move for ``player`` (a person's, a bot's or a timed-out seat's): decided, stored, pushed."""
         row, state, host = self._row(), self._state(), self.host
+        absent = source == "timeout" and player not in self.connected()
         move = d.act(
-            row, state, self.chance_len, player, text, seq, host.now(), source=source, token_hash=token_hash
+            row,
+            state,
+            self.chance_len,
+            player,
+            text,
+            seq,
+            host.now(),
+            source=source,
+            token_hash=token_hash,
+            absent=absent,
         )
         ok = await host.db(
             host.repo.append_action,
             self.id,
             move.seq,
             move.text,
-            host.now(),
+            move.at,
             chance=move.chance,
             status=move.status,
             deadline=move.deadline,
             returns=move.returns,
+            played=move.played,
+            waited=move.waited,
             write=True,
         )
         if not ok:  # another server moved first
@@ -442,6 +462,8 @@ class Room:
                 raise BadToken("not a seat's token at this table")
             conn.viewer = seat
             conn.token_hash = d.hash_token(cmd.token)  # the token it came with, not the seat's now
+            with contextlib.suppress(StoreUnavailable):  # a socket may still watch a table it cannot change
+                await self._arrived(seat)
         row = self._row()
         name = cmd.name if seat is None else row.seats[seat].name or f"Player {seat + 1}"
         conn.speaker = chat.Speaker(seat, name, chat.Allowance(chat.BURST, self.host.now()))
@@ -458,11 +480,46 @@ class Room:
             conn.send(messages.rematch(row.rematch))
         return seat
 
-    def _detach(self, cmd: Detach) -> None:
+    async def _detach(self, cmd: Detach) -> None:
         if cmd.conn in self.conns:
             self.conns.discard(cmd.conn)
             if cmd.conn.viewer != SPECTATOR:
                 self._announce()
+                if cmd.conn.viewer not in self.connected():  # its last socket here: seen until now
+                    with contextlib.suppress(
+                        StoreUnavailable
+                    ):  # the lease round's mark is older, that is all
+                        await self._seen([cmd.conn.viewer])
+
+    async def _arrived(self, seat: int) -> None:
+        """A seat's socket arrived: the seat is seen now (its wait without a socket starts again on
+        every server), and a seat that had gone takes itself back from its stand-in."""
+        row = self._row()
+        if row.status != "playing":
+            return
+        if d.comes_back(row, seat):
+            s = row.seats[seat]
+            assert s.name is not None and s.token_hash is not None
+            await self._take_back(seat, s.name, s.token_hash, s.account)
+        else:
+            await self._seen([seat])
+
+    async def _seen(self, seats: list[int]) -> None:
+        """``seats`` had a socket here until now (at a table still playing)."""
+        row, now = self._row(), self.host.now()
+        if row.status != "playing" or not seats:
+            return
+        await self.host.db(self.host.repo.mark_seen, [(self.id, p) for p in seats], now, write=True)
+        for p in seats:
+            row.seats[p].seen, row.seats[p].waited = now, 0.0
+
+    def present(self) -> int | None:
+        """The seat the game waits on if it has a socket here (the lease loop marks it seen on every
+        server's behalf, so the server running the table knows it is there); else None."""
+        if self.row is None or self.state is None:
+            return None
+        p = d.waiting_on(self.row, self.state)
+        return p if p is not None and p in self.connected() else None
 
     # -- chat ----------------------------------------------------------------------------------
     async def _say(self, cmd: Say) -> None:
@@ -507,6 +564,9 @@ class Room:
         plan = d.join(row, cmd.seat, cmd.name, cmd.token, secrets.token_urlsafe(24), cmd.owner, cmd.invite)
         if not plan.new:
             return {"seat": plan.seat, "token": plan.token, "table": self.id}
+        if plan.back:
+            await self._take_back(plan.seat, plan.name, d.hash_token(plan.token), plan.account)
+            return {"seat": plan.seat, "token": plan.token, "table": self.id}
         now = self.host.now()
         fresh = await self.host.db(
             self.host.repo.join,
@@ -516,6 +576,7 @@ class Room:
             d.hash_token(plan.token),
             lambda r: d.starts(r, state, now),
             account=plan.account,
+            at=now,
             write=True,
         )
         if fresh is None:
@@ -532,6 +593,11 @@ class Room:
         await self._sync()
         row = self._row()
         seat, held = d.leave(row, cmd.token)
+        if row.status == "playing" and row.seats[seat].abandoned is None:
+            # Leaving a game in progress abandons the seat (docs/web.md, Leaving and abandoned seats).
+            if not await self._abandon(seat, "left", held):
+                raise BadToken("token: not a seat's token at this table")
+            return {"ok": True, "seat": seat}
         if not await self.host.db(self.host.repo.leave, self.id, seat, held, write=True):
             raise BadToken("token: not a seat's token at this table")
         s = row.seats[seat]
@@ -543,6 +609,66 @@ class Room:
         self._announce()
         self.host.publish(self.id, "table")
         return {"ok": True, "seat": seat}
+
+    async def _abandon(self, seat: int, how: str, held: str | None = None) -> bool:
+        """Seat ``seat`` is abandoned (``left``: through leave, with its token ``held``; ``gone``: no
+        socket for the time allowed), decided on the row as it stands: a stand-in plays it, or the
+        table ends (an abort, a forfeit). True once stored; False if the seat cannot be (another
+        server abandoned it first, the game ended, the token no longer holds it)."""
+        host = self.host
+        for _ in range(3):  # a move stored meanwhile through another server: decide again on it
+            row, state = self._row(), self._state()
+            if row.status != "playing" or row.seats[seat].abandoned is not None:
+                return False
+            if (
+                how == "gone"
+                and d.due(row, state, host.now(), self.connected(), host.abandon_seconds).kind != "abandon"
+            ):
+                return False  # back, or seen through another server since: nothing to do
+            plan = d.abandon(row, state, seat, how)
+            before = d.seat_news(row)
+            ok = await host.db(
+                host.repo.abandon,
+                self.id,
+                row.seq,
+                seat,
+                how,
+                plan.agent,
+                held=held,
+                keep_account=plan.keep_account,
+                end=plan.end,
+                write=True,
+            )
+            if ok:
+                d.abandoned(row, plan)
+                self._drop_left()
+                self._tell(before)
+                self._announce()
+                if plan.end is not None:
+                    self._push(again=True)
+                    if row.rated and plan.end.result is None:
+                        host.ended(self.id)
+                host.publish(self.id, "table")
+                return True
+            await self._sync()
+        return False
+
+    async def _take_back(self, seat: int, name: str, token_hash: str, account: str | None) -> None:
+        """A person sits down at the abandoned seat ``seat``: its stand-in stops (a move it is still
+        thinking of is refused when it comes), and the seat is the person's from now on."""
+        host, now = self.host, self.host.now()
+        before = d.seat_news(self._row())
+        if not await host.db(host.repo.take_back, self.id, seat, name, token_hash, account, now, write=True):
+            await self._sync()
+            raise SeatTaken(f"seat {seat} is taken")
+        s = self._row().seats[seat]
+        s.abandoned, s.agent, s.name, s.token_hash, s.account = None, None, name, token_hash, account
+        s.seen, s.waited = now, 0.0
+        self._drop_left()  # the sockets of a token that was only gone and is not this one
+        self._tell(before)
+        self._announce()
+        self._push(again=True)  # its legal moves, if it is the seat's turn
+        host.publish(self.id, "table")
 
     async def _watch(self, cmd: Watch) -> None:
         """Refused (``private_table``) unless these may see a private table (:func:`d.may_watch`)."""
@@ -610,18 +736,32 @@ class Room:
             self._set_timer(due.at)
         elif due.kind == "forfeit":
             await self._forfeit()
+        elif due.kind == "abandon":
+            assert due.seat is not None
+            await self._abandon(due.seat, "gone")
+        elif due.kind == "over":
+            await self._game_over()
         elif due.kind in ("bot", "timeout"):
             self._send_move(due.kind)
 
     async def _due(self) -> d.Due:
         """What is due, decided on the row as it stands once this server holds the lease (nothing,
-        if another server holds it)."""
-        due = d.due(self._row(), self._state(), self.host.now())
+        if another server holds it). Clocks, bots and absent seats share this one path: each is a
+        deadline on the table row (or a bot to move), and the timer is set for the nearest."""
+        due = self._decide()
         if due.kind == "none" or not await self._lease(self.host.now()):
             return d.Due("none")
         # Taking the lease over reads the row again (the clock moved on by the time no server ran the
         # table): what is due is decided again on that row, never on the one from before.
-        return d.due(self._row(), self._state(), self.host.now())
+        due = self._decide()
+        if due.kind == "abandon":  # other servers mark the seats they hold as seen: read them first
+            await self._sync()
+            due = self._decide()
+        return due
+
+    def _decide(self) -> d.Due:
+        host = self.host
+        return d.due(self._row(), self._state(), host.now(), self.connected(), host.abandon_seconds)
 
     async def _lease(self, now: float) -> bool:
         """Whether this server holds the table's lease (taken now if it is free)."""
@@ -658,6 +798,22 @@ class Room:
         returns, p = end
         if await host.db(host.repo.finish, self.id, row.seq, returns, p, write=True):
             row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
+            if row.rated:
+                host.ended(self.id)
+            self._announce()
+            self._push(again=True)
+            host.publish(self.id, "table")
+        else:
+            await self._sync()
+            self._push(again=True)
+
+    async def _game_over(self) -> None:
+        """The game is over but the row still says playing (a table made before games over when
+        dealt ended at once): the table ends with the game's returns."""
+        row, host = self._row(), self.host
+        returns = list(self._state().returns())
+        if await host.db(host.repo.finish, self.id, row.seq, returns, None, write=True):
+            row.status, row.returns, row.deadline = "over", returns, None
             if row.rated:
                 host.ended(self.id)
             self._announce()
