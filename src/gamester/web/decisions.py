@@ -685,6 +685,14 @@ def table_events(row: TableRow, source: str, player: int) -> list[dict[str, Any]
     return None
 
 
+def stored_events(row: TableRow, player: int) -> list[dict[str, Any]] | None:
+    """The table's events before a move another server stored for ``player``, as far as the row tells
+    them: a seat played by its stand-in now made that move (``stand_in``). (A move made for a seat
+    whose clock ran out is not told: the row keeps no trace of it.)"""
+    played_by_stand_in = 0 <= player < len(row.seats) and row.seats[player].kind == "human"
+    return table_events(row, "bot", player) if played_by_stand_in and bot_of(row, player) else None
+
+
 def applied(row: TableRow, move: Move) -> None:
     """The row once ``move`` is stored."""
     row.seq = move.seq + 1

@@ -334,9 +334,10 @@ class Room:
             for text in texts[: fresh.seq - row.seq]:
                 a = state.string_to_action(text)
                 before = state.clone()
+                told = d.stored_events(fresh, before.current_player())
                 state.apply_action(a)
                 row.seq += 1
-                d.keep(self.frames, row.seq, d.frame(state, before, a, n, row.lesson))
+                d.keep(self.frames, row.seq, d.frame(state, before, a, n, row.lesson, told))
             self.chance_len = len(state.chance.log)
         fresh.seq = row.seq
         self.row = fresh
