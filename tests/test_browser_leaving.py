@@ -54,13 +54,16 @@ def start_table(page: Any, server: Server, rated: bool) -> str:  # noqa: F811
 
 
 def play_until(players: list[Any], done: Any, seconds: float = 120.0) -> None:
-    """Click a playable card for whoever may play, moving on from held tricks, until ``done()``."""
+    """Click a playable card (or keep the deal) for whoever may play, moving on from held tricks,
+    until ``done()``."""
     deadline = time.monotonic() + seconds
     while not done():
         assert time.monotonic() < deadline, "the game did not get there"
         moved = False
         for p in players:
-            if p.locator(".hand .card-btn.playable").count():
+            if p.locator("[data-action=keep]").count():  # a deal one may ask to redeal: keep it
+                moved = click_first(p, "[data-action=keep]") or moved
+            elif p.locator(".hand .card-btn.playable").count():
                 moved = click_first(p, ".hand .card-btn.playable") or moved
             elif p.locator("[data-testid=board][data-held]").count():
                 move_on(p)
@@ -142,10 +145,8 @@ def test_a_friend_leaves_and_takes_the_seat_back_from_the_computer(pages: Pages,
     )
     assert ann.locator("[data-testid=take-back-1]").count() == 0, "Ann is seated: nothing to take"
     # The computer plays Bob's seat as Ann plays on, and its moves say so.
-    play_until(
-        [ann],
-        lambda: ann.locator("[data-testid=log] li:has-text('(the computer, for that seat)')").count() > 0,
-    )
+    stood_in = ann.locator("[data-testid=log] li:has-text('played by the computer.')")
+    play_until([ann], lambda: stood_in.count() > 0)
     shoot(ann, "leaving-stand-in")
     # Bob comes back with his link: the page offers his seat back; he first only watches, then
     # takes it with the button.

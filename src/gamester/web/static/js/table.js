@@ -324,11 +324,10 @@ export class TableScreen {
       this.updateSeats();
       this.renamed();
     } else if (msg.type === "event") {
-      // A table event outside a view (a seat left): told in the log, once a view is drawn.
-      if (this.view && this.frame) {
-        this.addEvents([msg.event]);
-        this.saveLog();
-      }
+      // A table event outside a view (a seat left, abandoned, taken back): told in the log in its
+      // place among the views still waiting to be drawn (pump).
+      this.queue.push({ tableEvent: true, events: [msg.event], legal: [] });
+      this.pump();
     } else if (msg.type === "chat") {
       if (this.chat) this.chat.add(msg);
     } else if (msg.type === "rematch") {
@@ -355,9 +354,18 @@ export class TableScreen {
     this.busy = true;
     try {
       while (this.queue.length) {
+        if (this.queue[0].tableEvent) { // told once the views before it are drawn (never before one)
+          const { events } = this.queue.shift();
+          if (this.view && this.frame) {
+            this.addEvents(events);
+            this.saveLog();
+          }
+          continue;
+        }
         // Far behind (a reconnect, a burst of bot moves with animations off): jump ahead.
         if (this.queue.length > 8 || !animationsOn()) {
           while (this.queue.length > 1 && this.queue[0].events.length === 0) this.queue.shift();
+          if (this.queue[0].tableEvent) continue;
         }
         if (this.holding) await this.waitHold(this.queue[0]);
         const msg = this.queue.shift();
