@@ -242,6 +242,9 @@ def test_a_left_seat_is_taken_back_with_its_invite_and_the_stand_in_stops() -> N
     p = state.current_player()
     store(row, d.abandon(row, state, p, "left"))  # the seat to move: its stand-in is to move now
     assert d.bot_to_move(row, state)
+    with pytest.raises(Refused) as e:  # a person's move for it, before sitting down again
+        d.act(row, state, len(state.chance.log), p, sorted(state.legal_action_strings())[0], row.seq, NOW)
+    assert e.value.code == "abandoned"
     with pytest.raises(Refused) as e:
         d.join(row, p, "Cy", None, "new")
     assert e.value.code == "invite_needed"

@@ -621,6 +621,8 @@ def act(
         raise Malformed(f"action: expected an action in notation, got {short(text)}")
     if token_hash is not None and not holds(row, player, token_hash):
         raise Left("this token has left the seat")
+    if source == "human" and 0 <= player < len(row.seats) and row.seats[player].abandoned is not None:
+        raise Conflict("the computer plays this seat now: sit down in it again first", code="abandoned")
     if row.status == "waiting":
         raise NotPlaying("the table is waiting for players")
     if row.status == "over":

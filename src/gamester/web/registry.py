@@ -97,6 +97,9 @@ class Registry:
         self.hint_seconds = hint_seconds
         self.unjoined_seconds = unjoined_seconds
         self.abandon_seconds = abandon_seconds
+        self._marked: dict[
+            tuple[str, int], float
+        ] = {}  # (table, seat) -> when the lease loop last marked it seen
         self.now = clock
         self._next_expiry = 0.0
         self.rooms: dict[str, Room] = {}
@@ -296,9 +299,13 @@ class Registry:
                 r.lease_until = 0.0
         await self.db(self.repo.renew_leases, self.server_id, until, write=True)
         # The seats the games wait on that have a socket here are seen now, so that whichever server
-        # runs their table does not count them as gone (docs/web.md, Leaving and abandoned seats).
+        # runs their table does not count them as gone (docs/web.md, Leaving and abandoned seats):
+        # each again once a third of the time allowed has passed, well before it could run out.
         here = [(r.id, p) for r in self.rooms.values() if (p := r.present()) is not None]
-        await self.db(self.repo.mark_seen, here, now, write=True)
+        marked = {k: self._marked.get(k, 0.0) for k in here}
+        stale = [k for k, at in marked.items() if now - at >= self.abandon_seconds / 3]
+        await self.db(self.repo.mark_seen, stale, now, write=True)
+        self._marked = {**marked, **dict.fromkeys(stale, now)}
         await self.db(self.repo.checkpoint)
         for r in held:
             r.lease_until = until
