@@ -71,6 +71,16 @@ def play_until(players: list[Any], done: Any, seconds: float = 120.0) -> None:
             players[0].wait_for_timeout(100)
 
 
+def rated_once(server: Server, name: str) -> dict[str, Any]:  # noqa: F811
+    """``name``'s Penneech rating once one game counted (the ratings move just after the table ends)."""
+    deadline = time.monotonic() + 30
+    while not (got := server.api(f"/players/{name}")["ratings"].get("penneech")):
+        assert time.monotonic() < deadline, f"{name}'s rating did not move"
+        time.sleep(0.05)
+    assert got["games"] == 1, name
+    return dict(got)
+
+
 def leave(page: Any) -> None:
     """Press Leave and say yes to the question."""
     page.once("dialog", lambda d: d.accept())
@@ -110,16 +120,7 @@ def test_a_rated_walk_out_seen_by_the_one_who_stays(pages: Pages, server: Server
     shoot(ann, "leaving-rated-over")
     table = server.api(f"/tables/{tid}")
     assert table["result"] == "forfeit" and table["forfeit"] == 1 and table["abandoned"] == [1]
-    ratings = {}
-    for who in ("Anna", "Boris"):
-        deadline = time.monotonic() + 30  # the ratings move just after the table ends
-        while (
-            not (r := server.api(f"/players/{who}")["ratings"].get("penneech"))
-            and time.monotonic() < deadline
-        ):
-            ann.wait_for_timeout(50)
-        assert r and r["games"] == 1, who
-        ratings[who] = r
+    ratings = {who: rated_once(server, who) for who in ("Anna", "Boris")}
     print(f"\nrated walk-out, ratings after: {ratings}")
     assert ratings["Anna"]["rating"] > 1500 > ratings["Boris"]["rating"]
     ann.click("[data-testid=me-link]")

@@ -62,21 +62,26 @@ def seated(
     return row, state, tokens
 
 
+def decide(
+    row: TableRow,
+    state: State,
+    text: str | None = None,
+    *,
+    at: float = NOW,
+    source: str = "human",
+    absent: bool = False,
+) -> d.Move:
+    """The decision on a move for the seat to move (its first legal move, or ``text``), not stored."""
+    legal = text or sorted(state.legal_action_strings())[0]
+    p = state.current_player()
+    return d.act(row, state, len(state.chance.log), p, legal, row.seq, at, source=source, absent=absent)
+
+
 def play(
     row: TableRow, state: State, text: str | None = None, *, at: float = NOW, source: str = "human"
 ) -> State:
     """One move for the seat to move (its first legal move, or ``text``), stored as the room would."""
-    p = state.current_player()
-    move = d.act(
-        row,
-        state,
-        len(state.chance.log),
-        p,
-        text or sorted(state.legal_action_strings())[0],
-        row.seq,
-        at,
-        source=source,
-    )
+    move = decide(row, state, text, at=at, source=source)
     d.applied(row, move)
     return move.state
 
@@ -121,17 +126,7 @@ def test_a_seat_left_unrated_is_played_by_the_lobbys_gentle_bot_and_its_moves_sa
     assert d.due(row, state, NOW, here={1 - leaver}).kind == "bot", "the stand-in is to move"
     job = d.job(row, state, "bot")
     assert job is not None and job.spec == "heuristic" and job.player == leaver
-    move = d.act(
-        row,
-        state,
-        len(state.chance.log),
-        leaver,
-        sorted(state.legal_action_strings())[0],
-        row.seq,
-        NOW,
-        source="bot",
-    )
-    events = move.frame[d.SPECTATOR][1]
+    events = decide(row, state, source="bot").frame[d.SPECTATOR][1]
     assert events.startswith(f'[{{"type":"stand_in","seat":{leaver},"agent":"heuristic"}}'), events
 
 
@@ -243,7 +238,7 @@ def test_a_left_seat_is_taken_back_with_its_invite_and_the_stand_in_stops() -> N
     store(row, d.abandon(row, state, p, "left"))  # the seat to move: its stand-in is to move now
     assert d.bot_to_move(row, state)
     with pytest.raises(Refused) as e:  # a person's move for it, before sitting down again
-        d.act(row, state, len(state.chance.log), p, sorted(state.legal_action_strings())[0], row.seq, NOW)
+        decide(row, state)
     assert e.value.code == "abandoned"
     with pytest.raises(Refused) as e:
         d.join(row, p, "Cy", None, "new")
@@ -261,16 +256,7 @@ def test_a_left_seat_is_taken_back_with_its_invite_and_the_stand_in_stops() -> N
     assert d.seat_events(before, row) == [{"type": "taken_back", "seat": p, "name": "Cy"}]
     assert not d.bot_to_move(row, state) and d.due(row, state, NOW, here={0, 1}).kind == "none"
     with pytest.raises(Refused) as e:  # the stand-in's answer, thought before: too late
-        d.act(
-            row,
-            state,
-            len(state.chance.log),
-            p,
-            sorted(state.legal_action_strings())[0],
-            row.seq,
-            NOW,
-            source="bot",
-        )
+        decide(row, state, source="bot")
     assert e.value.code == "stale"
 
 
@@ -328,17 +314,7 @@ def test_a_short_clock_counts_absence_over_the_turns_that_ran_out() -> None:
             assert due == d.Due("abandon", seat=p)
             break
         assert due.kind == "timeout"
-        move = d.act(
-            row,
-            state,
-            len(state.chance.log),
-            p,
-            sorted(state.legal_action_strings())[0],
-            row.seq,
-            at,
-            source="timeout",
-            absent=True,
-        )
+        move = decide(row, state, at=at, source="timeout", absent=True)
         d.applied(row, move)
         state = move.state
         waited += at - since
@@ -428,10 +404,7 @@ def test_no_table_is_stuck_over_many_seeds_and_small_targets(game: str) -> None:
 def test_a_clock_after_a_completed_trick_starts_once_the_pages_have_held_it() -> None:
     row, state, _ = seated(["human", "human"], clock={"seconds_per_move": 30})
     for _ in range(200):
-        p = state.current_player()
-        move = d.act(
-            row, state, len(state.chance.log), p, sorted(state.legal_action_strings())[0], row.seq, NOW
-        )
+        move = decide(row, state)
         d.applied(row, move)
         trick = completes_trick(move.state.last_events_seen_by(None))
         if move.status == "playing":

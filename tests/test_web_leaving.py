@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from gamester.web import create_app  # noqa: E402
 from gamester.web.limits import Limits  # noqa: E402
 from tests.pg_support import pg_cluster  # noqa: E402, F401  (a pytest fixture)
+from tests.test_web_people import db_url  # noqa: E402, F401  (a fixture: SQLite and PostgreSQL, each its own)
 from tests.web_helpers import INVITES, join, new_table, next_view, remember  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
@@ -36,7 +36,7 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+def module_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path_factory.mktemp('leaving') / 'leaving.db'}"
     url: str = request.getfixturevalue("pg_cluster").create_database()
@@ -44,8 +44,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 @pytest.fixture(scope="module")
-def c(db_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db_url, limits=LIMITS, lease_seconds=1.5)) as client:
+def c(module_db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(module_db, limits=LIMITS, lease_seconds=1.5)) as client:
         yield client
 
 
@@ -301,20 +301,12 @@ def test_a_game_over_when_dealt_ends_at_once(c: TestClient) -> None:
 
 
 # -- the store's part, on both databases -------------------------------------------------------------
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def own_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A database of its own (no server runs the tables on it)."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.db'}"
-    url: str = request.getfixturevalue("pg_cluster").create_database()
-    return url
-
-
-def test_the_store_writes_an_abandonment_once_and_moves_an_absent_seats_wait_on(own_db: str) -> None:
+def test_the_store_writes_an_abandonment_once_and_moves_an_absent_seats_wait_on(db_url: str) -> None:  # noqa: F811
+    """On a database of its own (no server runs its tables)."""
     from gamester.store import open_repository
     from gamester.store.port import Ending, SeatRow, TableRow
 
-    repo = open_repository(own_db)
+    repo = open_repository(db_url)
     try:
         tid = "store"
         seats = [SeatRow(seat=i, kind="human", name=f"P{i}", token_hash=f"h{i}") for i in (0, 1)]

@@ -149,10 +149,7 @@ class TableRepository(Protocol):
         made for it when its clock ran out)."""
         ...
 
-    def finish(
-        self, table_id: str, expected_seq: int, returns: list[float] | None, forfeit: int | None,
-        result: str | None = None,
-    ) -> bool: ...  # fmt: skip
+    def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool: ...
 
     def abandon(
         self,

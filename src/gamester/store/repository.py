@@ -365,12 +365,9 @@ class SqlTableRepository:
             _note_seats(c, table_id, played, waited)
         return True
 
-    def finish(
-        self, table_id: str, expected_seq: int, returns: list[float] | None, forfeit: int | None,
-        result: str | None = None,
-    ) -> bool:  # fmt: skip
+    def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool:
         with self._write() as c:
-            return _end(c, table_id, expected_seq, Ending(returns, forfeit, result))
+            return _end(c, table_id, expected_seq, Ending(returns, forfeit, None))
 
     @_undone
     def abandon(

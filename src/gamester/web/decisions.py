@@ -438,12 +438,7 @@ def join(
     if s.abandoned is not None:
         return take_back(row, s, name, token, new_token, owner, invite)
     if token is not None:
-        if (
-            not isinstance(token, str)
-            or s.token_hash is None
-            or not hmac.compare_digest(hash_token(token), s.token_hash)
-        ):
-            raise BadToken(f"seat {seat}: that token is not this seat's")
+        own_token(s, token)
         return Join(seat, name, token, new=False)
     if owner is not None:
         mine = owner.token_for(row.id, seat)
@@ -463,6 +458,16 @@ def join(
     return Join(seat, name, new_token, new=True, account=None if owner is None else owner.key)
 
 
+def own_token(s: SeatRow, token: Any) -> None:
+    """Refused (``bad_token``) unless ``token`` is the one seat ``s`` holds."""
+    if (
+        not isinstance(token, str)
+        or s.token_hash is None
+        or not hmac.compare_digest(hash_token(token), s.token_hash)
+    ):
+        raise BadToken(f"seat {s.seat}: that token is not this seat's")
+
+
 def take_back(
     row: TableRow, s: SeatRow, name: str, token: Any, new_token: str, owner: SeatOwner | None, invite: Any
 ) -> Join:
@@ -472,12 +477,7 @@ def take_back(
     if row.status != "playing" or row.rated:
         raise SeatTaken(f"seat {s.seat} was abandoned and the game is over")
     if token is not None:
-        if (
-            not isinstance(token, str)
-            or s.token_hash is None
-            or not hmac.compare_digest(hash_token(token), s.token_hash)
-        ):
-            raise BadToken(f"seat {s.seat}: that token is not this seat's")
+        own_token(s, token)
         return Join(s.seat, s.name or name, token, new=True, account=s.account, back=True)
     account = None
     if owner is not None:

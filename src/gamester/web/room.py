@@ -792,29 +792,20 @@ class Room:
 
     async def _forfeit(self) -> None:
         """The seat to move ran out of time under ``on_timeout: forfeit``: the table ends."""
-        row, host = self._row(), self.host
-        end = d.forfeit(row, self._state(), host.now())
-        if end is None:
-            return
-        returns, p = end
-        if await host.db(host.repo.finish, self.id, row.seq, returns, p, write=True):
-            row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
-            if row.rated:
-                host.ended(self.id)
-            self._announce()
-            self._push(again=True)
-            host.publish(self.id, "table")
-        else:
-            await self._sync()
-            self._push(again=True)
+        end = d.forfeit(self._row(), self._state(), self.host.now())
+        if end is not None:
+            await self._end(*end)
 
     async def _game_over(self) -> None:
         """The game is over but the row still says playing (a table made before games over when
         dealt ended at once): the table ends with the game's returns."""
+        await self._end(list(self._state().returns()), None)
+
+    async def _end(self, returns: list[float], forfeit: int | None) -> None:
+        """The table ends now, with ``returns`` (and the seat that forfeits), unless it moved on."""
         row, host = self._row(), self.host
-        returns = list(self._state().returns())
-        if await host.db(host.repo.finish, self.id, row.seq, returns, None, write=True):
-            row.status, row.returns, row.deadline = "over", returns, None
+        if await host.db(host.repo.finish, self.id, row.seq, returns, forfeit, write=True):
+            row.status, row.returns, row.forfeit, row.deadline = "over", returns, forfeit, None
             if row.rated:
                 host.ended(self.id)
             self._announce()
