@@ -301,7 +301,9 @@ def test_a_slow_clock_waits_for_its_player_without_counting_absence() -> None:
 
 
 def test_a_short_clock_counts_absence_over_the_turns_that_ran_out() -> None:
-    clock = {"seconds_per_move": 30, "on_timeout": "bot"}
+    """40 s a move, 90 s allowed: two turns run out (80 s), the third reaches 90 s 10 s in, but
+    nobody is abandoned while a clock runs: at the end of that turn, instead of the clock's move."""
+    clock = {"seconds_per_move": 40, "on_timeout": "bot"}
     row, state, _ = seated(["human", "human"], clock=clock)
     assert d.counts_absence(row, GONE)
     p = state.current_player()
@@ -310,7 +312,8 @@ def test_a_short_clock_counts_absence_over_the_turns_that_ran_out() -> None:
         assert state.current_player() == p and row.deadline is not None and row.moved is not None
         at, since = row.deadline, row.moved
         due = d.due(row, state, at, here={1 - p})
-        if turn == 2:  # 90 s of waiting on it, its three turns together: gone with its clock
+        if turn == 2:  # 90 s of waiting on it, its three turns together: gone, once its clock ran out
+            assert d.due(row, state, since + 15, here={1 - p}) == d.Due("wait", at)
             assert due == d.Due("abandon", seat=p)
             break
         assert due.kind == "timeout"

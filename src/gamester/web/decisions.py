@@ -749,7 +749,9 @@ def bot_of(row: TableRow, seat: int) -> str | None:
 def counts_absence(row: TableRow, abandon_seconds: float) -> bool:
     """Whether a seat's absence counts at this table: at a table without a clock, or with a clock
     shorter than ``abandon_seconds``. A slower clock (a slow game: up to days a move) waits for its
-    players as long as their clock runs, and decides alone what an absent player's turn becomes."""
+    players as long as their clock runs, and decides alone what an absent player's turn becomes. (And
+    while a clock runs nobody is abandoned: under a short one an absent seat is, at the end of the
+    turn in which its waits reach ``abandon_seconds``, instead of the clock's own ``on_timeout``.)"""
     return row.clock is None or float(row.clock["seconds_per_move"]) < abandon_seconds
 
 
@@ -921,6 +923,8 @@ def due(
         return Due("bot")
     gone = gone_at(row, state, here, abandon_seconds)
     clock = row.deadline
+    if gone is not None and clock is not None:  # no seat is abandoned while its clock runs
+        gone = gone[0], max(gone[1], clock)
     if gone is not None and gone[1] <= now and (clock is None or gone[1] <= clock):
         return Due("abandon", seat=gone[0])
     if clock is not None and clock <= now:
