@@ -463,7 +463,8 @@ class Room:
                 raise BadToken("not a seat's token at this table")
             conn.viewer = seat
             conn.token_hash = d.hash_token(cmd.token)  # the token it came with, not the seat's now
-            with contextlib.suppress(StoreUnavailable):  # a socket may still watch a table it cannot change
+            # A socket may still see a table whose database cannot take a write now.
+            with contextlib.suppress(StoreUnavailable):
                 await self._arrived(seat)
         row = self._row()
         name = cmd.name if seat is None else row.seats[seat].name or f"Player {seat + 1}"
@@ -486,10 +487,10 @@ class Room:
             self.conns.discard(cmd.conn)
             if cmd.conn.viewer != SPECTATOR:
                 self._announce()
-                if cmd.conn.viewer not in self.connected():  # its last socket here: seen until now
-                    with contextlib.suppress(
-                        StoreUnavailable
-                    ):  # the lease round's mark is older, that is all
+                # Its last socket here: seen until now (if the database cannot take it, the mark of
+                # the socket's arrival or of the last lease round stands, a little older).
+                if cmd.conn.viewer not in self.connected():
+                    with contextlib.suppress(StoreUnavailable):
                         await self._seen([cmd.conn.viewer])
 
     async def _arrived(self, seat: int) -> None:
