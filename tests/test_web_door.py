@@ -182,14 +182,13 @@ def test_the_worker_pool_gives_a_lost_job_up_by_the_same_rule(monkeypatch: pytes
 
 # -- chat ----------------------------------------------------------------------------------------
 def test_a_speakers_allowance() -> None:
-    a: chat.Allowance | None = chat.Allowance(chat.BURST, 0.0)
-    said = 0
-    while a is not None:
-        a, said = chat.take(a, 0.0), said + 1
-    assert said - 1 == chat.BURST, "BURST lines at once"
-    empty = chat.Allowance(0.0, 0.0)
-    assert chat.take(empty, chat.EVERY * 0.9) is None
-    assert chat.take(empty, chat.EVERY) is not None, "then one every EVERY seconds"
+    """A line spends the allowances of the speaker's address, account and seat at the table, all or
+    none (web/fair.py's chat_keys; the store takes them: tests/test_web_fair_rules.py)."""
+    keys = ["t|a:1", "t|u:ann", "t|s:0"]
+    buckets = chat.allowance(keys)
+    assert [b.key for b in buckets] == keys and {(b.kind, b.burst, b.every) for b in buckets} == {
+        ("chat", chat.BURST, chat.EVERY)
+    }
 
 
 def _next_of(ws: Any, *kinds: str) -> dict[str, Any]:

@@ -11,7 +11,9 @@ and the openers here (tests/test_layering.py). Needs the ``web`` extra (SQLAlche
 
 from __future__ import annotations
 
-from gamester.store.port import Rating, Stores
+from pathlib import Path
+
+from gamester.store.port import Rating, SeekTimes, Stores
 from gamester.store.repository import (
     LeaseInfo,
     SeatRow,
@@ -25,16 +27,34 @@ from gamester.store.repository import (
 )
 
 
-def open_stores(url: str, initial_rating: Rating) -> Stores:
+def database_command(url: str, command: str, path: Path | None = None, *, replace: bool = False) -> str:
+    """``gamester db export|import|upgrade`` on ``url`` (store/dump.py): the line to print, or a
+    ValueError of one line."""
+    from gamester.store import dump
+
+    return dump.run(url, command, path, replace=replace)
+
+
+def open_stores(url: str, initial_rating: Rating, seek_times: SeekTimes | None = None) -> Stores:
     """The stores of the database at ``url``, migrated to the newest schema (ValueError on a bad URL
-    or an unreachable database, with one line saying which). New ratings start at ``initial_rating``."""
+    or an unreachable database, with one line saying which). New ratings start at ``initial_rating``;
+    seeks live as ``seek_times`` says (the web's quick play gives its own)."""
+    from gamester.store.moderation import ModerationStore
     from gamester.store.people import PeopleStore
+    from gamester.store.seeks import SeekStore
 
     tables = open_repository(url)
-    return Stores(tables=tables, people=PeopleStore(tables, initial_rating))
+    return Stores(
+        tables=tables,
+        people=PeopleStore(tables, initial_rating),
+        seeks=SeekStore(tables, seek_times or SeekTimes(600.0, 30.0)),
+        moderation=ModerationStore(tables),
+    )
 
 
-OPENERS = frozenset({"open_stores", "open_repository", "default_sqlite_url", "make_engine"})
+OPENERS = frozenset(
+    {"open_stores", "database_command", "open_repository", "default_sqlite_url", "make_engine"}
+)
 """What code outside ``store/`` may import from here (the rest only through gamester.store.port)."""
 
 __all__ = [
@@ -44,6 +64,7 @@ __all__ = [
     "StoreUnavailable",
     "TableRepository",
     "TableRow",
+    "database_command",
     "default_sqlite_url",
     "make_engine",
     "open_repository",

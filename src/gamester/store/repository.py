@@ -174,7 +174,8 @@ class SqlTableRepository:
         self._lock = threading.RLock() if engine.dialect.name == "sqlite" else None
         # Whatever the driver raises when the database cannot be reached or written is the port's
         # StoreUnavailable: nobody outside the store catches a driver's or SQLAlchemy's errors.
-        sa.event.listen(engine, "handle_error", _unavailable)
+        self._error_watchers: list[Callable[[str], None]] = []
+        sa.event.listen(engine, "handle_error", self._on_error)
         # The SQLite file this server opened (device, inode): a file deleted or replaced under a
         # running server would otherwise take every later write into an unlinked inode, lost at exit.
         self._path: Path | None = None
@@ -517,6 +518,23 @@ class SqlTableRepository:
         with self.engine.connect() as c:
             return int(c.execute(q).scalar_one())
 
+    def count_by_status(self) -> dict[str, int]:
+        q = sa.select(tables.c.status, sa.func.count()).group_by(tables.c.status)
+        with self.engine.connect() as c:
+            return {str(status): int(n) for status, n in c.execute(q)}
+
+    def watch_errors(self, fn: Callable[[str], None]) -> None:
+        self._error_watchers.append(fn)
+
+    def _on_error(self, ctx: sa.engine.ExceptionContext) -> None:
+        """The engine's ``handle_error``: told to the watchers (metrics), then translated to the
+        port's StoreUnavailable when the database cannot be reached or written."""
+        kind = type(ctx.sqlalchemy_exception or ctx.original_exception).__name__
+        if kind != "IntegrityError":
+            for fn in self._error_watchers:
+                fn(kind)
+        _unavailable(ctx)
+
     def waiting_since(self, before: float, limit: int) -> list[TableRow]:
         q = (
             sa.select(tables)
@@ -551,6 +569,35 @@ class SqlTableRepository:
             c.execute(actions.delete().where(actions.c.table_id == table_id))
             c.execute(chat.delete().where(chat.c.table_id == table_id))  # spectators may have talked
             c.execute(seats.delete().where(seats.c.table_id == table_id))
+            c.execute(tables.delete().where(tables.c.id == table_id))
+        return True
+
+    def idle_lessons(self, before: float, limit: int) -> list[str]:
+        """Lesson tables made before ``before`` with no move since (which of them go is the caller's)."""
+        moved = sa.select(actions.c.seq).where(actions.c.table_id == tables.c.id, actions.c.at >= before)
+        q = (
+            sa.select(tables.c.id)
+            .where(tables.c.lesson.is_not(None), tables.c.created < before, ~moved.exists())
+            .order_by(tables.c.created)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(q)]
+
+    def delete_idle_lesson(self, table_id: str, before: float) -> bool:
+        """Delete a lesson table (its moves, seats, chat and reviews) if still nobody has moved there
+        since ``before`` (a move at this instant wins)."""
+        moved = sa.select(actions.c.seq).where(actions.c.table_id == table_id, actions.c.at >= before)
+        with self._write() as c:
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, tables.c.lesson.is_not(None), ~moved.exists())
+                .values(status="expired")
+            ).rowcount
+            if n != 1:
+                return False
+            for t in (actions, chat, reviews, seats):
+                c.execute(t.delete().where(t.c.table_id == table_id))
             c.execute(tables.delete().where(tables.c.id == table_id))
         return True
 
@@ -665,6 +712,18 @@ class SqlTableRepository:
                 reviews.update().where(reviews.c.table_id == table_id, reviews.c.seat == seat).values(values)
             )
             return True
+
+    def start_review(self, table_id: str, seat: int, owner: str, now: float) -> bool:
+        """``owner``'s claimed review begins to run now (its age counts from here): False if it is
+        not ``owner``'s ``working`` review any more (taken over meanwhile)."""
+        r = reviews.c
+        with self._write() as c:
+            n = c.execute(
+                reviews.update()
+                .where(r.table_id == table_id, r.seat == seat, r.owner == owner, r.status == "working")
+                .values(started=now)
+            ).rowcount
+        return bool(n == 1)
 
     def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None:
         """Store ``owner``'s outcome (``done`` with the review, ``failed`` with the reason)."""

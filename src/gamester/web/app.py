@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import os
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -27,12 +28,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.store import default_sqlite_url, open_stores
 from gamester.web import edge
+from gamester.web import seeks as seek_times
 from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
+from gamester.web.commands import Notice
+from gamester.web.fair import TableQuota
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
+from gamester.web.lobby import Lobby, lobby_router
+from gamester.web.metrics import Observe, ServerMetrics, install, observe_parts
+from gamester.web.names import skeleton
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
+from gamester.web.proxy import ClientAddress, parse_trusted
 from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry, new_server_id
 from gamester.web.reviews import ReviewDesk
@@ -103,9 +111,13 @@ def create_app(
     limits: Limits | None = None,
     allow_origins: Sequence[str] = (),
     allow_hosts: Iterable[str] | None = None,
+    trusted_proxies: Sequence[str] = (),
+    metrics_allow: Sequence[str] = (),
 ) -> FastAPI:
     """The web app on ``db_url`` (default: the per-user SQLite file). ``allow_hosts``: the names it
-    answers to in ``Host`` (None: any; web/guard.py)."""
+    answers to in ``Host`` (None: any; web/guard.py). ``trusted_proxies``: the proxies whose
+    ``X-Forwarded-For`` names the client (web/proxy.py); ``metrics_allow``: who besides the loopback
+    may read ``/metrics`` (web/metrics.py)."""
     url = db_url or default_sqlite_url()
     workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 2))
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
@@ -114,7 +126,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        stores = await asyncio.to_thread(open_stores, url, INITIAL)
+        stores = await asyncio.to_thread(open_stores, url, INITIAL, seek_times.TIMES)
         repo = stores.tables
         # Load every game once before serving: the first lookups then never race each other.
         from gamester.core.registry import game_class, game_names
@@ -139,15 +151,31 @@ def create_app(
             abandon_seconds=quota.abandon_seconds,
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
-        desk = ReviewDesk(registry)
-        people = People(stores.people)
-        registry.on_end.append(people.table_over)
+        desk = ReviewDesk(registry, budget_seconds=_env_float("GAMESTER_REVIEW_SECONDS", 60.0))
+        people = People(stores.people, tables=repo, moderation=stores.moderation)
+        registry.on_end.append(people.rate_soon)
+        people.on_revoke = functools.partial(_close_revoked, registry)
+        await asyncio.to_thread(people.store.fill_skeletons, skeleton)
         _app.state.people = people
-        # Tables made per address, counted where every server on this database sees them (web/guard.py).
+        # Tables made per address, counted where every server on this database sees them (web/fair.py).
         per_minute = float(quota.tables_per_minute)
         _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
-        _app.state.parts = Parts(registry=registry, health=DatabaseHealth(repo), desk=desk, people=people)
+        tables = TableQuota(
+            _app.state.table_quota,
+            lambda key: registry.db(repo.waiting_count, key),
+            per_minute=quota.tables_per_minute,
+            waiting_cap=quota.waiting_per_address,
+            enabled=quota.per_address,
+        )
+        _app.state.parts = Parts(
+            registry=registry, health=DatabaseHealth(repo), desk=desk, people=people, quota=tables
+        )
+        observe_parts(metrics, registry, people, desk)
+        # Quick play, the lobby socket, your tables, blocks and reports (web/lobby.py).
+        _app.state.lobby = lobby = Lobby(registry, people, stores.seeks, stores.moderation, quota)
+        metrics.probe("seeks", "Open quick-play seeks, made on any server on the database", lobby.open_seeks)
         await registry.start()
+        await lobby.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -161,21 +189,38 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await catching_up
             await desk.stop()
+            await lobby.stop()
             await registry.stop()
             stores.dispose()
 
+    trusted = parse_trusted(trusted_proxies)
+    metrics = ServerMetrics()
     app = FastAPI(title="gamester", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
-    app.add_middleware(
-        Guard, limits=limits, allow_origins=allow_origins, allow_hosts=allow_hosts
-    )  # outermost: runs first
+    app.add_middleware(Guard, limits=limits, allow_origins=allow_origins, allow_hosts=allow_hosts)
+    app.add_middleware(Observe, metrics=metrics)
+    app.add_middleware(ClientAddress, trusted=trusted)  # outermost: who the client is, decided once
+    app.state.metrics = metrics
+    install(app, metrics, metrics_allow, trusted)
     app.state.db_url = url
     app.state.server_id = sid
     app.include_router(people_router())
     edge.install(app)
     app.include_router(table_router(quota))
+    app.include_router(lobby_router())
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
+
+
+async def _close_revoked(registry: Registry, table_ids: list[str]) -> None:
+    """An account's seat tokens changed at these tables (a new password, "log out everywhere"):
+    each room here reads its table again and closes the sockets holding the old tokens, as after a
+    leave, and every other server is told to do the same."""
+    for tid in table_ids:
+        if tid in registry.rooms:
+            with contextlib.suppress(Exception):
+                await registry.call(tid, Notice("table"))
+        registry.publish(tid, "table")
 
 
 RATING_CATCH_UP_SECONDS = 60.0

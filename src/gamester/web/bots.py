@@ -43,13 +43,12 @@ def choose(
     record: dict[str, Any], player: int, spec: str, budget: float, seed: int, lesson: str | None = None
 ) -> str:
     """The move (in notation) of agent ``spec`` for ``player`` in the record's position; at a lesson's
-    table (``lesson``: the tutorial's id) the move the terminal's lesson makes there, so the web teaches
-    the line the lesson was written for."""
+    table (``lesson``: the lesson's id) the lesson's own move there (its line, web/lessons.py)."""
     state = replay(record)
     if lesson is not None:
-        from gamester.play.tutorials import tutorial
+        from gamester.web.lessons import bot_move
 
-        return state.action_to_string(tutorial(lesson).bot_move(state))
+        return bot_move(lesson, state)
     view = View(state, player)
     legal = view.legal_actions()
     if not legal:

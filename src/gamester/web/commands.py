@@ -81,12 +81,15 @@ class Tick(Command[None]):
 @dataclass(frozen=True)
 class Attach(Command[int | None]):
     """A socket arrives: a seat's with ``token`` (refused if it is not one), else a spectator's, whose
-    chat lines go under ``name``. It gets the view, the last chat lines and the rematch. Answers the
+    chat lines go under ``name`` and, logged in, its ``account`` (a key: its blocks hide lines from
+    it, a ban refuses its lines). It gets the view, the last chat lines and the rematch. Answers the
     seat (None: a spectator)."""
 
     conn: Connection
     token: str | None
     name: str = "Spectator"
+    account: str | None = None  # a spectator's account (its key), whose chat allowance it spends
+    per_address: bool = True  # chat allowances per address too (False: --limits off)
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,18 @@ class Say(Command[None]):
 @dataclass(frozen=True)
 class Heard(Command[None]):
     """Chat lines were stored through another server: read and pass on the new ones."""
+
+
+@dataclass(frozen=True)
+class Reblock(Command[None]):
+    """``account`` blocked or unblocked someone: its sockets here read whom it blocks again."""
+
+    account: str
+
+
+@dataclass(frozen=True)
+class ChatDeleted(Command[None]):
+    """The moderator deleted chat lines of the table: every socket starts its chat again."""
 
 
 @dataclass(frozen=True)
@@ -204,6 +219,8 @@ RoomCommand = (
     | Hinted
     | Say
     | Heard
+    | Reblock
+    | ChatDeleted
     | Rematched
     | Join
     | Leave

@@ -28,8 +28,9 @@ from typing import Any
 from gamester.agents import agent_refuses, best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
+from gamester.core.rng import derive
 from gamester.store.port import Ending, SeatRow, TableRow
-from gamester.web import lessons
+from gamester.web import lessons, slow
 from gamester.web.errors import (
     BadInput,
     BadToken,
@@ -55,7 +56,7 @@ MAX_NAME = 40
 MAX_SPEC = 200
 MAX_ACTION = 80
 KEEP_FRAMES = 8
-MAX_CLOCK_SECONDS = 7 * 24 * 3600
+MAX_CLOCK_SECONDS = slow.MAX_SECONDS
 
 Frame = dict[int, tuple[str, str, str, str, str]]
 """Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves, the
@@ -72,6 +73,7 @@ class SeatOwner:
     key: str
     name: str
     token_for: Callable[[str, int], str]
+    shunned: frozenset[str] = frozenset()  # accounts it blocks or is blocked by: never at one table
 
 
 def hash_token(token: str) -> str:
@@ -359,8 +361,8 @@ def check_clock(clock: Any) -> dict[str, Any] | None:
     s = clock.get("seconds_per_move")
     if isinstance(s, bool) or not isinstance(s, int | float) or not 1 <= s <= MAX_CLOCK_SECONDS:
         raise BadInput(
-            f"clock.seconds_per_move: expected a number of seconds from 1 "
-            f"to {MAX_CLOCK_SECONDS}, got {short(s)}",
+            f"clock.seconds_per_move: expected a number of seconds from 1 to {MAX_CLOCK_SECONDS} "
+            f"(over {slow.GUEST_SECONDS}: a slow table, accounts only), got {short(s)}",
             code="bad_clock",
         )
     t = clock.get("on_timeout", "bot")
@@ -446,9 +448,13 @@ def join(
             return Join(seat, owner.name, mine, new=False, account=owner.key)
         if row.rated and any(o.account == owner.key for o in row.seats):
             raise SeatTaken("rated: an account takes one seat of a rated table")
+        if any(o.account in owner.shunned for o in row.seats if o.token_hash is not None):
+            raise Conflict("someone at this table has blocked you, or you them", code="blocked")
         name, new_token = owner.name, mine
     elif row.rated:
         raise BadInput("rated: log in to sit at a rated table", code="account_needed")
+    elif slow.is_slow(row.clock):
+        raise BadInput("a slow table (a long clock) seats accounts: log in first", code="account_needed")
     if s.token_hash is not None:
         raise SeatTaken(f"seat {seat} is taken")
     if s.invite_hash is not None and not _matches(invite, s.invite_hash):
@@ -972,7 +978,7 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
         player=p,
         spec=spec,
         record=state.record(),
-        seed=(row.seed * 31 + row.seq * 7919 + (1 if kind == "hint" else 0)) % (1 << 62),
+        seed=derive(row.seed, kind, row.seq),
         kind=kind,
         lesson=row.lesson if kind == "bot" else None,
         moved=row.moved if row.moved is not None else row.created,

@@ -32,6 +32,7 @@ HTTP_STATUS: dict[type[errors.Refused], int] = {
     errors.Conflict: 409,
     errors.SeatTaken: 409,
     errors.RateLimited: 429,
+    errors.Overloaded: 429,
     # Refused over the table socket; over HTTP (never, today) a plain bad request.
     errors.Stale: 400,
     errors.NotYourTurn: 400,
@@ -83,7 +84,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(errors.Refused)
     async def _refused(_r: Request, e: errors.Refused) -> JSONResponse:
-        return _answer(http_status(e), e.code, e.message)
+        out = _answer(http_status(e), e.code, e.message)
+        if isinstance(e, errors.RateLimited):  # when to ask again
+            out.headers["retry-after"] = str(e.retry_after)
+        return out
 
     @app.exception_handler(GameError)
     async def _game_error(_r: Request, e: GameError) -> JSONResponse:

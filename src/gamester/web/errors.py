@@ -85,9 +85,21 @@ class SeatTaken(Conflict):
 
 
 class RateLimited(Refused):
-    """Too many, too fast: ask again later."""
+    """Too many, too fast: ask again in ``retry_after`` seconds (whole, at least 1; HTTP's
+    ``Retry-After``)."""
 
     code = "rate_limited"
+
+    def __init__(self, message: str, *, code: str | None = None, retry_after: float = 1.0) -> None:
+        super().__init__(message, code=code)
+        self.retry_after = max(1, round(retry_after))
+
+
+class Overloaded(RateLimited):
+    """The server's share of something everybody shares is full (a few password hashes may wait):
+    ask again in a moment."""
+
+    code = "busy"
 
 
 # -- a move or a hint, over the socket -------------------------------------------------------------

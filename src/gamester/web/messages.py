@@ -55,6 +55,13 @@ class Chat(TypedDict):
     name: str
     text: str
     at: float
+    account: str | None  # the speaker's account name, None for a guest
+
+
+class ChatDeleted(TypedDict):
+    """The moderator deleted lines: the chat starts again (the lines left follow)."""
+
+    type: Literal["chat_deleted"]
 
 
 class Rematch(TypedDict):
@@ -79,7 +86,7 @@ class Pong(TypedDict):
     type: Literal["pong"]
 
 
-Outbound = Table | Event | Error | Chat | Rematch | Hint | Pong
+Outbound = Table | Event | Error | Chat | ChatDeleted | Rematch | Hint | Pong
 """Every message but the view (which goes out as text)."""
 
 
@@ -100,8 +107,12 @@ def error(code: str, message: str) -> Error:
     return {"type": "error", "code": code, "message": message}
 
 
-def chat(seat: int | None, name: str, text: str, at: float) -> Chat:
-    return {"type": "chat", "seat": seat, "name": name, "text": text, "at": at}
+def chat(seat: int | None, name: str, text: str, at: float, account: str | None = None) -> Chat:
+    return {"type": "chat", "seat": seat, "name": name, "text": text, "at": at, "account": account}
+
+
+def chat_deleted() -> ChatDeleted:
+    return {"type": "chat_deleted"}
 
 
 def rematch(table_id: str) -> Rematch:

@@ -111,6 +111,8 @@ class Registry:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lease_task: asyncio.Task[None] | None = None
         self.on_end: list[Callable[[str], Any]] = []
+        self.on_created: list[Callable[[TableRow], None]] = []  # a table made here (metrics, logs)
+        self.thinking: dict[str, int] = {"bot": 0, "hint": 0}  # jobs at or waiting for the workers
         self.think_times = ThinkTimes()  # a forced bot move takes as long as a real one (web/pace.py)
         self._ending: set[asyncio.Future[Any]] = set()
 
@@ -160,7 +162,11 @@ class Registry:
         async def job() -> Any:
             return await asyncio.wait_for(self._in_pool(fn, *args), limit)
 
-        return await self.gate.run(key, job, urgent=urgent)
+        self.thinking[kind] = self.thinking.get(kind, 0) + 1
+        try:
+            return await self.gate.run(key, job, urgent=urgent)
+        finally:
+            self.thinking[kind] -= 1
 
     async def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()
@@ -212,7 +218,18 @@ class Registry:
 
     def adopt(self, row: TableRow, state: State) -> Room:
         """The room of a table just created here (its row and state are known: nothing to read)."""
-        return self._open(row.id, row, state)
+        room = self._open(row.id, row, state)
+        for fn in self.on_created:
+            fn(row)
+        return room
+
+    def seen(self, table_id: str) -> tuple[TableRow, Callable[[int], list[Any] | None]] | None:
+        """The row of a table whose room is open here, and its moves' events as spectators were
+        told them (None: not open here)."""
+        r = self.rooms.get(table_id)
+        if r is None or r.row is None:
+            return None
+        return r.row, r.spectator_events
 
     def connected(self, table_id: str) -> dict[int, int]:
         r = self.rooms.get(table_id)
@@ -348,6 +365,16 @@ class Registry:
             if not d.expires(row, r is not None and bool(r.conns), now, self.unjoined_seconds):
                 continue
             if await self.db(self.repo.delete_abandoned, row.id, d.ALONE, write=True) and r is not None:
+                r.stop()
+                r.forget()
+        # A lesson is one pupil's table: nobody moving at it, nor watching it here, for as long, it
+        # goes too (docs/web.md, Fair play), whatever its status, rather than stay leased for ever.
+        idle = now - self.unjoined_seconds
+        for tid in await self.db(self.repo.idle_lessons, idle, 200):
+            r = self.rooms.get(tid)
+            if r is not None and r.conns:
+                continue
+            if await self.db(self.repo.delete_idle_lesson, tid, idle, write=True) and r is not None:
                 r.stop()
                 r.forget()
 

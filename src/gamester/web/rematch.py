@@ -23,6 +23,7 @@ from gamester.web.accounts import People
 from gamester.web.commands import Join, Record, Rematched
 from gamester.web.decisions import SeatOwner
 from gamester.web.errors import BadToken, Conflict, NoTable, SeatTaken
+from gamester.web.fair import TableQuota, address_key
 from gamester.web.registry import Registry
 
 
@@ -61,7 +62,7 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
         open=old.open,
         private=old.private,
         watch_hash=old.watch_hash,  # who could watch the last game can watch this one
-        turns_key=old.turns_key,  # its bots take turns as the last table's did
+        turns_key=old.turns_key,  # its bots take turns as the last table's did (``ask``: the asker's)
         seats=seats,
     )
     row.moved = None if humans else now
@@ -69,8 +70,12 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
     return row
 
 
-async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[str, Any]:
-    """The rematch for the seat of ``token``: ``{"table", "seat", "token"}``."""
+async def ask(
+    reg: Registry, people: People, table_id: str, token: Any, quota: TableQuota, address: str
+) -> dict[str, Any]:
+    """The rematch for the seat of ``token``: ``{"table", "seat", "token"}``. The seat that makes it
+    is charged for a table made (``quota``: its tables a minute and its tables waiting), as at any
+    other way of making a table; its bots then take turns as that seat's address."""
     old = await reg.db(reg.repo.get, table_id)
     if old is None:
         raise NoTable(f"no table {table_id!r}")
@@ -84,14 +89,18 @@ async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[
     if rid is None:
         final = replay(await reg.call(table_id, Record()))
         new = next_table(old, final.public_observation().get("dealer"), reg.now())
-        rid = await reg.db(people.store.link_rematch, table_id, new, write=True)
-        made = rid == new.id
+        new.turns_key = address_key(address)
+        async with quota.making(address, waiting=new.status == "waiting"):
+            linked = await reg.db(people.store.link_rematch, table_id, new, write=True)
+        rid, made = linked, linked == new.id
     mine = old.seats[seat]
     owner = None
     if mine.account is not None:
         row = await reg.db(people.store.account, mine.account)
         if row is not None:
-            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+            related = people.moderation.related if people.moderation is not None else None
+            shunned = frozenset() if related is None else await reg.db(related, row.key)  # blocks since
+            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
     if made:
         reg.tell(table_id, Rematched(rid))  # this server's sockets of the old table
         reg.publish(table_id, "rematch")  # and the other servers'

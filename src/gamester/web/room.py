@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 import time
@@ -39,6 +40,7 @@ from gamester.web.commands import (
     COMMANDS,
     Act,
     Attach,
+    ChatDeleted,
     Command,
     Detach,
     Heard,
@@ -53,6 +55,7 @@ from gamester.web.commands import (
     Move,
     Notice,
     Public,
+    Reblock,
     Record,
     Rematched,
     Replay,
@@ -63,7 +66,17 @@ from gamester.web.commands import (
     Watch,
 )
 from gamester.web.decisions import SPECTATOR
-from gamester.web.errors import BadToken, Conflict, NoTable, RateLimited, Refused, SeatTaken, Stale
+from gamester.web.errors import (
+    BadToken,
+    Conflict,
+    NoTable,
+    NotAllowed,
+    RateLimited,
+    Refused,
+    SeatTaken,
+    Stale,
+)
+from gamester.web.fair import chat_keys
 from gamester.web.sockets import Connection
 
 log = logging.getLogger("gamester.web")
@@ -271,6 +284,10 @@ class Room:
                 await self._say(cmd)
             case Heard():
                 await self._heard()
+            case Reblock():
+                await self._reblock(cmd)
+            case ChatDeleted():
+                await self._chat_deleted()
             case Rematched():
                 await self._rematched(cmd)
             case Join():
@@ -343,6 +360,14 @@ class Room:
         self.row = fresh
         self._tell(news)  # a seat abandoned or taken back through another server: told here too
         return changed
+
+    def spectator_events(self, seq: int) -> list[Any] | None:
+        """The events of move ``seq`` as spectators were told them (None: no longer kept)."""
+        frame = self.frames.get(seq)
+        if frame is None or SPECTATOR not in frame:
+            return None
+        events: list[Any] = json.loads(frame[SPECTATOR][1])
+        return events
 
     def connected(self) -> dict[int, int]:
         out: dict[int, int] = {}
@@ -468,7 +493,17 @@ class Room:
                 await self._arrived(seat)
         row = self._row()
         name = cmd.name if seat is None else row.seats[seat].name or f"Player {seat + 1}"
-        conn.speaker = chat.Speaker(seat, name, chat.Allowance(chat.BURST, self.host.now()))
+        account = cmd.account if seat is None else row.seats[seat].account
+        blocked = frozenset() if account is None else await self.host.db(self.host.chat.blocked_by, account)
+        keys = chat_keys(
+            self.id,
+            address=conn.address,
+            account=account,
+            seat=seat,
+            socket=secrets.token_hex(8),
+            per_address=cmd.per_address,
+        )
+        conn.speaker = chat.Speaker(seat, name, keys, account=account, blocked=blocked)
         self.conns.add(conn)
         self._send_view(conn, row.seq)
         conn.last_seq = row.seq
@@ -532,14 +567,26 @@ class Room:
             return
         text = chat.chat_text(cmd.text)
         now = self.host.now()
-        after = chat.take(speaker.allowance, now)
-        if after is None:
-            raise RateLimited(f"chat: at most one message every {chat.EVERY:g} s; slow down")
-        speaker.allowance = after
+        if speaker.account is not None and await self.host.db(self.host.chat.is_banned, speaker.account, now):
+            raise NotAllowed("chat: this account is banned", code="banned")
+        spent = chat.allowance(speaker.keys)  # the address's, the account's, the seat's: all or none
         line_id = await self.host.db(
-            self.host.chat.add_chat, self.id, speaker.seat, speaker.name, text, now, write=True
+            self.host.chat.add_chat,
+            self.id,
+            speaker.seat,
+            speaker.name,
+            text,
+            now,
+            spent,
+            account=speaker.account,
+            write=True,
         )
-        line = {"id": line_id, "seat": speaker.seat, "name": speaker.name, "text": text, "at": now}
+        if line_id is None:
+            raise RateLimited(f"chat: at most one message every {chat.EVERY:g} s; slow down")
+        line = {
+            "id": line_id, "seat": speaker.seat, "name": speaker.name, "text": text, "at": now,
+            "account": speaker.account,
+        }  # fmt: skip
         for c in self.conns:
             _give(c, line)
         self.host.publish(self.id, "chat")
@@ -549,6 +596,24 @@ class Room:
             return
         for line in await self.host.db(self.host.chat.last_chat, self.id, CHAT_HEARD):
             for c in self.conns:
+                _give(c, line)
+
+    async def _reblock(self, cmd: Reblock) -> None:
+        """Whom ``cmd.account`` blocks changed: its sockets here hear by the new list from now on."""
+        mine = [c.speaker for c in self.conns if c.speaker is not None and c.speaker.account == cmd.account]
+        if mine:
+            blocked = await self.host.db(self.host.chat.blocked_by, cmd.account)
+            for speaker in mine:
+                speaker.blocked = blocked
+
+    async def _chat_deleted(self) -> None:
+        """The moderator deleted lines: every socket is told, then given the lines left."""
+        lines = await self.host.db(self.host.chat.last_chat, self.id, chat.HISTORY)
+        for c in self.conns:
+            if c.speaker is not None:
+                c.speaker.seen.clear()
+            c.send(messages.chat_deleted())
+            for line in lines:
                 _give(c, line)
 
     async def _rematched(self, cmd: Rematched) -> None:
@@ -845,8 +910,10 @@ class Room:
 def _give(conn: Connection, line: dict[str, Any]) -> None:
     """A stored chat line to ``conn``, unless it has it already."""
     speaker = conn.speaker
-    if speaker is not None and speaker.fresh(int(line["id"])):
-        conn.send(messages.chat(line["seat"], line["name"], line["text"], line["at"]))
+    if speaker is not None and speaker.fresh(int(line["id"])) and speaker.hears(line):
+        # An account speaks under its own name: the page links it to the account's page.
+        account = line["name"] if line.get("account") is not None else None
+        conn.send(messages.chat(line["seat"], line["name"], line["text"], line["at"], account))
 
 
 _background: set[asyncio.Task[None]] = set()

@@ -29,7 +29,7 @@ from starlette.requests import HTTPConnection
 
 from gamester.store.port import AccountRow
 from gamester.web import decisions as d
-from gamester.web import edge, lessons, messages, rematch, service, validate
+from gamester.web import edge, lessons, messages, metrics, rematch, service, slow, validate
 from gamester.web.accounts import People
 from gamester.web.commands import (
     Act,
@@ -46,8 +46,8 @@ from gamester.web.commands import (
     Watch,
 )
 from gamester.web.decisions import SeatOwner
-from gamester.web.errors import Busy, NotFound, NotLoggedIn, RateLimited, Refused, Spectator
-from gamester.web.fair import address_key
+from gamester.web.errors import BadInput, Busy, NotFound, NotLoggedIn, Refused, Spectator
+from gamester.web.fair import TableQuota, address_key
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.registry import Registry
@@ -68,6 +68,7 @@ class Parts:
     health: DatabaseHealth
     desk: ReviewDesk
     people: People
+    quota: TableQuota  # charges every table made (web/fair.py)
 
 
 def parts_of(conn: HTTPConnection) -> Parts:
@@ -94,7 +95,7 @@ class _Tables:
 
     async def new_table(
         self,
-        reg: Registry,
+        parts: Parts,
         game: str,
         options: dict[str, Any],
         seats: list[str],
@@ -109,8 +110,10 @@ class _Tables:
         address: str = "?",
     ) -> dict[str, Any]:
         """A new table, stored and open in a room: the public table with its invite codes (and, with a
-        ``creator``, the creator's seat and token). 429 when ``address`` holds too many waiting."""
-        quota = self.quota
+        ``creator``, the creator's seat and token). Charged to ``address`` (``parts.quota``: 429 past
+        its tables a minute, or its tables waiting)."""
+        await parts.quota.spend(address)
+        reg = parts.registry
         table_id = secrets.token_urlsafe(12)
         token = secrets.token_urlsafe(24) if creator is not None else None
         if creator is not None and owner is not None and isinstance(creator, dict):
@@ -135,15 +138,9 @@ class _Tables:
         )
         codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
         row.turns_key = address_key(address)  # kept with the table: its bots' turns survive a restart
-        if row.status == "waiting" and quota.per_address:
-            # One address holds only a few places in the lobby (and a few rows waiting for expiry).
-            held = await reg.db(reg.repo.waiting_count, row.turns_key)
-            if held >= quota.waiting_per_address:
-                raise RateLimited(
-                    f"this address already has {held} tables waiting for players (at most "
-                    f"{quota.waiting_per_address}): start, join or leave one of them first"
-                )
-        await reg.db(reg.repo.create, row, write=True)
+        # One address holds only a few places in the lobby (and a few rows waiting for expiry).
+        async with parts.quota.making(address, waiting=row.status == "waiting", spent=True):
+            await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
         table = await room.call(Public(fresh=False))
@@ -160,13 +157,23 @@ class _Tables:
         found: AccountRow | None = await asyncio.to_thread(people.account_of, conn)
         return found
 
+    async def guest_name(self, conn: HTTPConnection, name: Any) -> None:
+        """A guest may not sit down under a name that reads like an account's (422 ``bad_name``)."""
+        if isinstance(name, str) and name.strip():
+            people = parts_of(conn).people
+            problem = await asyncio.to_thread(people.guest_name_problem, name)
+            if problem is not None:
+                raise BadInput(problem, code="bad_name")
+
     async def owner_of(self, request: Request) -> SeatOwner | None:
         """The logged-in account of the request as a seat's owner (None: a guest)."""
         people = parts_of(request).people
         row = await self.account(request)
         if row is None:
             return None
-        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+        related = people.moderation.related if people.moderation is not None else None
+        shunned = frozenset() if related is None else await asyncio.to_thread(related, row.key)
+        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
 
     async def watching(self, tid: str, conn: Request | WebSocket, *, fresh: bool = False) -> dict[str, Any]:
         """The public table (``fresh``: read again first), once ``conn`` may see it: a private table
@@ -187,14 +194,15 @@ class _Tables:
         await self.watching(tid, request)
         return await parts_of(request).registry.call(tid, cmd)
 
-    async def spectator_name(self, ws: WebSocket) -> str:
-        """The name a spectator's chat goes under: its account's, else "Spectator" (a seat's lines go
-        under the seat's name: the room knows it)."""
+    async def spectator(self, ws: WebSocket) -> tuple[str, str | None]:
+        """The name a spectator's chat goes under (its account's, else "Spectator") and the account that
+        speaks (its key; None for a guest), whose chat allowance its lines spend and whose blocks apply
+        to what it is sent. A seat's lines go under the seat's name and account: the room knows them."""
         try:
             row = await self.account(ws)
         except Refused:
             row = None
-        return row.name if row is not None else "Spectator"
+        return (row.name, row.key) if row is not None else ("Spectator", None)
 
 
 def table_router(quota: Limits) -> APIRouter:
@@ -215,14 +223,13 @@ def table_router(quota: Limits) -> APIRouter:
 
     @api.get("/api/games/{name}/rules")
     async def rules(name: str) -> dict[str, Any]:
-        from gamester.core.registry import game_names
-        from gamester.play.rules_text import rules_text
+        from gamester.core.registry import game_class, game_names
 
         if name not in game_names():
             raise NotFound(
                 f"unknown game {name[:40]!r}; valid games: " + ", ".join(game_names()), code="no_game"
             )
-        return {"game": name, "markdown": await asyncio.to_thread(rules_text, name)}
+        return {"game": name, "markdown": await asyncio.to_thread(game_class(name).rules_text)}
 
     @api.get("/games/{name}/web.js")
     async def game_drawing(name: str) -> Response:
@@ -252,9 +259,12 @@ def table_router(quota: Limits) -> APIRouter:
         owner = await t.owner_of(request)
         if rated and owner is None:
             raise NotLoggedIn("rated: log in to create a rated table")
-        reg = parts_of(request).registry
+        if slow.is_slow(fields[3]) and owner is None:
+            raise NotLoggedIn("a clock of hours or days a move seats accounts: log in first")
+        if owner is None and isinstance(fields[4], dict):
+            await t.guest_name(request, fields[4].get("name"))
         return await t.new_table(
-            reg, *fields, rated=rated, owner=owner, access=access, address=client_of(request)
+            parts_of(request), *fields, rated=rated, owner=owner, access=access, address=client_of(request)
         )
 
     # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
@@ -265,6 +275,7 @@ def table_router(quota: Limits) -> APIRouter:
     @api.post("/api/tutorials/{lesson_id}", status_code=201)
     async def start_lesson(lesson_id: str, request: Request) -> dict[str, Any]:
         name = validate.lesson(await request.body())
+        await t.guest_name(request, name)
         try:
             lesson = lessons.find(lesson_id[:80])
         except lessons.LessonError as e:
@@ -272,7 +283,7 @@ def table_router(quota: Limits) -> APIRouter:
         creator = {"seat": lesson.seat, "name": name or "You"}
         where = client_of(request)
         out = await t.new_table(
-            parts_of(request).registry,
+            parts_of(request),
             lesson.game,
             lesson.options,
             lessons.seats(lesson),
@@ -289,7 +300,7 @@ def table_router(quota: Limits) -> APIRouter:
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
         await t.watching(tid, request)
-        return await parts_of(request).desk.request(tid, body.get("seat"))
+        return await parts_of(request).desk.request(tid, body.get("seat"), client_of(request))
 
     @api.get("/api/tables/{table_id}/review")
     async def get_review(table_id: str, request: Request) -> dict[str, Any]:
@@ -314,6 +325,8 @@ def table_router(quota: Limits) -> APIRouter:
         body = validate.body(await request.body())
         validate.join_name(body.get("name"))
         owner = await t.owner_of(request)
+        if owner is None and body.get("token") is None:
+            await t.guest_name(request, body.get("name"))
         cmd = Join(body.get("seat"), body.get("name"), body.get("token"), owner, body.get("invite"))
         joined = await parts_of(request).registry.call(tid, cmd)
         return dict(joined)
@@ -323,7 +336,8 @@ def table_router(quota: Limits) -> APIRouter:
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
         parts = parts_of(request)
-        return await rematch.ask(parts.registry, parts.people, tid, body.get("token"))
+        made_by = client_of(request)
+        return await rematch.ask(parts.registry, parts.people, tid, body.get("token"), parts.quota, made_by)
 
     @api.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, request: Request) -> dict[str, Any]:
@@ -353,12 +367,12 @@ def table_router(quota: Limits) -> APIRouter:
         conn = Connection(ws, table_id)
         try:
             try:
-                name = "Spectator"
+                name, account = "Spectator", None
                 if token is None:  # a spectator: of a private table only with an invite
                     await t.watching(table_id, ws)
-                    name = await t.spectator_name(ws)
+                    name, account = await t.spectator(ws)
                 # A wrong token is refused, never taken for a spectator.
-                seat = await reg.call(table_id, Attach(conn, token, name))
+                seat = await reg.call(table_id, Attach(conn, token, name, account, t.quota.per_address))
             except Exception:  # noqa: BLE001 - no table, a wrong token, the database down: closed
                 conn.close(1008)
                 return
@@ -434,7 +448,9 @@ async def _handle(conn: Connection, reg: Registry, seat: int | None, data: dict[
     elif kind == "act":
         if seat is None:
             raise Spectator("a spectator cannot act")
+        started = time.perf_counter()
         await reg.call(conn.table_id, Act(seat, data.get("action"), data.get("seq"), conn.token_hash))
+        metrics.action_done(conn.ws, time.perf_counter() - started)
     elif kind == "chat":
         await reg.call(conn.table_id, Say(conn, data.get("text")))
     else:  # hint

@@ -77,27 +77,7 @@ def create(data: dict[str, Any]) -> tuple[str, dict[str, Any], list[str], Any, A
     unknown = sorted(set(data) - set(CREATE_FIELDS))
     if unknown:
         raise BadInput(f"unknown field {unknown[0][:40]!r}; valid fields: " + ", ".join(CREATE_FIELDS))
-    game = data.get("game")
-    if not isinstance(game, str) or not game or len(game) > 200:
-        raise BadInput('game: expected a game name such as "penneech"', code="bad_game")
-    _clean_text(game, "game")
-    options = data.get("options")
-    if options is None:
-        options = {}
-    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-        raise BadInput("options: expected an object of option values", code="bad_options")
-    for k, v in options.items():
-        if (
-            not isinstance(v, str | int | float | bool | list)
-            or (
-                isinstance(v, list)
-                and not all(isinstance(x, str | int) and not isinstance(x, bool) for x in v)
-            )
-            or len(str(v)) > 500
-        ):
-            raise BadInput(
-                f"options.{k[:40]}: expected a number, text, true/false or a short list", code="bad_options"
-            )
+    game, options = game_and_options(data)
     seats = data.get("seats")
     if (
         not isinstance(seats, list)
@@ -117,6 +97,33 @@ def create(data: dict[str, Any]) -> tuple[str, dict[str, Any], list[str], Any, A
             raise BadInput('join: expected {"seat": N, "name": "..."} (a human seat)', code="bad_join")
         join_name(creator.get("name"))
     return game, options, seats, data.get("clock"), creator
+
+
+def game_and_options(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A body's ``game`` (a name) and ``options`` (an object of short values; {} when left out): the
+    game checks the rest when it is loaded."""
+    game = data.get("game")
+    if not isinstance(game, str) or not game or len(game) > 200:
+        raise BadInput('game: expected a game name such as "penneech"', code="bad_game")
+    _clean_text(game, "game")
+    options = data.get("options")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict) or len(options) > 50 or not all(isinstance(k, str) for k in options):
+        raise BadInput("options: expected an object of option values", code="bad_options")
+    for k, v in options.items():
+        if (
+            not isinstance(v, str | int | float | bool | list)
+            or (
+                isinstance(v, list)
+                and not all(isinstance(x, str | int) and not isinstance(x, bool) for x in v)
+            )
+            or len(str(v)) > 500
+        ):
+            raise BadInput(
+                f"options.{k[:40]}: expected a number, text, true/false or a short list", code="bad_options"
+            )
+    return game, options
 
 
 def join_name(name: Any) -> None:
@@ -142,8 +149,8 @@ def replay_seat(text: str | None) -> Any:
     return int(text) if text.isdigit() and len(text) < 4 else text
 
 
-def message(text: str) -> dict[str, Any]:
-    """A WebSocket message: a JSON object with a known ``type``."""
+def message(text: str, types: tuple[str, ...] = MESSAGE_TYPES) -> dict[str, Any]:
+    """A WebSocket message: a JSON object with a known ``type`` (one of ``types``)."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
@@ -151,6 +158,6 @@ def message(text: str) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise Malformed('a message is a JSON object with a "type"')
     kind = data["type"]
-    if kind not in MESSAGE_TYPES:
-        raise Malformed(f"unknown message type {kind[:40]!r}; valid: " + ", ".join(MESSAGE_TYPES))
+    if kind not in types:
+        raise Malformed(f"unknown message type {kind[:40]!r}; valid: " + ", ".join(types))
     return data

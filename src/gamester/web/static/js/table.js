@@ -8,6 +8,7 @@ import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
 import { ChatPanel } from "./chat.js";
+import { leftWords } from "./quickplay.js";
 import { fetchReview } from "./review.js";
 import { playSound } from "./sounds.js";
 
@@ -164,6 +165,7 @@ export class TableScreen {
     if (this.sock) this.sock.close();
     clearInterval(this.clockTimer);
     document.removeEventListener("keydown", this.keyHandler);
+    document.documentElement.classList.remove("lesson-sheet"); // the lesson's sheet leaves with its table
   }
 
   async start() {
@@ -259,7 +261,7 @@ export class TableScreen {
       this.table = await api(this.path());
       this.connect();
     } catch (e) {
-      toast(e.status === 409 ? "That seat has just been taken." : e.message, "error");
+      toast(e.status === 409 && e.code !== "blocked" ? "That seat has just been taken." : e.message, "error");
       this.table = await api(this.path()).catch(() => this.table);
       if (this.openSeats().length) this.showJoin(null);
       else this.connect();
@@ -330,6 +332,8 @@ export class TableScreen {
       this.pump();
     } else if (msg.type === "chat") {
       if (this.chat) this.chat.add(msg);
+    } else if (msg.type === "chat_deleted") { // the moderator deleted lines: what is left follows
+      if (this.chat) this.chat.clear();
     } else if (msg.type === "rematch") {
       this.rematch = msg.table;
       if (this.view && this.view.status === "over") this.renderOver(this.ctx());
@@ -340,7 +344,10 @@ export class TableScreen {
     } else if (msg.type === "error") {
       this.pending = false;
       this.hintPending = false;
-      if (msg.code === "not_the_lesson") this.refused = msg.message; // shown in the lesson's box
+      if (msg.code === "not_the_lesson") { // shown in the lesson's box; the move's choices start afresh
+        this.refused = msg.message;
+        this.selection = {};
+      }
       else if (msg.code === "busy") toast("A hint is already on its way.");
       else toast(msg.message || msg.code, "error");
       this.renderBoard();
@@ -616,8 +623,10 @@ export class TableScreen {
       f.over,
       f.review,
       el("div.table-main",
-        el("div.play-area", f.lesson, f.status, f.news, f.board),
-        el("aside.side", el("h3", "Game log"), f.log, this.chat.node))));
+        el("div.play-area", f.status, f.news, f.board),
+        // The lesson's words beside the board (a desktop), right under the hand (a phone): with the
+        // hand on one screen either way.
+        el("aside.side", f.lesson, el("h3", "Game log"), f.log, this.chat.node))));
     this.updateSeats();
     clearInterval(this.clockTimer);
     this.clockTimer = setInterval(() => this.tickClock(), 500);
@@ -812,13 +821,19 @@ export class TableScreen {
   // The lesson's words for this position (a lesson table's pupil only), and why the move just tried
   // is not the lesson's.
   showLesson() {
-    const refused = this.refused;
     const box = this.frame.lesson;
     const t = this.view && this.view.tutorial;
-    box.hidden = !t || (!t.text && !refused);
+    // A seat is written {seat:N} by the lesson: it gets the name this page shows for that seat.
+    const names = seatNames(this.table, this.info, this.me);
+    const named = (text) => text.replace(/\{seat:(\d+)\}/g, (_, n) => names[Number(n)] || `Seat ${Number(n) + 1}`);
+    const refused = this.refused && named(this.refused);
+    const free = t && !t.text && !t.expect.length && this.view.legal && this.view.legal.length > 1;
+    box.hidden = !t || (!t.text && !refused && !free);
+    const said = box.hidden ? "" : `${t.text}|${refused}`;
     clear(box);
     if (box.hidden) return;
-    box.append(el("span.lesson-label", "Lesson"), el("p.lesson-text", withCards(t.text)));
+    box.append(el("span.lesson-label", "Lesson"),
+      el("p.lesson-text", withCards(free ? "Your choice: any legal move will do here." : named(t.text))));
     const describe = this.describeMove();
     if (t.expect.length) {
       // A long list (a payment of several cards has many ways) names a few and counts the rest.
@@ -829,6 +844,37 @@ export class TableScreen {
         "Play ", names, "."));
     }
     if (refused) box.append(el("p.lesson-refused", { "data-testid": "lesson-refused" }, withCards(refused)));
+    this.placeLesson(box, said !== this.lessonSaid);
+    this.lessonSaid = said;
+  }
+
+  // A narrow screen holds the lesson's words in a sheet along its bottom edge (app.css): the page keeps
+  // room below for it. At the pupil's turn the card the lesson asks for (else the hand) is brought into
+  // view when the words are new or it is out of sight, and the words with it.
+  placeLesson(box, fresh) {
+    const root = document.documentElement;
+    const sheet = !box.hidden && getComputedStyle(box).position === "fixed";
+    root.classList.toggle("lesson-sheet", sheet);
+    root.style.setProperty("--lesson-h", sheet ? `${box.offsetHeight}px` : "0px");
+    const t = this.view && this.view.tutorial;
+    if (box.hidden || !t || !this.view.legal || !this.view.legal.length) return;
+    const board = this.frame.board;
+    const pick = (m) => board.querySelector(`[data-action="${m}"]`) || board.querySelector(`.card-btn[data-card="${m}"]`)
+      || board.querySelector(`.token-btn.selectable[data-court="${m.split(" ")[0]}"]`);
+    const wanted = t.expect.map(pick).find(Boolean) || board.querySelector(".hand, .token-btn.selectable");
+    if (!wanted) return;
+    const check = (first) => {
+      if (!wanted.isConnected) return;
+      const r = wanted.getBoundingClientRect();
+      const bottom = innerHeight - (sheet ? box.offsetHeight : 0);
+      if ((first && fresh) || r.top < 0 || r.bottom > bottom) wanted.scrollIntoView({ block: "nearest" });
+      if (first && !sheet && box.isConnected) box.scrollIntoView({ block: "nearest" });
+    };
+    requestAnimationFrame(() => {
+      check(true);
+      // Cards dealt in or flying to the trick settle later: look again once they have.
+      Promise.all(document.getAnimations().map((a) => a.finished)).then(() => check(false), () => {});
+    });
   }
 
   statusText(ctx) {
@@ -836,7 +882,10 @@ export class TableScreen {
     if (st === "waiting") return "Waiting for every seat to be taken…";
     if (st === "over") return "The game is over.";
     if (this.pending) return "…";
-    return this.game.status(ctx);
+    // What the rules allow, and at a lesson's table that the lesson takes fewer moves than that.
+    const t = this.view.tutorial;
+    const narrowed = t && t.expect.length && ctx.legal.length > t.expect.length;
+    return `${this.game.status(ctx)}${narrowed ? " The lesson takes only the moves in its box." : ""}`;
   }
 
   renderOver(ctx) {
@@ -895,7 +944,10 @@ export class TableScreen {
     this.reviewing = true;
     this.frame.review.hidden = false;
     this.renderBoard();
-    fetchReview(this.id, this.me, this.frame.review, this.describeMove(), () => this.closed);
+    const code = this.params.get("invite") || (this.invites && this.invites.watch);
+    const replay = replayLink(this.id, this.me, code);
+    const stepLink = (i) => `${replay}${replay.includes("?") ? "&" : "?"}step=${i}`;
+    fetchReview(this.id, this.me, this.frame.review, this.describeMove(), () => this.closed, stepLink);
   }
 
   /** How a move is named to the player: the game's own words, else a card code as the card. */
@@ -974,7 +1026,7 @@ export class TableScreen {
     const names = seatNames(this.table, this.info, this.me);
     const seat = typeof c.seat === "number" ? c.seat : this.view.view.current_player;
     box.hidden = false;
-    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${left}s`;
+    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${leftWords(left)}`;
     box.classList.toggle("urgent", left <= 10);
   }
 }

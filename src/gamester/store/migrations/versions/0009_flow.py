@@ -1,7 +1,7 @@
 """Flow: abandoned seats, aborted tables, and when the game last moved on.
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0009
+Revises: 0008
 
 Only adds columns (docs/web.md, Leaving and abandoned seats): ``gm_tables.moved`` (when the game last
 moved on: the wait on the seat to move is counted from it) and ``gm_tables.result`` (``aborted``, or
@@ -24,8 +24,8 @@ import time
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
