@@ -17,6 +17,7 @@ from gamester.core.protocol import State
 from gamester.core.registry import game_names, load_game
 from gamester.store.port import TableRow
 from gamester.web import decisions as d
+from gamester.web import slow
 from gamester.web.errors import Refused
 from gamester.web.pace import TRICK_HOLD, completes_trick
 
@@ -47,8 +48,12 @@ def seated(
     for s in row.seats:
         if s.kind == "human":
             tok = f"tok{s.seat}"
-            plan = d.join(row, s.seat, f"P{s.seat}", None, tok, invite=codes.get(str(s.seat)))
-            s.name, s.token_hash = plan.name, d.hash_token(plan.token)
+            # A slow table seats accounts only (web/slow.py): each its own, its token the same tok N.
+            owner = None
+            if slow.is_slow(clock):
+                owner = d.SeatOwner(f"a{s.seat}", f"P{s.seat}", lambda _t, n: f"tok{n}")
+            plan = d.join(row, s.seat, f"P{s.seat}", None, tok, owner, invite=codes.get(str(s.seat)))
+            s.name, s.token_hash, s.account = plan.name, d.hash_token(plan.token), plan.account
             tokens.append(tok)
     first = d.starts(row, state, NOW)
     assert first is not False
@@ -276,6 +281,18 @@ def test_who_may_take_an_abandoned_seat_back() -> None:
     with pytest.raises(Refused) as e:
         d.join(row, 0, None, None, "unused", other)
     assert e.value.code == "invite_needed", "the creator's own seat had no invite: nobody else"
+    row, state, _ = seated(["human", "human"], open_=True)
+    row.seats[1].account = "cy"
+    store(row, d.abandon(row, state, 0, "left"))
+    with pytest.raises(Refused) as e:  # an open table, but one who blocks (or is blocked by) Cy
+        d.join(row, 0, None, None, "unused", d.SeatOwner("dee", "Dee", lambda t, n: "x", frozenset({"cy"})))
+    assert e.value.code == "blocked"
+    hours = {"seconds_per_move": 6 * 3600, "on_timeout": "bot"}
+    row, state, _ = seated(["human", "human"], clock=hours, open_=True)
+    store(row, d.abandon(row, state, 0, "left"))
+    with pytest.raises(Refused) as e:
+        d.join(row, 0, "Guest", None, "unused")
+    assert e.value.code == "account_needed", "a slow table: accounts only, taken back too"
     rated, rs, _ = seated(["human", "human"], rated=True)
     store(rated, d.abandon(rated, rs, 0, "left"))
     with pytest.raises(Refused):
@@ -290,13 +307,13 @@ def test_a_seat_left_never_comes_back_by_its_token() -> None:
 
 # -- slow tables ------------------------------------------------------------------------------------
 def test_a_slow_clock_waits_for_its_player_without_counting_absence() -> None:
-    slow = {"seconds_per_move": 3 * 24 * 3600, "on_timeout": "forfeit"}
-    row, state, _ = seated(["human", "human"], clock=slow)
+    days = {"seconds_per_move": 3 * 24 * 3600, "on_timeout": "forfeit"}
+    row, state, _ = seated(["human", "human"], clock=days)
     assert not d.counts_absence(row, GONE)
     p = state.current_player()
     due = d.due(row, state, NOW + 10 * GONE, here=set())
     assert due == d.Due("wait", row.deadline), "only the clock decides: a day later still waiting"
-    assert d.due(row, state, NOW + slow["seconds_per_move"] + 1, here=set()).kind == "forfeit"
+    assert d.due(row, state, NOW + days["seconds_per_move"] + 1, here=set()).kind == "forfeit"
     assert p == state.current_player()
 
 

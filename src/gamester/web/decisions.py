@@ -448,13 +448,8 @@ def join(
             return Join(seat, owner.name, mine, new=False, account=owner.key)
         if row.rated and any(o.account == owner.key for o in row.seats):
             raise SeatTaken("rated: an account takes one seat of a rated table")
-        if any(o.account in owner.shunned for o in row.seats if o.token_hash is not None):
-            raise Conflict("someone at this table has blocked you, or you them", code="blocked")
         name, new_token = owner.name, mine
-    elif row.rated:
-        raise BadInput("rated: log in to sit at a rated table", code="account_needed")
-    elif slow.is_slow(row.clock):
-        raise BadInput("a slow table (a long clock) seats accounts: log in first", code="account_needed")
+    newcomer(row, owner)
     if s.token_hash is not None:
         raise SeatTaken(f"seat {seat} is taken")
     if s.invite_hash is not None and not _matches(invite, s.invite_hash):
@@ -462,6 +457,19 @@ def join(
             raise NotAllowed(f"seat {seat} is kept for a friend: use its invite link", code="invite_needed")
         raise NotAllowed(f"seat {seat}: that invite is not this seat's", code="bad_invite")
     return Join(seat, name, new_token, new=True, account=None if owner is None else owner.key)
+
+
+def newcomer(row: TableRow, owner: SeatOwner | None) -> None:
+    """Refused unless a newcomer (``owner``'s account, None: a guest) may sit down at ``row``: a
+    rated or a slow table seats accounts only, and nobody sits where someone they block, or who
+    blocks them, holds a seat."""
+    if owner is None:
+        if row.rated:
+            raise BadInput("rated: log in to sit at a rated table", code="account_needed")
+        if slow.is_slow(row.clock):
+            raise BadInput("a slow table (a long clock) seats accounts: log in first", code="account_needed")
+    elif any(o.account in owner.shunned for o in row.seats if o.token_hash is not None):
+        raise Conflict("someone at this table has blocked you, or you them", code="blocked")
 
 
 def own_token(s: SeatRow, token: Any) -> None:
@@ -490,6 +498,7 @@ def take_back(
         name, new_token, account = owner.name, owner.token_for(row.id, s.seat), owner.key
         if s.account == owner.key:  # its own seat (a player who was gone), from any device
             return Join(s.seat, name, new_token, new=True, account=account, back=True)
+    newcomer(row, owner)
     if not row.open and not _matches(invite, s.invite_hash):
         code = "invite_needed" if invite is None else "bad_invite"
         raise NotAllowed(f"seat {s.seat} was abandoned: it is taken back with its invite link", code=code)
@@ -929,16 +938,19 @@ def due(
         return Due("bot")
     gone = gone_at(row, state, here, abandon_seconds)
     clock = row.deadline
-    if gone is not None and clock is not None:  # no seat is abandoned while its clock runs
-        gone = gone[0], max(gone[1], clock)
-    if gone is not None and gone[1] <= now and (clock is None or gone[1] <= clock):
+    # Nobody is abandoned while their clock keeps waiting for them (web/slow.py): a seat whose absence
+    # reached the time allowed during this turn is abandoned when its clock runs out, instead of the
+    # clock's on_timeout.
+    keeps_waiting = slow.clock_keeps_waiting(row, now)
+    if gone is not None and gone[1] <= now and not keeps_waiting and (clock is None or gone[1] <= clock):
         return Due("abandon", seat=gone[0])
     if clock is not None and clock <= now:
         if row.clock is not None and row.clock.get("on_timeout") == "forfeit":
             return Due("forfeit")
         return Due("timeout")
-    times = [t for t in (clock, None if gone is None else gone[1]) if t is not None]
-    return Due("wait", min(times)) if times else Due("none")
+    if clock is not None:  # whatever the absence, the clock decides next
+        return Due("wait", clock)
+    return Due("none") if gone is None else Due("wait", gone[1])
 
 
 @dataclass
