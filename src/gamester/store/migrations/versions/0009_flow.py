@@ -14,7 +14,8 @@ For the tables already there: a table playing now counts its wait from this upgr
 pages reconnect within seconds of the server's start), every seat of a table with moves counts as
 having moved (which seat moved was not kept), and a table that nothing was to run for (two people, no
 clock: ``lease_owner`` ``-``) gets a runner like any other, since it now waits on its players with a
-timer too.
+timer too (:func:`carry_over`, which an import of an earlier release's export runs too:
+gamester/store/dump.py).
 """
 
 from __future__ import annotations
@@ -39,8 +40,15 @@ def upgrade() -> None:
         batch.add_column(sa.Column("seen", sa.Float, nullable=True))
         batch.add_column(sa.Column("waited", sa.Float, nullable=False, server_default="0"))
         batch.add_column(sa.Column("played", sa.Boolean, nullable=False, server_default=sa.false()))
-    conn = op.get_bind()
-    conn.execute(sa.text("UPDATE gm_tables SET moved = :now WHERE status = 'playing'"), {"now": time.time()})
+    carry_over(op.get_bind())
+
+
+def carry_over(conn: sa.Connection) -> None:
+    """What the rows of an earlier schema are given: see the module's docstring."""
+    conn.execute(
+        sa.text("UPDATE gm_tables SET moved = :now WHERE status = 'playing' AND moved IS NULL"),
+        {"now": time.time()},
+    )
     conn.execute(
         sa.text(
             "UPDATE gm_seats SET played = :yes WHERE kind = 'human' AND table_id IN "
