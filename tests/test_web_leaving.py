@@ -86,10 +86,18 @@ def table(c: TestClient, tid: str) -> dict[str, Any]:
     return got
 
 
-def rated_pair(c: TestClient) -> tuple[str, list[str], list[str]]:
-    """A rated Penneech table of two new accounts: its id, their names and seat tokens."""
+def account_pair(
+    c: TestClient, *, rated: bool = True, clock: dict[str, Any] | None = None
+) -> tuple[str, list[str], list[str]]:
+    """A Penneech table of two new accounts, rated unless said: its id, their names and seat tokens."""
     (a, ha), (b, hb) = account(c, "Ann"), account(c, "Bob")
-    body = {"game": "penneech", "seats": ["human", "human"], "rated": True, "join": {"seat": 0}}
+    body = {
+        "game": "penneech",
+        "seats": ["human", "human"],
+        "rated": rated,
+        "clock": clock,
+        "join": {"seat": 0},
+    }
     made = remember(c.post("/api/tables", json=body, headers=ha)).json()
     tid = made["id"]
     r = c.post(f"/api/tables/{tid}/join", json={"seat": 1, "invite": INVITES[tid]["1"]}, headers=hb)
@@ -187,7 +195,7 @@ def test_a_seat_gone_is_played_by_a_stand_in_until_its_page_comes_back(c: TestCl
 
 # -- rated: abort before everyone has moved, forfeit after -------------------------------------------
 def test_a_rated_game_left_before_everyone_moved_is_aborted(c: TestClient) -> None:
-    tid, names, toks = rated_pair(c)
+    tid, names, toks = account_pair(c)
     with c.websocket_connect(f"/ws/tables/{tid}?token={toks[0]}") as ann:
         next_view(ann)
         assert c.post(f"/api/tables/{tid}/leave", json={"token": toks[1]}).status_code == 200
@@ -222,9 +230,16 @@ def _both_move(c: TestClient, tid: str, toks: list[str]) -> None:
             views = [next_view(a), next_view(b)]
 
 
+def counted(c: TestClient, event: str) -> float:
+    """How many table events of this kind the server's ``/metrics`` counted (docs/deploy.md)."""
+    got = c.app.state.metrics.registry.get_sample_value("gamester_table_events_total", {"event": event})  # type: ignore[attr-defined]
+    return float(got or 0.0)
+
+
 def test_a_rated_walk_out_forfeits_and_moves_both_ratings(c: TestClient) -> None:
-    tid, names, toks = rated_pair(c)
+    tid, names, toks = account_pair(c)
     _both_move(c, tid, toks)
+    abandoned, ended = counted(c, "abandoned"), counted(c, "ended")
     with c.websocket_connect(f"/ws/tables/{tid}?token={toks[0]}") as ann:
         next_view(ann)
         assert c.post(f"/api/tables/{tid}/leave", json={"token": toks[1]}).status_code == 200
@@ -233,6 +248,8 @@ def test_a_rated_walk_out_forfeits_and_moves_both_ratings(c: TestClient) -> None
         assert v["forfeit"] == 1 and v["returns"] == [1.0, -1.0]
     got = table(c, tid)
     assert got["result"] == "forfeit" and got["forfeit"] == 1
+    wait_for(lambda: counted(c, "ended") > ended)
+    assert counted(c, "abandoned") == abandoned + 1
     wait_for(lambda: rating(c, names[1]).get("games") == 1)
     stay, left = rating(c, names[0]), rating(c, names[1])
     print(f"\nrated walk-out: {names[0]} (stays) {stay}, {names[1]} (left) {left}")
@@ -243,7 +260,7 @@ def test_a_rated_walk_out_forfeits_and_moves_both_ratings(c: TestClient) -> None
 
 @pytest.mark.slow  # waits for abandon_seconds
 def test_a_rated_seat_gone_after_everyone_moved_forfeits(c: TestClient) -> None:
-    tid, names, toks = rated_pair(c)
+    tid, names, toks = account_pair(c)
     _both_move(c, tid, toks)
     with c.websocket_connect(f"/ws/tables/{tid}") as spectator:
         next_view(spectator)
@@ -274,10 +291,9 @@ def test_a_table_whose_people_all_left_ends_and_is_not_listed(c: TestClient) -> 
 def test_a_slow_clock_waits_while_a_table_without_one_does_not(c: TestClient) -> None:
     """Two tables whose seat to move has no socket from the same moment: the one without a clock
     abandons it after GONE seconds; the one with an hour a move still waits for its player then."""
-    slow = new_table(c, "penneech", ["human", "human"], clock={"seconds_per_move": 3600, "on_timeout": "bot"})
+    slow, _, _ = account_pair(c, rated=False, clock={"seconds_per_move": 3600, "on_timeout": "bot"})
     plain = new_table(c, "penneech", ["human", "human"])
-    for tid in (slow, plain):
-        join(c, tid, 0), join(c, tid, 1)
+    join(c, plain, 0), join(c, plain, 1)
     with c.websocket_connect(f"/ws/tables/{plain}") as spectator:
         next_view(spectator)
         until(spectator, event("abandoned"))
