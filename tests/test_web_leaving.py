@@ -277,10 +277,16 @@ def test_a_rated_seat_gone_after_everyone_moved_forfeits(c: TestClient) -> None:
 def test_a_table_whose_people_all_left_ends_and_is_not_listed(c: TestClient) -> None:
     tid = new_table(c, "penneech", ["human", "random"])
     tok = join(c, tid, 0, "Ann")
-    with c.websocket_connect(f"/ws/tables/{tid}") as spectator:
+
+    def listed(m: dict[str, Any]) -> bool:
+        return m["type"] == "tables" and any(t["id"] == tid for t in m["waiting"] + m["playing"])
+
+    with c.websocket_connect(f"/ws/tables/{tid}") as spectator, c.websocket_connect("/ws/lobby") as lobby:
         next_view(spectator)
+        until(lobby, listed)
         assert c.post(f"/api/tables/{tid}/leave", json={"token": tok}).status_code == 200
         assert until(spectator, event("abandoned"))["event"]["then"] == "aborted"
+        until(lobby, lambda m: m["type"] == "tables" and not listed(m))  # the lobby socket's lists too
     got = table(c, tid)
     assert got["status"] == "over" and got["result"] == "aborted"
     for status in ("waiting", "playing"):
