@@ -1,5 +1,6 @@
 """Abandoned seats, aborts, forfeits and no stuck table (issue 43; docs/web.md, Leaving and abandoned
-seats), as the pure decisions of src/gamester/web/decisions.py: no database, no server, time a number.
+seats), as the pure decisions of src/gamester/web/absence.py and decisions.py: no database, no server,
+time a number.
 
 Every case the room meets: a seat left or gone, at a rated or an unrated table, before or after every
 person has moved, every person gone, a seat taken back from its stand-in, a slow table, a game over
@@ -16,13 +17,13 @@ import pytest
 from gamester.core.protocol import State
 from gamester.core.registry import game_names, load_game
 from gamester.store.port import TableRow
+from gamester.web import absence, rebuild, slow
 from gamester.web import decisions as d
-from gamester.web import slow
 from gamester.web.errors import Refused
 from gamester.web.pace import TRICK_HOLD, completes_trick
 
 NOW = 1_000_000.0
-GONE = d.ABANDON_SECONDS
+GONE = absence.ABANDON_SECONDS
 INVITES: dict[str, str] = {}  # the invite codes of the last table seated() made, as its creator got them
 
 
@@ -99,18 +100,18 @@ def every_human_moves(row: TableRow, state: State) -> State:
     return state
 
 
-def store(row: TableRow, plan: d.Abandonment) -> list[dict[str, Any]]:
+def store(row: TableRow, plan: absence.Abandonment) -> list[dict[str, Any]]:
     """Apply an abandonment as the room does once it is stored: the events every socket is told."""
-    before = d.seat_news(row)
-    d.abandoned(row, plan)
-    return d.seat_events(before, row)
+    before = absence.seat_news(row)
+    absence.abandoned(row, plan)
+    return absence.seat_events(before, row)
 
 
 # -- left or gone, unrated: a stand-in plays on ------------------------------------------------------
 def test_a_seat_left_unrated_is_played_by_the_lobbys_gentle_bot_and_its_moves_say_so() -> None:
     row, state, _ = seated(["human", "human"])
     leaver = 1 - state.current_player()  # not the one to move: the stand-in plays from its next turn
-    plan = d.abandon(row, state, leaver, "left")
+    plan = absence.abandon(row, state, leaver, "left")
     assert (plan.then, plan.agent, plan.end) == ("bot", "heuristic", None), "the lobby's default: one star"
     assert store(row, plan) == [
         {
@@ -137,7 +138,7 @@ def test_a_seat_left_unrated_is_played_by_the_lobbys_gentle_bot_and_its_moves_sa
 
 def test_the_tables_own_bot_stands_in_before_the_lobbys() -> None:
     row, state, _ = seated(["human", "human", "random", "human"], game="piquesept")
-    plan = d.abandon(row, state, 3, "gone")
+    plan = absence.abandon(row, state, 3, "gone")
     assert (plan.then, plan.agent, plan.keep_account) == ("bot", "random", True)
 
 
@@ -171,13 +172,13 @@ def test_rated_before_every_person_moved_is_aborted(how: str) -> None:
     state = play(row, state)  # one of the two has moved, the other not yet
     assert sum(s.played for s in row.seats) == 1
     leaver = state.current_player() if how == "gone" else 1 - state.current_player()
-    plan = d.abandon(row, state, leaver, how)
+    plan = absence.abandon(row, state, leaver, how)
     assert plan.then == "aborted" and plan.end is not None and plan.end.result == "aborted"
     events = store(row, plan)
     assert events[0]["then"] == "aborted"
     assert row.status == "over" and row.returns is None and row.rating_applied, "no rating moves"
     assert d.result_of(row) == "aborted" and d.public(row, {})["result"] == "aborted"
-    assert d.record(row, state)["result"] == {"aborted": True}
+    assert rebuild.record(row, state)["result"] == {"aborted": True}
     assert row.seats[leaver].account == f"a{leaver}", "the account stays on its seat (its history)"
 
 
@@ -186,20 +187,20 @@ def test_rated_after_every_person_moved_the_abandoned_seat_forfeits(how: str) ->
     row, state, _ = seated(["human", "human"], rated=True)
     state = every_human_moves(row, state)
     leaver = state.current_player()
-    plan = d.abandon(row, state, leaver, how)
+    plan = absence.abandon(row, state, leaver, how)
     assert plan.then == "forfeit" and plan.end is not None
     store(row, plan)
     assert row.status == "over" and row.forfeit == leaver and not row.rating_applied, "ratings move"
     assert row.returns is not None and row.returns[leaver] == -1.0 and row.returns[1 - leaver] == 1.0
     assert d.result_of(row) == "forfeit"
-    assert d.record(row, state)["result"] == {"forfeit": leaver, "returns": row.returns}
+    assert rebuild.record(row, state)["result"] == {"forfeit": leaver, "returns": row.returns}
     assert row.seats[leaver].account == f"a{leaver}", "the leaver's account loses"
 
 
 def test_a_rated_forfeit_at_four_is_a_loss_for_the_leaver_and_a_win_for_each_other() -> None:
     row, state, _ = seated(["human"] * 4, rated=True, game="piquesept")
     state = every_human_moves(row, state)
-    plan = d.abandon(row, state, 2, "left")
+    plan = absence.abandon(row, state, 2, "left")
     assert plan.end is not None and plan.end.returns == [1 / 3, 1 / 3, -1.0, 1 / 3]
 
 
@@ -209,30 +210,30 @@ def test_a_bots_moves_do_not_count_as_a_persons_own() -> None:
     state = play(row, state, source="timeout", at=NOW + 11)  # the best agent moved for p
     state = play(row, state)  # the other moved
     assert not row.seats[p].played and row.seats[1 - p].played
-    assert d.abandon(row, state, p, "gone").then == "aborted"
+    assert absence.abandon(row, state, p, "gone").then == "aborted"
 
 
 # -- every person gone ------------------------------------------------------------------------------
 def test_an_unrated_table_whose_people_are_all_gone_ends_aborted() -> None:
     row, state, _ = seated(["human", "human"])
-    first = d.abandon(row, state, 0, "left")
+    first = absence.abandon(row, state, 0, "left")
     assert first.then == "bot"
     store(row, first)
-    last = d.abandon(row, state, 1, "gone")
+    last = absence.abandon(row, state, 1, "gone")
     assert last.then == "aborted" and last.agent is None
     assert store(row, last)[0]["then"] == "aborted"
     assert row.status == "over" and d.result_of(row) == "aborted" and d.due(row, state, NOW).kind == "none"
     lone, ls, _ = seated(["human", "random"])
-    assert d.abandon(lone, ls, 0, "left").then == "aborted", "no bot plays on against a bot"
+    assert absence.abandon(lone, ls, 0, "left").then == "aborted", "no bot plays on against a bot"
 
 
 def test_what_cannot_be_abandoned_is_refused() -> None:
     row, state, _ = seated(["human", "random"])
     with pytest.raises(Refused):
-        d.abandon(row, state, 1, "left")  # a bot's seat
-    store(row, d.abandon(row, state, 0, "left"))
+        absence.abandon(row, state, 1, "left")  # a bot's seat
+    store(row, absence.abandon(row, state, 0, "left"))
     with pytest.raises(Refused):
-        d.abandon(row, state, 0, "left")  # over now
+        absence.abandon(row, state, 0, "left")  # over now
 
 
 # -- taken back -------------------------------------------------------------------------------------
@@ -240,7 +241,7 @@ def test_a_left_seat_is_taken_back_with_its_invite_and_the_stand_in_stops() -> N
     row, state, tokens = seated(["human", "human"])
     invite = dict(INVITES)
     p = state.current_player()
-    store(row, d.abandon(row, state, p, "left"))  # the seat to move: its stand-in is to move now
+    store(row, absence.abandon(row, state, p, "left"))  # the seat to move: its stand-in is to move now
     assert d.bot_to_move(row, state)
     with pytest.raises(Refused) as e:  # a person's move for it, before sitting down again
         decide(row, state)
@@ -255,10 +256,10 @@ def test_a_left_seat_is_taken_back_with_its_invite_and_the_stand_in_stops() -> N
         d.join(row, p, "Cy", tokens[p], "new")  # the leaver's token is void
     plan = d.join(row, p, "Cy", None, "new", invite=invite[str(p)])
     assert plan.back and plan.new and plan.token == "new" and plan.name == "Cy"
-    before = d.seat_news(row)
+    before = absence.seat_news(row)
     s = row.seats[p]
     s.abandoned, s.agent, s.name, s.token_hash = None, None, plan.name, d.hash_token(plan.token)
-    assert d.seat_events(before, row) == [{"type": "taken_back", "seat": p, "name": "Cy"}]
+    assert absence.seat_events(before, row) == [{"type": "taken_back", "seat": p, "name": "Cy"}]
     assert not d.bot_to_move(row, state) and d.due(row, state, NOW, here={0, 1}).kind == "none"
     with pytest.raises(Refused) as e:  # the stand-in's answer, thought before: too late
         decide(row, state, source="bot")
@@ -267,13 +268,13 @@ def test_a_left_seat_is_taken_back_with_its_invite_and_the_stand_in_stops() -> N
 
 def test_who_may_take_an_abandoned_seat_back() -> None:
     row, state, tokens = seated(["human", "human"], open_=True)
-    store(row, d.abandon(row, state, 0, "left"))
+    store(row, absence.abandon(row, state, 0, "left"))
     assert d.join(row, 0, "Anyone", None, "new").back, "an open table: anyone, from the lobby"
     row, state, tokens = seated(["human", "human"])
-    store(row, d.abandon(row, state, 0, "gone"))
+    store(row, absence.abandon(row, state, 0, "gone"))
     back = d.join(row, 0, None, tokens[0], "unused")
     assert back.back and back.token == tokens[0] and back.name == "P0", "its own player, only gone"
-    assert d.comes_back(row, 0), "or its page reconnecting with the token"
+    assert absence.comes_back(row, 0), "or its page reconnecting with the token"
     owner = d.SeatOwner("ann", "Ann", lambda t, n: f"ann-token-{n}")
     row.seats[0].account = "ann"
     assert d.join(row, 0, None, None, "unused", owner).token == "ann-token-0", "its account, any device"
@@ -283,33 +284,33 @@ def test_who_may_take_an_abandoned_seat_back() -> None:
     assert e.value.code == "invite_needed", "the creator's own seat had no invite: nobody else"
     row, state, _ = seated(["human", "human"], open_=True)
     row.seats[1].account = "cy"
-    store(row, d.abandon(row, state, 0, "left"))
+    store(row, absence.abandon(row, state, 0, "left"))
     with pytest.raises(Refused) as e:  # an open table, but one who blocks (or is blocked by) Cy
         d.join(row, 0, None, None, "unused", d.SeatOwner("dee", "Dee", lambda t, n: "x", frozenset({"cy"})))
     assert e.value.code == "blocked"
     hours = {"seconds_per_move": 6 * 3600, "on_timeout": "bot"}
     row, state, _ = seated(["human", "human"], clock=hours, open_=True)
-    store(row, d.abandon(row, state, 0, "left"))
+    store(row, absence.abandon(row, state, 0, "left"))
     with pytest.raises(Refused) as e:
         d.join(row, 0, "Guest", None, "unused")
     assert e.value.code == "account_needed", "a slow table: accounts only, taken back too"
     rated, rs, _ = seated(["human", "human"], rated=True)
-    store(rated, d.abandon(rated, rs, 0, "left"))
+    store(rated, absence.abandon(rated, rs, 0, "left"))
     with pytest.raises(Refused):
         d.join(rated, 0, None, None, "unused", owner)  # a rated table ended when the seat was abandoned
 
 
 def test_a_seat_left_never_comes_back_by_its_token() -> None:
     row, state, _ = seated(["human", "human"])
-    store(row, d.abandon(row, state, 0, "left"))
-    assert not d.comes_back(row, 0) and d.authenticate(row, "tok0") is None
+    store(row, absence.abandon(row, state, 0, "left"))
+    assert not absence.comes_back(row, 0) and d.authenticate(row, "tok0") is None
 
 
 # -- slow tables ------------------------------------------------------------------------------------
 def test_a_slow_clock_waits_for_its_player_without_counting_absence() -> None:
     days = {"seconds_per_move": 3 * 24 * 3600, "on_timeout": "forfeit"}
     row, state, _ = seated(["human", "human"], clock=days)
-    assert not d.counts_absence(row, GONE)
+    assert not absence.counts_absence(row, GONE)
     p = state.current_player()
     due = d.due(row, state, NOW + 10 * GONE, here=set())
     assert due == d.Due("wait", row.deadline), "only the clock decides: a day later still waiting"
@@ -322,7 +323,7 @@ def test_a_short_clock_counts_absence_over_the_turns_that_ran_out() -> None:
     nobody is abandoned while a clock runs: at the end of that turn, instead of the clock's move."""
     clock = {"seconds_per_move": 40, "on_timeout": "bot"}
     row, state, _ = seated(["human", "human"], clock=clock)
-    assert d.counts_absence(row, GONE)
+    assert absence.counts_absence(row, GONE)
     p = state.current_player()
     waited = 0.0
     for turn in range(3):
@@ -378,7 +379,7 @@ def _something_moves_it_on(row: TableRow, state: State, now: float) -> bool:
     connected (the worst case)."""
     due = d.due(row, state, now, here=())
     if due.kind == "wait":
-        assert due.at is not None and due.at <= now + d.ABANDON_SECONDS + 7 * 24 * 3600
+        assert due.at is not None and due.at <= now + absence.ABANDON_SECONDS + 7 * 24 * 3600
     return due.kind != "none"
 
 

@@ -16,6 +16,7 @@ import pytest
 from gamester.core.protocol import State
 from gamester.core.registry import load_game
 from gamester.store.port import SeatRow, TableRow
+from gamester.web import absence, rebuild
 from gamester.web import decisions as d
 from gamester.web.decisions import SPECTATOR
 from gamester.web.errors import Refused
@@ -209,14 +210,14 @@ def test_a_whole_game_through_the_decisions_ends_with_returns() -> None:
         d.applied(row, move)
         state, chance_len = move.state, move.chance_len
     assert row.status == "over" and row.returns == list(state.returns()) and row.deadline is None
-    assert d.record(row, state)["actions"] == state.record()["actions"]
+    assert rebuild.record(row, state)["actions"] == state.record()["actions"]
 
 
 # -- what is due ----------------------------------------------------------------------------------
 def test_due_bot_wait_timeout_forfeit_none() -> None:
     humans, hs, _ = seated(["human", "human"])
     assert d.due(humans, hs, NOW, here={0, 1}).kind == "none", "both there, no clock: nothing to time"
-    assert d.due(humans, hs, NOW) == d.Due("wait", NOW + d.ABANDON_SECONDS), "an absent seat is timed"
+    assert d.due(humans, hs, NOW) == d.Due("wait", NOW + absence.ABANDON_SECONDS), "an absent seat is timed"
     bots, bs = table(["random", "random"])
     assert d.due(bots, bs, NOW).kind == "bot"
     clocked, cs, _ = seated(["human", "human"], clock={"seconds_per_move": 30})
@@ -359,10 +360,10 @@ def test_hints_only_for_the_seat_to_move_at_the_current_seq() -> None:
 def test_record_and_replay_only_once_over() -> None:
     row, state, _ = seated(["human", "human"])
     with pytest.raises(Refused) as e:
-        d.record(row, state)
+        rebuild.record(row, state)
     assert e.value.code == "not_over"
     with pytest.raises(Refused) as e:
-        d.check_replay_seat(row, 9)
+        rebuild.check_replay_seat(row, 9)
     assert e.value.code == "bad_seat"
 
 

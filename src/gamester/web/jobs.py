@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -109,3 +109,13 @@ async def hint(workers: Workers, job: Job, game: Game, *, address: str) -> messa
         return messages.error("hint_unavailable", "no hint could be computed in time")
     move = hint_parts(game, out["action"]).get("move")
     return messages.hint(job.seq, out["action"], out["win_probability"], move)
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def spawn(coro: Coroutine[Any, Any, None]) -> None:
+    """Run ``coro`` (a room's wait for a job's answer) as a task, kept until it is done."""
+    task = asyncio.ensure_future(coro)
+    _background.add(task)
+    task.add_done_callback(_background.discard)

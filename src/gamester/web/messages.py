@@ -99,7 +99,7 @@ def left(seat: int, name: str | None) -> Event:
 
 
 def event(table_event: dict[str, Any]) -> Event:
-    """A table event (``decisions.seat_events``: ``abandoned``, ``taken_back``)."""
+    """A table event (``absence.seat_events``: ``abandoned``, ``taken_back``)."""
     return {"type": "event", "event": table_event}
 
 

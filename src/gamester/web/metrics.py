@@ -54,8 +54,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.store.port import TableRepository, TableRow
+from gamester.web import absence, logs
 from gamester.web import decisions as d
-from gamester.web import logs
 from gamester.web.proxy import Network, parse_trusted
 
 if TYPE_CHECKING:  # the parts metrics reads; they import nothing of it
@@ -334,7 +334,7 @@ class TableWatch:
     def __init__(self, registry: Registry, metrics: ServerMetrics) -> None:
         self.reg = registry
         self.m = metrics
-        self.seen: OrderedDict[str, tuple[str, frozenset[int], d.SeatNews]] = OrderedDict()
+        self.seen: OrderedDict[str, tuple[str, frozenset[int], absence.SeatNews]] = OrderedDict()
 
     def created(self, row: TableRow) -> None:
         self._remember(row, _joined(row))
@@ -355,7 +355,7 @@ class TableWatch:
                 self._event("joined", row, seat=seat, name=row.seats[seat].name)
             for seat in sorted(was_joined - joined):
                 self._event("left", row, seat=seat)
-            for e in d.seat_events(news, row):  # a seat abandoned (and what follows), or taken back
+            for e in absence.seat_events(news, row):  # a seat abandoned (and what follows), or taken back
                 self._event(e["type"], row, **{k: v for k, v in e.items() if k != "type"})
             if was_status == "waiting" and row.status != "waiting":
                 self._event("started", row)
@@ -366,7 +366,7 @@ class TableWatch:
         self._remember(row, joined)
 
     def _remember(self, row: TableRow, joined: frozenset[int]) -> None:
-        self.seen[row.id] = (row.status, joined, d.seat_news(row))
+        self.seen[row.id] = (row.status, joined, absence.seat_news(row))
         self.seen.move_to_end(row.id)
         while len(self.seen) > self.MAX_TABLES:
             self.seen.popitem(last=False)

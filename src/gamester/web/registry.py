@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from gamester.core.protocol import State
 from gamester.store.port import ChatRepository, TableRepository, TableRow
-from gamester.web import bots, jobs
+from gamester.web import absence, bots, jobs
 from gamester.web import decisions as d
 from gamester.web.commands import Command, Heard, Lease, Notice, Rematched, RoomCommand
 from gamester.web.fair import FairGate
@@ -83,7 +83,7 @@ class Registry:
         bot_seconds: float = 10.0,
         hint_seconds: float = 5.0,
         unjoined_seconds: float = 3600.0,
-        abandon_seconds: float = d.ABANDON_SECONDS,
+        abandon_seconds: float = absence.ABANDON_SECONDS,
         bots_per_address: int = 0,
         clock: Callable[[], float] = time.time,
     ) -> None:

@@ -27,14 +27,13 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, assert_never, cast
 
 from gamester.core.protocol import State
-from gamester.core.registry import load_game
 from gamester.store.port import ChatRepository, StoreUnavailable, TableRepository, TableRow
-from gamester.web import chat, jobs, messages
+from gamester.web import absence, chat, jobs, messages, rebuild
 from gamester.web import decisions as d
 from gamester.web.commands import (
     COMMANDS,
@@ -64,11 +63,12 @@ from gamester.web.commands import (
     Tick,
     Unthink,
     Watch,
+    done,
+    gives,
 )
 from gamester.web.decisions import SPECTATOR
 from gamester.web.errors import (
     BadToken,
-    Conflict,
     NoTable,
     NotAllowed,
     RateLimited,
@@ -118,15 +118,6 @@ class RoomClosed(Exception):
 class _Queued:
     cmd: RoomCommand
     done: asyncio.Future[Any] | None
-
-
-def _gives(_cmd: Command[T], value: T) -> T:
-    """``value`` as the answer of ``_cmd``: the type checker holds each handler to its command's type."""
-    return value
-
-
-def _done(_cmd: Command[None]) -> None:
-    """The answer of a command that answers nothing."""
 
 
 class Room:
@@ -265,7 +256,7 @@ class Room:
         """The one dispatch: each command to its handler."""
         match cmd:
             case Act():
-                return _gives(cmd, await self._play(cmd.player, cmd.action, cmd.seq, "human", cmd.token_hash))
+                return gives(cmd, await self._play(cmd.player, cmd.action, cmd.seq, "human", cmd.token_hash))
             case Move():
                 await self._move(cmd)
             case Unthink():
@@ -273,7 +264,7 @@ class Room:
             case Tick():
                 self._poked = False
             case Attach():
-                return _gives(cmd, await self._attach(cmd))
+                return gives(cmd, await self._attach(cmd))
             case Detach():
                 await self._detach(cmd)
             case Hint():
@@ -291,29 +282,29 @@ class Room:
             case Rematched():
                 await self._rematched(cmd)
             case Join():
-                return _gives(cmd, await self._join(cmd))
+                return gives(cmd, await self._join(cmd))
             case Leave():
-                return _gives(cmd, await self._leave(cmd))
+                return gives(cmd, await self._leave(cmd))
             case Public():
                 if cmd.fresh:
                     await self._sync()
-                return _gives(cmd, self.public())
+                return gives(cmd, self.public())
             case Watch():
                 await self._watch(cmd)
             case Invites():
                 await self._sync()
-                return _gives(cmd, d.invites_for(self._row(), cmd.token))
+                return gives(cmd, d.invites_for(self._row(), cmd.token))
             case Record():
-                return _gives(cmd, await self._record())
+                return gives(cmd, await self._record())
             case Replay():
-                return _gives(cmd, await self._replay(cmd))
+                return gives(cmd, await self._replay(cmd))
             case Notice():
                 await self._notice(cmd)
             case Lease():
                 await self._leased(cmd)
             case _:
                 assert_never(cmd)
-        _done(cmd)
+        done(cmd)
         return None
 
     # -- reading the table ---------------------------------------------------------------------
@@ -331,7 +322,7 @@ class Room:
             raise NoTable(f"no table {self.id!r}")
         acts = await self.host.db(self.host.repo.actions, self.id) if row.seq else []
         # CPU only, but a long game takes a while to replay: off the event loop.
-        self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(_build, row, acts)
+        self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(rebuild.build, row, acts)
 
     async def _sync(self) -> bool:
         """Read the row again and apply the actions stored since; True if the table changed beyond
@@ -342,20 +333,12 @@ class Room:
             raise NoTable(f"no table {self.id!r}")
         # What the ``table`` message shows (a move alone is told by its view): the status, the seats,
         # or a deadline moved without a move (a lease taken over, the clock's pause).
-        news = d.seat_news(row)
+        news = absence.seat_news(row)
         changed = fresh.status != row.status or _seats(fresh) != _seats(row)
         changed = changed or (fresh.deadline != row.deadline and fresh.seq == row.seq)
         if fresh.seq > row.seq:
             texts = await self.host.db(self.host.repo.actions, self.id, row.seq)
-            n = len(row.seats)
-            for text in texts[: fresh.seq - row.seq]:
-                a = state.string_to_action(text)
-                before = state.clone()
-                told = d.stored_events(fresh, before.current_player())
-                state.apply_action(a)
-                row.seq += 1
-                d.keep(self.frames, row.seq, d.frame(state, before, a, n, row.lesson, told))
-            self.chance_len = len(state.chance.log)
+            self.chance_len = rebuild.catch_up(row, fresh, state, self.frames, texts)
         fresh.seq = row.seq
         self.row = fresh
         self._tell(news)  # a seat abandoned or taken back through another server: told here too
@@ -405,9 +388,9 @@ class Room:
         """The table (seats, who is connected, status) to every socket."""
         self._to_all(messages.table(self.public()))
 
-    def _tell(self, before: d.SeatNews) -> None:
+    def _tell(self, before: absence.SeatNews) -> None:
         """Every socket is told of the seats abandoned or taken back since ``before``."""
-        for event in d.seat_events(before, self._row()):
+        for event in absence.seat_events(before, self._row()):
             self._to_all(messages.event(event))
 
     def _to_all(self, message: messages.Outbound) -> None:
@@ -510,7 +493,7 @@ class Room:
         if seat is not None:
             self._announce()
         for line in await self.host.db(self.host.chat.last_chat, self.id, chat.HISTORY):
-            _give(conn, line)
+            conn.give_chat(line)
         if row.status == "over" and row.rematch is None:
             row.rematch = await self.host.db(self.host.chat.rematch_of, self.id)
         if row.rematch is not None:
@@ -534,7 +517,7 @@ class Room:
         row = self._row()
         if row.status != "playing":
             return
-        if d.comes_back(row, seat):
+        if absence.comes_back(row, seat):
             s = row.seats[seat]
             assert s.name is not None and s.token_hash is not None
             await self._take_back(seat, s.name, s.token_hash, s.account)
@@ -555,7 +538,7 @@ class Room:
         server's behalf, so the server running the table knows it is there); else None."""
         if self.row is None or self.state is None:
             return None
-        p = d.waiting_on(self.row, self.state)
+        p = absence.waiting_on(self.row, self.state)
         return p if p is not None and p in self.connected() else None
 
     # -- chat ----------------------------------------------------------------------------------
@@ -588,7 +571,7 @@ class Room:
             "account": speaker.account,
         }  # fmt: skip
         for c in self.conns:
-            _give(c, line)
+            c.give_chat(line)
         self.host.publish(self.id, "chat")
 
     async def _heard(self) -> None:
@@ -596,7 +579,7 @@ class Room:
             return
         for line in await self.host.db(self.host.chat.last_chat, self.id, CHAT_HEARD):
             for c in self.conns:
-                _give(c, line)
+                c.give_chat(line)
 
     async def _reblock(self, cmd: Reblock) -> None:
         """Whom ``cmd.account`` blocks changed: its sockets here hear by the new list from now on."""
@@ -614,7 +597,7 @@ class Room:
                 c.speaker.seen.clear()
             c.send(messages.chat_deleted())
             for line in lines:
-                _give(c, line)
+                c.give_chat(line)
 
     async def _rematched(self, cmd: Rematched) -> None:
         row = self._row()
@@ -692,8 +675,8 @@ class Room:
                 and d.due(row, state, host.now(), self.connected(), host.abandon_seconds).kind != "abandon"
             ):
                 return False  # back, or seen through another server since: nothing to do
-            plan = d.abandon(row, state, seat, how)
-            before = d.seat_news(row)
+            plan = absence.abandon(row, state, seat, how)
+            before = absence.seat_news(row)
             ok = await host.db(
                 host.repo.abandon,
                 self.id,
@@ -707,7 +690,7 @@ class Room:
                 write=True,
             )
             if ok:
-                d.abandoned(row, plan)
+                absence.abandoned(row, plan)
                 self._drop_left()
                 self._tell(before)
                 self._announce()
@@ -724,7 +707,7 @@ class Room:
         """A person sits down at the abandoned seat ``seat``: its stand-in stops (a move it is still
         thinking of is refused when it comes), and the seat is the person's from now on."""
         host, now = self.host, self.host.now()
-        before = d.seat_news(self._row())
+        before = absence.seat_news(self._row())
         if not await host.db(host.repo.take_back, self.id, seat, name, token_hash, account, now, write=True):
             await self._sync()
             raise SeatTaken(f"seat {seat} is taken")
@@ -745,12 +728,12 @@ class Room:
 
     async def _record(self) -> dict[str, Any]:
         await self._sync()
-        return d.record(self._row(), self._state())
+        return rebuild.record(self._row(), self._state())
 
     async def _replay(self, cmd: Replay) -> dict[str, Any]:
-        d.check_replay_seat(self._row(), cmd.seat)
+        rebuild.check_replay_seat(self._row(), cmd.seat)
         rec = await self._record()
-        return await asyncio.to_thread(d.replay, self._row(), rec, cmd.seat)
+        return await asyncio.to_thread(rebuild.replay, self._row(), rec, cmd.seat)
 
     # -- between servers -----------------------------------------------------------------------
     async def _notice(self, cmd: Notice) -> None:
@@ -783,7 +766,7 @@ class Room:
         if job is None:
             raise Stale("the position changed; ask again")
         self._hints[key] = {cmd.conn}
-        _spawn(self._ask_hint(key, job, state, cmd.conn.address))
+        jobs.spawn(self._ask_hint(key, job, state, cmd.conn.address))
 
     async def _ask_hint(self, key: tuple[int, int], job: d.Job, state: State, address: str) -> None:
         self.post(Hinted(key, await jobs.hint(self.host, job, state.game, address=address)))
@@ -895,7 +878,7 @@ class Room:
         turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
         # Only a bot's own move is held when forced (web/pace.py): no legal list for a timed-out seat.
         forced = source == "bot" and len(state.legal_actions()) == 1
-        _spawn(self._think(job, turns, people, forced))
+        jobs.spawn(self._think(job, turns, people, forced))
 
     async def _think(self, job: d.Job, turns: str, urgent: bool, forced: bool) -> None:
         try:
@@ -907,49 +890,5 @@ class Room:
         self.post(Move(job.seq, job.player, text, "bot" if job.kind == "bot" else "timeout"))
 
 
-def _give(conn: Connection, line: dict[str, Any]) -> None:
-    """A stored chat line to ``conn``, unless it has it already."""
-    speaker = conn.speaker
-    if speaker is not None and speaker.fresh(int(line["id"])) and speaker.hears(line):
-        # An account speaks under its own name: the page links it to the account's page.
-        account = line["name"] if line.get("account") is not None else None
-        conn.send(messages.chat(line["seat"], line["name"], line["text"], line["at"], account))
-
-
-_background: set[asyncio.Task[None]] = set()
-
-
-def _spawn(coro: Coroutine[Any, Any, None]) -> None:
-    task = asyncio.ensure_future(coro)
-    _background.add(task)
-    task.add_done_callback(_background.discard)
-
-
 def _seats(row: TableRow) -> list[tuple[str | None, str | None]]:
     return [(s.name, s.token_hash) for s in row.seats]
-
-
-def _build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict[int, d.Frame], int]:
-    """The state at ``row.seq`` rebuilt from the seed and the stored actions, with the last frames."""
-    game = load_game(row.game, **row.options)
-    # From the seed, not the stored chance: a state given a chance list cannot draw past its end,
-    # and the table's next deal needs new packs. The stored chance is checked against it below.
-    state = game.new_initial_state(seed=row.seed)
-    n = game.num_players
-    frames: OrderedDict[int, d.Frame] = OrderedDict()
-    start = max(0, len(acts) - d.KEEP_FRAMES)
-    if start == 0:
-        frames[0] = d.frame(state, None, None, n, row.lesson)
-    for i, text in enumerate(acts):
-        a = state.string_to_action(text)
-        if i + 1 > start:
-            before = state.clone()
-            state.apply_action(a)
-            frames[i + 1] = d.frame(state, before, a, n, row.lesson)
-        else:
-            state.apply_action(a)
-    row.seq = len(acts)
-    now = d.chance_of(state)
-    if now[: len(row.chance)] != row.chance[: len(now)]:
-        raise Conflict(f"table {row.id}: its stored chance does not match its seed", code="corrupt")
-    return row, state, frames, len(now)
