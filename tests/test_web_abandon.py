@@ -16,7 +16,7 @@ import pytest
 
 from gamester.core.protocol import State
 from gamester.core.registry import game_names, load_game
-from gamester.store.port import TableRow
+from gamester.store.port import Abandonment, TableRow
 from gamester.web import absence, rebuild, slow
 from gamester.web import decisions as d
 from gamester.web.errors import Refused
@@ -100,7 +100,7 @@ def every_human_moves(row: TableRow, state: State) -> State:
     return state
 
 
-def store(row: TableRow, plan: absence.Abandonment) -> list[dict[str, Any]]:
+def store(row: TableRow, plan: Abandonment) -> list[dict[str, Any]]:
     """Apply an abandonment as the room does once it is stored: the events every socket is told."""
     before = absence.seat_news(row)
     absence.abandoned(row, plan)

@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from gamester.web import create_app  # noqa: E402
 from gamester.web.limits import Limits  # noqa: E402
-from tests.pg_support import pg_cluster  # noqa: E402, F401  (a pytest fixture)
+from tests.pg_support import module_database, pg_cluster  # noqa: E402, F401  (pg_cluster: a pytest fixture)
 from tests.test_web_people import db_url  # noqa: E402, F401  (a fixture: SQLite and PostgreSQL, each its own)
 from tests.web_helpers import INVITES, join, new_table, next_view, remember  # noqa: E402
 
@@ -37,10 +37,7 @@ PASSWORD = "correct horse battery"
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def module_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path_factory.mktemp('leaving') / 'leaving.db'}"
-    url: str = request.getfixturevalue("pg_cluster").create_database()
-    return url
+    return module_database(request, tmp_path_factory, "leaving")
 
 
 @pytest.fixture(scope="module")
@@ -326,7 +323,7 @@ def test_a_game_over_when_dealt_ends_at_once(c: TestClient) -> None:
 def test_the_store_writes_an_abandonment_once_and_moves_an_absent_seats_wait_on(db_url: str) -> None:  # noqa: F811
     """On a database of its own (no server runs its tables)."""
     from gamester.store import open_repository
-    from gamester.store.port import Ending, SeatRow, TableRow
+    from gamester.store.port import Abandonment, Ending, SeatRow, TableRow
 
     repo = open_repository(db_url)
     try:
@@ -337,7 +334,8 @@ def test_the_store_writes_an_abandonment_once_and_moves_an_absent_seats_wait_on(
 
         def abandon(seat: int, how: str, held: str | None, seq: int = 0, end: Ending | None = None) -> bool:
             agent = None if end is not None else "heuristic"
-            return repo.abandon(tid, seq, seat, how, agent, held=held, keep_account=how == "gone", end=end)
+            then = "bot" if end is None else "aborted"
+            return repo.abandon(tid, seq, Abandonment(seat, how, then, agent, end, how == "gone"), held)
 
         assert not abandon(1, "left", "wrong"), "not the seat's token"
         assert not abandon(1, "left", "h1", seq=5), "not the table's seq"

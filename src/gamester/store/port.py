@@ -82,6 +82,21 @@ class Ending:
     result: str | None
 
 
+@dataclass(frozen=True)
+class Abandonment:
+    """What an abandoned seat becomes, as the web decides it (web/absence.py) and the store writes it:
+    ``then`` is ``bot`` (``agent`` plays it on), ``forfeit`` or ``aborted`` (``end`` ends the table);
+    ``keep_account``: the seat stays its account's (a rated result needs it; a player merely gone may
+    come back)."""
+
+    seat: int
+    how: str  # left | gone
+    then: str  # bot | forfeit | aborted
+    agent: str | None
+    end: Ending | None
+    keep_account: bool
+
+
 @dataclass
 class ReviewRow:
     """The review of one seat of a finished table (``result``: the review's JSON once done)."""
@@ -151,24 +166,13 @@ class TableRepository(Protocol):
 
     def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool: ...
 
-    def abandon(
-        self,
-        table_id: str,
-        expected_seq: int,
-        seat: int,
-        how: str,
-        agent: str | None,
-        *,
-        held: str | None,
-        keep_account: bool,
-        end: Ending | None,
-    ) -> bool:
-        """Mark human ``seat`` abandoned (``how``: ``left`` or ``gone``), played from now on by
-        ``agent`` (None: nobody). With ``held`` (a seat left) only while that token holds the seat, and
-        the token is void after; the seat's account stays only with ``keep_account``. With ``end`` the
-        table ends in the same transaction (an aborted table's rating counts as applied: there is
-        nothing to count). False if the table is no longer at ``expected_seq`` and playing, or the
-        seat is abandoned already."""
+    def abandon(self, table_id: str, expected_seq: int, plan: Abandonment, held: str | None = None) -> bool:
+        """Mark the human seat ``plan.seat`` abandoned (``plan.how``: ``left`` or ``gone``), played from
+        now on by ``plan.agent`` (None: nobody). With ``held`` (a seat left) only while that token holds
+        the seat, and the token is void after; the seat's account stays only with ``plan.keep_account``.
+        With ``plan.end`` the table ends in the same transaction (an aborted table's rating counts as
+        applied: there is nothing to count). False if the table is no longer at ``expected_seq`` and
+        playing, or the seat is abandoned already."""
         ...
 
     def take_back(

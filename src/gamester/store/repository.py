@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from gamester.store import migrate
 from gamester.store.port import (
+    Abandonment,
     Ending,
     LeaseInfo,
     ReviewRow,
@@ -371,23 +372,12 @@ class SqlTableRepository:
             return _end(c, table_id, expected_seq, Ending(returns, forfeit, None))
 
     @_undone
-    def abandon(
-        self,
-        table_id: str,
-        expected_seq: int,
-        seat: int,
-        how: str,
-        agent: str | None,
-        *,
-        held: str | None,
-        keep_account: bool,
-        end: Ending | None,
-    ) -> bool:
-        s = seats.c
-        values: dict[str, Any] = {"abandoned": how, "agent": agent}
+    def abandon(self, table_id: str, expected_seq: int, plan: Abandonment, held: str | None = None) -> bool:
+        s, end = seats.c, plan.end
+        values: dict[str, Any] = {"abandoned": plan.how, "agent": plan.agent}
         if held is not None:
             values["token_hash"] = None
-        if not keep_account:
+        if not plan.keep_account:
             values["account"] = None
         with self._write() as c:
             # The table's row first (its seq and status guard the decision; the row lock orders two
@@ -402,7 +392,7 @@ class SqlTableRepository:
                 .values(seq=t.seq)
             ).rowcount:
                 return False
-            guard = [s.table_id == table_id, s.seat == seat, s.kind == "human", s.abandoned.is_(None)]
+            guard = [s.table_id == table_id, s.seat == plan.seat, s.kind == "human", s.abandoned.is_(None)]
             if held is not None:
                 guard.append(s.token_hash == held)
             if c.execute(seats.update().where(*guard).values(values)).rowcount != 1:

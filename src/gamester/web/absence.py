@@ -12,12 +12,11 @@ move's checks, who joins), they are functions over the row and the state, with n
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
 from gamester.agents import agent_refuses, best_agent_spec
 from gamester.core.protocol import Game, State
-from gamester.store.port import Ending, TableRow
+from gamester.store.port import Abandonment, Ending, TableRow
 from gamester.web.errors import Conflict
 from gamester.web.menu import agent_menu
 
@@ -101,20 +100,6 @@ def stand_in(row: TableRow, game: Game) -> str:
         if gentle in levels:
             return str(menu[levels.index(gentle)]["spec"])
     return best_agent_spec(game)
-
-
-@dataclass(frozen=True)
-class Abandonment:
-    """What an abandoned seat becomes: ``then`` is ``bot`` (``agent`` plays it on), ``forfeit`` or
-    ``aborted`` (``end`` ends the table); ``keep_account``: the seat stays its account's (a rated
-    result needs it; a player merely gone may come back)."""
-
-    seat: int
-    how: str  # left | gone
-    then: str  # bot | forfeit | aborted
-    agent: str | None
-    end: Ending | None
-    keep_account: bool
 
 
 def abandon(row: TableRow, state: State, seat: int, how: str) -> Abandonment:

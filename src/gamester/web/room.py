@@ -677,18 +677,7 @@ class Room:
                 return False  # back, or seen through another server since: nothing to do
             plan = absence.abandon(row, state, seat, how)
             before = absence.seat_news(row)
-            ok = await host.db(
-                host.repo.abandon,
-                self.id,
-                row.seq,
-                seat,
-                how,
-                plan.agent,
-                held=held,
-                keep_account=plan.keep_account,
-                end=plan.end,
-                write=True,
-            )
+            ok = await host.db(host.repo.abandon, self.id, row.seq, plan, held, write=True)
             if ok:
                 absence.abandoned(row, plan)
                 self._drop_left()
