@@ -13,7 +13,6 @@ import pytest
 pytest.importorskip("fastapi")
 
 from gamester.core.record import replay  # noqa: E402
-from gamester.web import jobs  # noqa: E402
 from gamester.web.pace import TRICK_HOLD, ThinkTimes, completes_trick, trick_wait  # noqa: E402
 from tests.web_helpers import client_on, new_table, next_view  # noqa: E402
 
@@ -84,8 +83,6 @@ def test_a_bots_forced_moves_arrive_no_sooner_than_its_real_ones(
         return await real(self, fn, *args, **kwargs)
 
     monkeypatch.setattr(Registry, "in_worker", slow_when_there_is_a_choice)
-    # Only the forced move's hold here: a completed trick's (the next test) would add 1.5 s a trick.
-    monkeypatch.setattr(jobs, "trick_wait", lambda *_: 0.0)
     with client_on(tmp_path / "p.db") as c:
         tid = new_table(c, "penneech", ["random", "random"])
         seen: dict[int, float] = {}
@@ -104,10 +101,13 @@ def test_a_bots_forced_moves_arrive_no_sooner_than_its_real_ones(
 
 
 @pytest.mark.slow
-def test_a_bots_answer_to_a_completed_trick_reaches_a_spectator_after_the_hold(tmp_path: Path) -> None:
+def test_a_bots_answer_to_a_completed_trick_reaches_a_spectator_after_the_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 43, on the server (web/jobs.py): with bots on both sides, every view after one whose
     events complete a trick comes no sooner than TRICK_HOLD after it, so the pages, which hold the
     trick that long, never have the next lead waiting (and a person's clock never starts early)."""
+    monkeypatch.setenv("GAMESTER_TRICK_HOLD", str(TRICK_HOLD))  # the tests' servers have it off
     with client_on(tmp_path / "t.db") as c:
         tid = new_table(c, "penneech", ["random", "random"])
         seen: dict[int, float] = {}

@@ -25,7 +25,6 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from gamester.web.pace import TRICK_HOLD, completes_trick
 from tests.web_helpers import invited, remember
 from tests.web_support import Api, ServerProcess, WsClient, open_table, sqlite_url
 
@@ -570,13 +569,9 @@ async def bot_victim(server: ServerProcess, moves: int, seconds: float) -> list[
             t0 = time.perf_counter()
             await seat.send({"type": "act", "action": v["legal"][0], "seq": v["seq"]})
             v = await seat.view(v["seq"] + 1, timeout=60)
-            held = 0.0
             while v["status"] == "playing" and not v["legal"]:  # the bot is to move
-                # After a completed trick the bot's move waits for the pages' hold (web/pace.py): a
-                # promised wait, not the workers' queue.
-                held += TRICK_HOLD if completes_trick(v["events"]) else 0.0
                 v = await seat.view(v["seq"] + 1, timeout=60)
-            latencies.append(time.perf_counter() - t0 - held)
+            latencies.append(time.perf_counter() - t0)
     finally:
         await seat.close()
     return latencies

@@ -38,6 +38,7 @@ class Workers(Protocol):
     """What a job needs of the server (the registry)."""
 
     think_times: ThinkTimes
+    trick_hold: float  # seconds the pages hold a completed trick (pace.TRICK_HOLD; 0 in the tests)
 
     def now(self) -> float: ...
 
@@ -85,7 +86,7 @@ async def move(workers: Workers, job: Job, *, turns: str, urgent: bool, forced: 
         else:
             times.thought(job.spec, took)
         # Nor come while the pages still hold the trick the last move completed.
-        hold = max(hold, trick_wait(job.moved, job.events, workers.now()))
+        hold = max(hold, trick_wait(job.moved, job.events, workers.now(), workers.trick_hold))
         if hold > 0:
             await asyncio.sleep(hold)
     return text

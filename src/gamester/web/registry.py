@@ -34,7 +34,7 @@ from gamester.web import decisions as d
 from gamester.web.commands import Command, Heard, Lease, Notice, Rematched, RoomCommand
 from gamester.web.fair import FairGate
 from gamester.web.notifier import Notifier
-from gamester.web.pace import ThinkTimes
+from gamester.web.pace import TRICK_HOLD, ThinkTimes
 from gamester.web.room import Room, RoomClosed
 
 log = logging.getLogger("gamester.web")
@@ -84,6 +84,7 @@ class Registry:
         hint_seconds: float = 5.0,
         unjoined_seconds: float = 3600.0,
         abandon_seconds: float = absence.ABANDON_SECONDS,
+        trick_hold: float = TRICK_HOLD,
         bots_per_address: int = 0,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -97,6 +98,7 @@ class Registry:
         self.hint_seconds = hint_seconds
         self.unjoined_seconds = unjoined_seconds
         self.abandon_seconds = abandon_seconds
+        self.trick_hold = trick_hold  # a bot's move after a completed trick waits this long (web/jobs.py)
         self._marked: dict[
             tuple[str, int], float
         ] = {}  # (table, seat) -> when the lease loop last marked it seen
