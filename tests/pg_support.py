@@ -192,3 +192,14 @@ def pg_cluster() -> Iterator[PgCluster]:
 def postgres_url(pg_cluster: PgCluster) -> str:
     """``postgresql+psycopg://…`` URL of a database created once for the session."""
     return pg_cluster.create_database()
+
+
+def module_database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, stem: str
+) -> str:
+    """A test module's database, by its fixture's param: a new SQLite file (``sqlite``), or a new
+    database of the session's cluster (``postgresql``)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path_factory.mktemp(stem) / f'{stem}.db'}"
+    url: str = request.getfixturevalue("pg_cluster").create_database()
+    return url

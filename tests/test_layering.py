@@ -329,6 +329,8 @@ STORE_LIBRARIES = ("sqlalchemy", "alembic")
 HOUSE = ("store", "web")
 NO_HTTP = {
     "gamester.web.decisions",
+    "gamester.web.absence",
+    "gamester.web.rebuild",
     "gamester.web.commands",
     "gamester.web.errors",
     "gamester.web.chat",

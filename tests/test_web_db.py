@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,46 @@ def test_import_refuses_a_database_that_holds_data_unless_replaced(tmp_path: Pat
 def _export(url: str, out: Path) -> Path:
     assert gamester("db", "export", "--db", url, "--out", str(out)).returncode == 0
     return out
+
+
+def test_an_earlier_export_gets_what_the_later_migrations_gave_the_rows(tmp_path: Path) -> None:
+    """An export of schema 0008, before flow's columns (0009): imported, its playing table waits on
+    absent players from the import (not from its creation, which would abandon them at once), its
+    players with moves count as having moved, and a table nothing ran for (``-``) gets a runner, as
+    the migration gives the rows of a database it upgrades."""
+    src = _newest(tmp_path)
+    info = fixture_info(SCHEMAS[-1])
+    lines = _export(f"sqlite:///{src}", tmp_path / "new.jsonl").read_text().splitlines()
+    flow = {"gm_tables": {"moved", "result"}, "gm_seats": {"abandoned", "seen", "waited", "played"}}
+    out, keep, lease = [], list[int](), -1
+    for line in lines:
+        rec = json.loads(line)
+        if isinstance(rec, dict) and "format" in rec:
+            rec["schema"] = "0008"
+        elif isinstance(rec, dict) and "table" in rec:
+            dropped = flow.get(rec["table"], set())
+            keep = [i for i, c in enumerate(rec["columns"]) if c not in dropped]
+            rec["columns"] = [rec["columns"][i] for i in keep]
+            lease = rec["columns"].index("lease_owner") if rec["table"] == "gm_tables" else -1
+        elif isinstance(rec, list):
+            rec = [rec[i] for i in keep]
+            if lease >= 0 and rec[0] == info["playing"]:
+                rec[lease] = "-"
+        out.append(json.dumps(rec))
+    old = tmp_path / "old.jsonl"
+    old.write_text("\n".join(out) + "\n")
+    target = tmp_path / "target.db"
+    before = time.time()
+    assert gamester("db", "import", "--db", f"sqlite:///{target}", str(old)).returncode == 0
+    with sqlite3.connect(target) as con:
+        moved, owner = con.execute(
+            "SELECT moved, lease_owner FROM gm_tables WHERE id = ?", (info["playing"],)
+        ).fetchone()
+        played = con.execute(
+            "SELECT played FROM gm_seats WHERE table_id = ? AND kind = 'human'", (info["playing"],)
+        ).fetchall()
+    assert moved is not None and moved >= before and owner is None
+    assert played and all(p == 1 for (p,) in played)
 
 
 def test_a_cut_or_foreign_file_imports_nothing(tmp_path: Path) -> None:

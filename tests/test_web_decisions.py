@@ -15,7 +15,8 @@ import pytest
 
 from gamester.core.protocol import State
 from gamester.core.registry import load_game
-from gamester.store.port import NO_RUNNER, SeatRow, TableRow
+from gamester.store.port import SeatRow, TableRow
+from gamester.web import absence, rebuild
 from gamester.web import decisions as d
 from gamester.web.decisions import SPECTATOR
 from gamester.web.errors import Refused
@@ -64,14 +65,13 @@ def test_a_table_of_humans_waits_and_a_table_of_bots_plays() -> None:
     assert bots.status == "playing"
 
 
-def test_what_needs_a_runner_is_decided_once_and_stored() -> None:
-    # issue 21: the rule "a bot seat or a clock needs a runner" lives here, not in SQL
-    humans, _ = table(["human", "human"])
-    assert not d.needs_runner(humans) and humans.lease_owner == NO_RUNNER
-    clocked, _ = table(["human", "human"], clock={"seconds_per_move": 30})
-    assert d.needs_runner(clocked) and clocked.lease_owner is None
-    bot, _ = table(["human", "random"])
-    assert d.needs_runner(bot) and bot.lease_owner is None
+def test_every_table_has_a_runner() -> None:
+    # issue 43: two people without a clock are waited on with a timer too (an absent seat), so no
+    # table is made without a runner any more (issue 21 made those of humans alone runner-less)
+    for seats, clock in ((["human", "human"], None), (["human", "human"], {"seconds_per_move": 30}),
+                         (["human", "random"], None)):  # fmt: skip
+        row, _ = table(seats, clock=clock)
+        assert row.lease_owner is None, seats
 
 
 @pytest.mark.parametrize(
@@ -210,13 +210,14 @@ def test_a_whole_game_through_the_decisions_ends_with_returns() -> None:
         d.applied(row, move)
         state, chance_len = move.state, move.chance_len
     assert row.status == "over" and row.returns == list(state.returns()) and row.deadline is None
-    assert d.record(row, state)["actions"] == state.record()["actions"]
+    assert rebuild.record(row, state)["actions"] == state.record()["actions"]
 
 
 # -- what is due ----------------------------------------------------------------------------------
 def test_due_bot_wait_timeout_forfeit_none() -> None:
     humans, hs, _ = seated(["human", "human"])
-    assert d.due(humans, hs, NOW).kind == "none", "nothing runs for humans without a clock"
+    assert d.due(humans, hs, NOW, here={0, 1}).kind == "none", "both there, no clock: nothing to time"
+    assert d.due(humans, hs, NOW) == d.Due("wait", NOW + absence.ABANDON_SECONDS), "an absent seat is timed"
     bots, bs = table(["random", "random"])
     assert d.due(bots, bs, NOW).kind == "bot"
     clocked, cs, _ = seated(["human", "human"], clock={"seconds_per_move": 30})
@@ -359,10 +360,10 @@ def test_hints_only_for_the_seat_to_move_at_the_current_seq() -> None:
 def test_record_and_replay_only_once_over() -> None:
     row, state, _ = seated(["human", "human"])
     with pytest.raises(Refused) as e:
-        d.record(row, state)
+        rebuild.record(row, state)
     assert e.value.code == "not_over"
     with pytest.raises(Refused) as e:
-        d.check_replay_seat(row, 9)
+        rebuild.check_replay_seat(row, 9)
     assert e.value.code == "bad_seat"
 
 

@@ -50,20 +50,39 @@ def test_a_clock_run_out_is_told_to_seats_and_spectators(c: TestClient) -> None:
 
 
 def test_a_seat_left_is_told_to_everyone_still_there(c: TestClient) -> None:
+    """Left while the table waits: the seat is free again (``left``). Left mid-game: the seat is
+    abandoned, and a stand-in plays it at this unrated table (``abandoned``, then ``bot``)."""
+    waiting = new_table(c, "piquesept", ["human"] * 4)
+    toks = [join(c, waiting, 0, "Ann"), join(c, waiting, 1, "Bob")]
     tid = new_table(c, "penneech", ["human", "human"])
-    toks = [join(c, tid, 0, "Ann"), join(c, tid, 1, "Bob")]
-    with (
-        c.websocket_connect(f"/ws/tables/{tid}?token={toks[0]}") as ann,
-        c.websocket_connect(f"/ws/tables/{tid}") as spectator,
+    mid = [join(c, tid, 0, "Ann"), join(c, tid, 1, "Bob")]
+    for table, tokens, want in (
+        (waiting, toks, {"type": "left", "seat": 1, "name": "Bob"}),
+        (
+            tid,
+            mid,
+            {
+                "type": "abandoned",
+                "seat": 1,
+                "name": "Bob",
+                "how": "left",
+                "then": "bot",
+                "agent": "heuristic",
+            },
+        ),
     ):
-        next_view(ann)
-        next_view(spectator)
-        r = c.post(f"/api/tables/{tid}/leave", json={"token": toks[1]})
-        assert r.status_code == 200
-        for ws in (ann, spectator):
-            m = ws.receive_json()
-            while m["type"] != "event":
-                assert m["type"] in ("view", "table", "chat"), m
+        with (
+            c.websocket_connect(f"/ws/tables/{table}?token={tokens[0]}") as ann,
+            c.websocket_connect(f"/ws/tables/{table}") as spectator,
+        ):
+            next_view(ann)
+            next_view(spectator)
+            r = c.post(f"/api/tables/{table}/leave", json={"token": tokens[1]})
+            assert r.status_code == 200
+            for ws in (ann, spectator):
                 m = ws.receive_json()
-            assert m["event"] == {"type": "left", "seat": 1, "name": "Bob"}
-            assert toks[1] not in str(m)
+                while m["type"] != "event":
+                    assert m["type"] in ("view", "table", "chat"), m
+                    m = ws.receive_json()
+                assert m["event"] == want
+                assert tokens[1] not in str(m)

@@ -29,7 +29,8 @@ private as the database itself.
 An import runs the migrations first (so the target has this release's schema), refuses a database
 that already holds anything unless ``replace``, and writes everything in one transaction: it lands
 whole or not at all. An export made by an earlier release (an older schema, fewer columns) imports:
-the missing columns take their defaults. One made by a newer release is refused.
+the missing columns take their defaults, and then the rows what a later migration gave the rows it
+found (its ``carry_over``). One made by a newer release is refused.
 """
 
 from __future__ import annotations
@@ -317,6 +318,7 @@ def import_file(engine: sa.Engine, path: Path, *, replace: bool = False) -> Summ
             flush()
             if not ended:
                 raise DumpError(f"{path}: no end line: the file was cut short; nothing was imported")
+            _carry_over(conn, str(header["schema"]))
             _advance_sequences(conn)
     except sa.exc.IntegrityError as e:
         reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else type(e).__name__
@@ -337,6 +339,18 @@ def _header(first: tuple[int, Any], path: Path) -> dict[str, Any]:
             "upgrade gamester first"
         )
     return rec
+
+
+def _carry_over(conn: sa.Connection, schema: str) -> None:
+    """Rows of an export made at an older ``schema`` get what each later migration gave the rows it
+    found (its ``carry_over(conn)``, where it has one), not only the defaults of the columns it added."""
+    from alembic.script import ScriptDirectory
+
+    later = list(ScriptDirectory(migrate.location()).iterate_revisions(head(), schema))  # newest first
+    for script in reversed(later):
+        step = getattr(script.module, "carry_over", None)
+        if step is not None:
+            step(conn)
 
 
 def _advance_sequences(conn: sa.Connection) -> None:

@@ -297,10 +297,10 @@ class PeopleStore:
 
     def tables_of(self, key: str, limit: int) -> list[dict[str, Any]]:
         """The account's tables but private ones, most recent first: id, game, status, seat, returns,
-        created."""
+        the seat that forfeited and whether the table was aborted, created."""
         q = (
             sa.select(tables.c.id, tables.c.game, tables.c.status, tables.c.returns, tables.c.created,
-                      tables.c.rated, seats.c.seat)
+                      tables.c.rated, tables.c.forfeit, tables.c.result, seats.c.seat)
             .join(seats, seats.c.table_id == tables.c.id)
             .where(seats.c.account == key, tables.c.private.is_(False))  # a private table is unlisted
             .order_by(tables.c.created.desc(), tables.c.id)
@@ -314,6 +314,8 @@ class PeopleStore:
                     "status": r.status,
                     "seat": r.seat,
                     "returns": load_json(r.returns),
+                    "forfeit": r.forfeit,
+                    "aborted": r.result == "aborted",
                     "rated": bool(r.rated),
                     "created": r.created,
                 }

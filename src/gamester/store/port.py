@@ -16,9 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-NO_RUNNER = "-"
-"""``lease_owner`` of a table nothing runs for (no bot, no clock): never listed as unleased."""
-
 
 class StoreUnavailable(Exception):
     """The database cannot be used now: it cannot be reached, its file vanished or was replaced, it
@@ -40,6 +37,10 @@ class SeatRow:
     token_hash: str | None = None
     account: str | None = None  # the key of the account that owns the seat (joined while logged in)
     invite_hash: str | None = None  # the seat's invite code, hashed: a new occupant must give it
+    abandoned: str | None = None  # "left" | "gone": nobody holds the seat (a stand-in bot may play it)
+    seen: float | None = None  # when a server last knew the seat had a socket
+    waited: float = 0.0  # seconds the game waited on it without a socket, in earlier turns since seen
+    played: bool = False  # its player has made a move of their own
 
 
 @dataclass
@@ -66,7 +67,34 @@ class TableRow:
     private: bool = False  # never listed; watched only with an invite (watch code or a seat's)
     watch_hash: str | None = None  # the private table's watch code, hashed
     turns_key: str | None = None  # whose turn its bots take at the workers (web/fair.py address_key)
+    moved: float | None = None  # when the game last moved on (the wait on the seat to move counts from it)
+    result: str | None = None  # "aborted" (ended without a result), else None: returns and forfeit say
     seats: list[SeatRow] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a table ends other than by its game's own end: each seat's return (None: aborted, a result
+    for nobody), the seat that forfeits (or None) and the table's ``result`` (``aborted`` or None)."""
+
+    returns: list[float] | None
+    forfeit: int | None
+    result: str | None
+
+
+@dataclass(frozen=True)
+class Abandonment:
+    """What an abandoned seat becomes, as the web decides it (web/absence.py) and the store writes it:
+    ``then`` is ``bot`` (``agent`` plays it on), ``forfeit`` or ``aborted`` (``end`` ends the table);
+    ``keep_account``: the seat stays its account's (a rated result needs it; a player merely gone may
+    come back)."""
+
+    seat: int
+    how: str  # left | gone
+    then: str  # bot | forfeit | aborted
+    agent: str | None
+    end: Ending | None
+    keep_account: bool
 
 
 @dataclass
@@ -127,9 +155,37 @@ class TableRepository(Protocol):
         status: str,
         deadline: float | None,
         returns: list[float] | None,
-    ) -> bool: ...
+        played: int | None = None,
+        waited: tuple[int, float] | None = None,
+    ) -> bool:
+        """Store action ``expected_seq + 1`` if the table is still at ``expected_seq`` and playing; the
+        game moved on at ``at``. ``played``: the seat whose first move of its own this is; ``waited``:
+        (seat, seconds) the game waited on a seat with no socket in the turn this move ends (a move
+        made for it when its clock ran out)."""
+        ...
 
     def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool: ...
+
+    def abandon(self, table_id: str, expected_seq: int, plan: Abandonment, held: str | None = None) -> bool:
+        """Mark the human seat ``plan.seat`` abandoned (``plan.how``: ``left`` or ``gone``), played from
+        now on by ``plan.agent`` (None: nobody). With ``held`` (a seat left) only while that token holds
+        the seat, and the token is void after; the seat's account stays only with ``plan.keep_account``.
+        With ``plan.end`` the table ends in the same transaction (an aborted table's rating counts as
+        applied: there is nothing to count). False if the table is no longer at ``expected_seq`` and
+        playing, or the seat is abandoned already."""
+        ...
+
+    def take_back(
+        self, table_id: str, seat: int, name: str, token_hash: str, account: str | None, now: float
+    ) -> bool:
+        """A person sits down at an abandoned seat of a playing table (its stand-in stops), with
+        ``token_hash`` (the seat's own token back, or a new one); False if the seat is not abandoned
+        any more or the table not playing."""
+        ...
+
+    def mark_seen(self, seen: list[tuple[str, int]], at: float) -> None:
+        """Each (table id, seat) of ``seen`` had a socket at ``at``: its wait without one starts again."""
+        ...
 
     def join(
         self,
@@ -139,17 +195,19 @@ class TableRepository(Protocol):
         token_hash: str,
         starts: Callable[[TableRow], float | bool | None],
         account: str | None = None,
+        at: float | None = None,
     ) -> TableRow | None:
         """Take the free human ``seat`` (None if it is not free), for ``account`` when given, and
         return the row after it, in one transaction that holds the table: ``starts(row)`` (the row
         with the seat taken) says whether the table starts playing now, and with which deadline (a
-        number or None), or not (False)."""
+        number or None), or not (False). ``at``: now (the seat is seen then; a table that starts has
+        moved on then)."""
         ...
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool: ...
 
     def unleased(self, now: float, limit: int) -> list[LeaseInfo]:
-        """Playing tables whose lease expired or was never taken (not those marked ``NO_RUNNER``)."""
+        """Playing tables whose lease expired or was never taken."""
         ...
 
     def waiting_count(self, turns_key: str) -> int:
@@ -180,10 +238,6 @@ class TableRepository(Protocol):
 
     def delete_idle_lesson(self, table_id: str, before: float) -> bool:
         """Delete a lesson table nobody has moved at since ``before`` (False if somebody has)."""
-        ...
-
-    def mark_no_runner(self, table_id: str) -> None:
-        """Nothing runs for this table: it is never listed as unleased again."""
         ...
 
     def take_lease(

@@ -9,6 +9,7 @@ two servers on one database can never both write action ``n``. Leases (``lease_o
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import threading
@@ -21,7 +22,8 @@ import sqlalchemy as sa
 
 from gamester.store import migrate
 from gamester.store.port import (
-    NO_RUNNER,
+    Abandonment,
+    Ending,
     LeaseInfo,
     ReviewRow,
     SeatRow,
@@ -51,13 +53,15 @@ _MOVE_VALUES: dict[str, Any] = {
     "status": sa.bindparam("n_status"),
     "deadline": sa.bindparam("n_deadline"),
     "returns": sa.bindparam("n_returns"),
+    "moved": sa.bindparam("at"),
 }
 _MOVE = tables.update().where(_MOVE_WHERE).values(**_MOVE_VALUES)
 _MOVE_WITH_CHANCE = tables.update().where(_MOVE_WHERE).values(**_MOVE_VALUES, chance=sa.bindparam("n_chance"))
 _ADD_ACTION = actions.insert()
 _PG_MOVE_SQL = (
     "WITH u AS (UPDATE gm_tables SET seq = :n_seq, status = :n_status, deadline = :n_deadline, "
-    "returns = :n_returns{chance} WHERE id = :b_id AND seq = :b_seq AND status = 'playing' RETURNING id) "
+    "returns = :n_returns, moved = :at{chance} "
+    "WHERE id = :b_id AND seq = :b_seq AND status = 'playing' RETURNING id) "
     "INSERT INTO gm_actions (table_id, seq, action, at) SELECT id, :n_seq, :action, :at FROM u"
 )
 _PG_MOVE = sa.text(_PG_MOVE_SQL.format(chance=""))
@@ -110,6 +114,53 @@ def insert_table(c: sa.Connection, table: TableRow) -> None:
     """Insert ``table`` and its seats inside the caller's transaction."""
     c.execute(tables.insert().values(_table_values(table)))
     c.execute(seats.insert(), [{"table_id": table.id, **_seat_values(s)} for s in table.seats])
+
+
+class _Undo(Exception):
+    """Raised inside a write transaction to roll it back: the guarded write found nothing to do."""
+
+
+def _undone(fn: Callable[..., bool]) -> Callable[..., bool]:
+    """A write that answers False when it rolled itself back (:class:`_Undo`)."""
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> bool:
+        try:
+            return fn(*args, **kwargs)
+        except _Undo:
+            return False
+
+    return wrapped
+
+
+def _end(c: sa.Connection, table_id: str, expected_seq: int, end: Ending) -> bool:
+    """End a playing table still at ``expected_seq`` (inside the caller's transaction)."""
+    t = tables.c
+    values: dict[str, Any] = {
+        "status": "over", "returns": _dump(end.returns), "forfeit": end.forfeit, "result": end.result,
+        "deadline": None,
+    }  # fmt: skip
+    if end.result == "aborted":
+        values["rating_applied"] = True  # nothing to count: no rating moves
+    n = c.execute(
+        tables.update().where(t.id == table_id, t.seq == expected_seq, t.status == "playing").values(values)
+    ).rowcount
+    return bool(n == 1)
+
+
+def _note_seats(
+    c: sa.Connection, table_id: str, played: int | None, waited: tuple[int, float] | None
+) -> None:
+    """What a move says of its seats (inside its transaction): whose first own move it is, and how
+    long the game waited on a seat with no socket in the turn it ends."""
+    s = seats.c
+    if played is not None:
+        c.execute(seats.update().where(s.table_id == table_id, s.seat == played).values(played=True))
+    if waited is not None:
+        seat, seconds = waited
+        c.execute(
+            seats.update().where(s.table_id == table_id, s.seat == seat).values(waited=s.waited + seconds)
+        )
 
 
 class SqlTableRepository:
@@ -281,6 +332,8 @@ class SqlTableRepository:
         status: str,
         deadline: float | None,
         returns: list[float] | None,
+        played: int | None = None,
+        waited: tuple[int, float] | None = None,
     ) -> bool:
         params: dict[str, Any] = {
             "b_id": table_id,
@@ -289,16 +342,20 @@ class SqlTableRepository:
             "n_status": status,
             "n_deadline": deadline,
             "n_returns": _dump(returns),
+            "at": at,
         }
         if chance is not None:
             params["n_chance"] = _dump(chance)
         if self._lock is None:
             # PostgreSQL: the guarded update and the insert in one statement (one round trip); a
             # second writer of the same seq waits for the row lock, then finds seq moved on.
-            params.update(action=action, at=at)
+            params.update(action=action)
             with self.engine.begin() as c:
                 stmt = _PG_MOVE_WITH_CHANCE if chance is not None else _PG_MOVE
-                return bool(c.execute(stmt, params).rowcount == 1)
+                if c.execute(stmt, params).rowcount != 1:
+                    return False
+                _note_seats(c, table_id, played, waited)
+            return True
         with self._write() as c:
             # The guarded update comes first: it takes the write lock (SQLite) / row lock (PostgreSQL).
             n = c.execute(_MOVE_WITH_CHANCE if chance is not None else _MOVE, params).rowcount
@@ -307,16 +364,73 @@ class SqlTableRepository:
             c.execute(
                 _ADD_ACTION, {"table_id": table_id, "seq": expected_seq + 1, "action": action, "at": at}
             )
+            _note_seats(c, table_id, played, waited)
         return True
 
     def finish(self, table_id: str, expected_seq: int, returns: list[float], forfeit: int | None) -> bool:
         with self._write() as c:
-            n = c.execute(
+            return _end(c, table_id, expected_seq, Ending(returns, forfeit, None))
+
+    @_undone
+    def abandon(self, table_id: str, expected_seq: int, plan: Abandonment, held: str | None = None) -> bool:
+        s, end = seats.c, plan.end
+        values: dict[str, Any] = {"abandoned": plan.how, "agent": plan.agent}
+        if held is not None:
+            values["token_hash"] = None
+        if not plan.keep_account:
+            values["account"] = None
+        with self._write() as c:
+            # The table's row first (its seq and status guard the decision; the row lock orders two
+            # servers deciding at once), then the seat, which only one of them finds not abandoned.
+            t = tables.c
+            if end is not None:
+                if not _end(c, table_id, expected_seq, end):
+                    return False
+            elif not c.execute(
                 tables.update()
-                .where(tables.c.id == table_id, tables.c.seq == expected_seq, tables.c.status == "playing")
-                .values(status="over", returns=_dump(returns), forfeit=forfeit, deadline=None)
-            ).rowcount
-        return bool(n == 1)
+                .where(t.id == table_id, t.seq == expected_seq, t.status == "playing")
+                .values(seq=t.seq)
+            ).rowcount:
+                return False
+            guard = [s.table_id == table_id, s.seat == plan.seat, s.kind == "human", s.abandoned.is_(None)]
+            if held is not None:
+                guard.append(s.token_hash == held)
+            if c.execute(seats.update().where(*guard).values(values)).rowcount != 1:
+                raise _Undo  # the table's end above is rolled back with it
+        return True
+
+    @_undone
+    def take_back(
+        self, table_id: str, seat: int, name: str, token_hash: str, account: str | None, now: float
+    ) -> bool:
+        s, t = seats.c, tables.c
+        with self._write() as c:
+            if not c.execute(
+                tables.update().where(t.id == table_id, t.status == "playing").values(seq=t.seq)
+            ).rowcount:
+                return False
+            n = c.execute(
+                seats.update()
+                .where(s.table_id == table_id, s.seat == seat, s.kind == "human", s.abandoned.is_not(None))
+                .values(
+                    abandoned=None, agent=None, name=name, token_hash=token_hash, account=account,
+                    seen=now, waited=0.0,
+                )
+            ).rowcount  # fmt: skip
+            if n != 1:
+                raise _Undo
+        return True
+
+    def mark_seen(self, seen: list[tuple[str, int]], at: float) -> None:
+        if not seen:
+            return
+        stmt = (
+            seats.update()
+            .where(seats.c.table_id == sa.bindparam("b_table"), seats.c.seat == sa.bindparam("b_seat"))
+            .values(seen=at, waited=0.0)
+        )
+        with self._write() as c:
+            c.execute(stmt, [{"b_table": tid, "b_seat": seat} for tid, seat in seen])
 
     # -- seats ---------------------------------------------------------------------------------
     def join(
@@ -327,6 +441,7 @@ class SqlTableRepository:
         token_hash: str,
         starts: Callable[[TableRow], float | bool | None],
         account: str | None = None,
+        at: float | None = None,
     ) -> TableRow | None:
         """Take a free human seat (for ``account`` when given); ``starts`` (the caller's rule) decides
         whether the table starts."""
@@ -345,7 +460,7 @@ class SqlTableRepository:
                     seats.c.kind == "human",
                     seats.c.token_hash.is_(None),
                 )
-                .values(name=name, token_hash=token_hash, account=account)
+                .values(name=name, token_hash=token_hash, account=account, seen=at)
             ).rowcount
             if n != 1:
                 return None
@@ -355,9 +470,9 @@ class SqlTableRepository:
                 c.execute(
                     tables.update()
                     .where(tables.c.id == table_id, tables.c.status == "waiting")
-                    .values(status="playing", deadline=first)
+                    .values(status="playing", deadline=first, moved=at)
                 )
-                row.status, row.deadline = "playing", first
+                row.status, row.deadline, row.moved = "playing", first, at
         return row
 
     def leave(self, table_id: str, seat: int, token_hash: str) -> bool:
@@ -371,13 +486,12 @@ class SqlTableRepository:
 
     # -- leases --------------------------------------------------------------------------------
     def unleased(self, now: float, limit: int) -> list[LeaseInfo]:
-        """Playing tables whose lease has expired or was never taken, except those nothing runs for
-        (``NO_RUNNER``: which tables those are is the caller's rule, stored at creation)."""
+        """Playing tables whose lease has expired or was never taken (every playing table has
+        something to run: a bot, a clock, or the wait on its players)."""
         q = (
             sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
             .where(
                 tables.c.status == "playing",
-                sa.or_(tables.c.lease_owner.is_(None), tables.c.lease_owner != NO_RUNNER),
                 sa.or_(tables.c.lease_expiry.is_(None), tables.c.lease_expiry < now),
             )
             .limit(limit)
@@ -477,14 +591,6 @@ class SqlTableRepository:
             c.execute(tables.delete().where(tables.c.id == table_id))
         return True
 
-    def mark_no_runner(self, table_id: str) -> None:
-        with self._write() as c:
-            c.execute(
-                tables.update()
-                .where(tables.c.id == table_id)
-                .values(lease_owner=NO_RUNNER, lease_expiry=None)
-            )
-
     def leases_held_by_others(self, me: str, limit: int) -> list[LeaseInfo]:
         q = (
             sa.select(tables.c.id, tables.c.lease_owner, tables.c.lease_expiry)
@@ -492,7 +598,6 @@ class SqlTableRepository:
                 tables.c.status == "playing",
                 tables.c.lease_owner.is_not(None),
                 tables.c.lease_owner != me,
-                tables.c.lease_owner != NO_RUNNER,
             )
             .limit(limit)
         )
@@ -507,26 +612,43 @@ class SqlTableRepository:
         Time while no server held the table does not count against the seat to move: a lease taken
         over moves the clock's deadline on by the gap — since the lease was handed back
         (``lease_expiry`` of a released lease is when it was released), or, for a server that died
-        or stopped renewing, since its last renewal could have been (expiry minus a lease)."""
+        or stopped renewing, since its last renewal could have been (expiry minus a lease) — and so
+        the wait on an absent seat (the table's ``moved``, its seats' ``seen``)."""
         t = tables.c
-        cond = sa.or_(t.lease_owner.is_(None), t.lease_expiry < now, t.lease_owner == owner)
-        if dead_owner is not None:
-            cond = sa.or_(cond, t.lease_owner == dead_owner)
         lease = max(0.0, until - now)
-        gap = sa.case(
-            (t.lease_owner == owner, 0.0),
-            (t.lease_expiry.is_(None), 0.0),
-            (t.lease_owner.is_(None), now - t.lease_expiry),
-            else_=now - (t.lease_expiry - lease),
-        )
-        deadline = sa.case((sa.and_(t.deadline.is_not(None), gap > 0), t.deadline + gap), else_=t.deadline)
         with self._write() as c:
+            # Read (and on PostgreSQL lock) the lease as it is, decide, then write only if it is still so.
+            found = c.execute(
+                sa.select(t.lease_owner, t.lease_expiry).where(t.id == table_id).with_for_update()
+            ).first()
+            if found is None:
+                return False
+            was, expiry = found
+            mine = was == owner
+            if not (was is None or (expiry is not None and expiry < now) or mine or was == dead_owner):
+                return False
+            gap = 0.0  # taken by its own holder, or never held: nobody was missing
+            if not mine and expiry is not None:
+                gap = now - expiry if was is None else now - (expiry - lease)
+            values: dict[str, Any] = {"lease_owner": owner, "lease_expiry": until}
+            if gap > 0:
+                values["deadline"] = sa.case((t.deadline.is_not(None), t.deadline + gap), else_=None)
+                values["moved"] = sa.case((t.moved.is_not(None), t.moved + gap), else_=None)
             n = c.execute(
                 tables.update()
-                .where(t.id == table_id, cond)
-                .values(lease_owner=owner, lease_expiry=until, deadline=deadline)
+                .where(t.id == table_id, t.lease_owner.is_not_distinct_from(was))
+                .where(t.lease_expiry.is_not_distinct_from(expiry))
+                .values(values)
             ).rowcount
-        return bool(n == 1)
+            if n != 1:
+                return False
+            if gap > 0:
+                c.execute(
+                    seats.update()
+                    .where(seats.c.table_id == table_id, seats.c.seen.is_not(None))
+                    .values(seen=seats.c.seen + gap)
+                )
+        return True
 
     def renew_leases(self, owner: str, until: float) -> None:
         with self._write() as c:

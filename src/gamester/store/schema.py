@@ -7,7 +7,9 @@ seat's ``invite_hash``. 0005 (throttle): the token buckets of the log-in and sig
 every server on the database. 0006 (turns): a table's ``turns_key``, whose turn its bots take at the
 workers. 0007 (fair): how an account's name reads (``skeleton``); the pairs of players whose rated
 results moved their ratings (``gm_rating_pairs``: a few a day per pair). 0008 (seeks): quick play's
-seeks, blocks between accounts, reports, bans, and the account a chat line was said from.
+seeks, blocks between accounts, reports, bans, and the account a chat line was said from. 0009
+(flow): a table's ``moved`` and ``result``; a seat's ``abandoned``, ``seen``, ``waited`` and
+``played`` (docs/web.md, Leaving and abandoned seats).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ tables = sa.Table(
     sa.Column("watch_hash", sa.String(64), nullable=True),  # SHA-256 of a private table's watch code
     # The key its bots take turns under at the workers (web/fair.py): its creator address's digest.
     sa.Column("turns_key", sa.String(64), nullable=True),
+    sa.Column("moved", sa.Float, nullable=True),  # when the game last moved on (its seat's wait starts)
+    sa.Column("result", sa.String(10), nullable=True),  # "aborted", else NULL (returns and forfeit say)
 )
 sa.Index("ix_gm_tables_status_created", tables.c.status, tables.c.created)
 
@@ -58,6 +62,13 @@ seats = sa.Table(
     sa.Column("token_hash", sa.String(64), nullable=True),
     sa.Column("account", sa.String(20), nullable=True),  # gm_accounts.key of the seat's owner
     sa.Column("invite_hash", sa.String(64), nullable=True),  # SHA-256 of the seat's invite code, if any
+    sa.Column(
+        "abandoned", sa.String(8), nullable=True
+    ),  # "left" | "gone" (a bot or nobody plays it), else NULL
+    sa.Column("seen", sa.Float, nullable=True),  # when a server last knew the seat had a socket
+    # Seconds the game waited on the seat with no socket of it, in its turns before this one, since seen.
+    sa.Column("waited", sa.Float, nullable=False, server_default="0"),
+    sa.Column("played", sa.Boolean, nullable=False, server_default=sa.false()),  # moved on its own once
 )
 sa.Index("ix_gm_seats_account", seats.c.account)
 

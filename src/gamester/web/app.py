@@ -40,6 +40,7 @@ from gamester.web.lobby import Lobby, lobby_router
 from gamester.web.metrics import Observe, ServerMetrics, install, observe_parts
 from gamester.web.names import skeleton
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
+from gamester.web.pace import TRICK_HOLD
 from gamester.web.proxy import ClientAddress, parse_trusted
 from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry, new_server_id
@@ -148,6 +149,8 @@ def create_app(
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
             hint_seconds=_env_float("GAMESTER_HINT_SECONDS", 5.0),
             unjoined_seconds=60.0 * quota.unjoined_minutes,
+            abandon_seconds=quota.abandon_seconds,
+            trick_hold=_env_float("GAMESTER_TRICK_HOLD", TRICK_HOLD),
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
         desk = ReviewDesk(registry, budget_seconds=_env_float("GAMESTER_REVIEW_SECONDS", 60.0))

@@ -32,6 +32,15 @@ class Command(Generic[T]):
     __slots__ = ()
 
 
+def gives(_cmd: Command[T], value: T) -> T:
+    """``value`` as the answer of ``_cmd``: the type checker holds each handler to its command's type."""
+    return value
+
+
+def done(_cmd: Command[None]) -> None:
+    """The answer of a command that answers nothing."""
+
+
 class Joined(TypedDict):
     seat: int
     token: str

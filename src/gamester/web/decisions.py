@@ -21,16 +21,17 @@ import hashlib
 import hmac
 import json
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import Any
 
 from gamester.agents import best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.rng import derive
-from gamester.store.port import NO_RUNNER, SeatRow, TableRow
+from gamester.store.port import SeatRow, TableRow
 from gamester.web import lessons, slow
+from gamester.web.absence import ABANDON_SECONDS, absent_since, bot_of, forfeit_returns, gone_at
 from gamester.web.errors import (
     BadInput,
     BadToken,
@@ -39,7 +40,6 @@ from gamester.web.errors import (
     Left,
     Malformed,
     NotAllowed,
-    NotOver,
     NotPlaying,
     NotTheLesson,
     NotYourTurn,
@@ -47,6 +47,7 @@ from gamester.web.errors import (
     Stale,
 )
 from gamester.web.menu import MenuError, agent_menu, check_options, check_seat
+from gamester.web.pace import TRICK_HOLD, completes_trick
 
 SPECTATOR = -1
 """The viewer key of a spectator in frames."""
@@ -184,8 +185,20 @@ def view_text(
     return text, status
 
 
+def result_of(row: TableRow) -> str | None:
+    """How a table ended: ``played`` (the game's own end), ``forfeit`` (a seat forfeited: ``forfeit``
+    names it), ``aborted`` (no result: nobody's rating moves); None until it is over."""
+    if row.status != "over":
+        return None
+    if row.result == "aborted":
+        return "aborted"
+    return "forfeit" if row.forfeit is not None else "played"
+
+
 def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
-    """The table as ``GET /api/tables/{id}`` and the ``table`` message show it."""
+    """The table as ``GET /api/tables/{id}`` and the ``table`` message show it. An abandoned seat
+    keeps the name its player had, says how it was abandoned (``left`` or ``gone``) and, while a
+    stand-in plays it, which agent (``agent``); nobody holds it (``joined`` false)."""
     return {
         "id": row.id,
         "game": row.game,
@@ -198,13 +211,16 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
                 "kind": s.kind,
                 "name": s.name if s.kind == "human" else s.agent,
                 "agent": s.agent,
-                "connected": s.kind == "bot" or connected.get(s.seat, 0) > 0,
-                "joined": s.kind == "bot" or s.token_hash is not None,
+                "connected": s.kind == "bot" or (s.abandoned is None and connected.get(s.seat, 0) > 0),
+                "joined": s.kind == "bot" or (s.token_hash is not None and s.abandoned is None),
                 "account": s.name if s.account is not None else None,
+                "abandoned": s.abandoned,
             }
             for s in row.seats
         ],
+        "abandoned": [s.seat for s in row.seats if s.abandoned is not None],
         "returns": row.returns,
+        "result": result_of(row),
         "clock": row.clock,
         "forfeit": row.forfeit,
         "created": row.created,
@@ -216,12 +232,6 @@ def public(row: TableRow, connected: dict[int, int]) -> dict[str, Any]:
 
 
 # -- a new table ----------------------------------------------------------------------------------
-def needs_runner(row: TableRow) -> bool:
-    """Whether something runs for this table while it plays: a bot seat or a clock. Fixed when the
-    table is created (seats and clock never change), so the row stores the answer (``NO_RUNNER``)."""
-    return row.clock is not None or any(s.kind == "bot" for s in row.seats)
-
-
 def new_table(
     game_name: str,
     options: dict[str, Any],
@@ -296,9 +306,9 @@ def new_table(
         open=access[0],
         private=access[1],
     )
-    if not needs_runner(row):
-        row.lease_owner = NO_RUNNER
     row.deadline = deadline(row, state, now) if status == "playing" else None
+    row.moved = now if status == "playing" else None
+    dealt_over(row, state)
     if creator is not None:
         if not isinstance(creator, dict) or set(creator) - {"seat", "name"} or token is None:
             raise BadInput('join: expected {"seat": N, "name": "..."} (a human seat)', code="bad_join")
@@ -309,6 +319,19 @@ def new_table(
         if not isinstance(first, bool):
             row.status, row.deadline = "playing", first
     return row, state
+
+
+def dealt_over(row: TableRow, state: State) -> None:
+    """A game already over when dealt (a Penneech target reached by the deal itself) ends at once:
+    a new table, a rematch or a lesson whose state is terminal is ``over`` from the start, with the
+    deal's returns. Nobody played it, so a rated one is aborted (no rating moves) instead."""
+    if not state.is_terminal():
+        return
+    row.status, row.deadline = "over", None
+    if row.rated:
+        row.result, row.returns, row.rating_applied = "aborted", None, True
+    else:
+        row.returns = list(state.returns())
 
 
 ALONE = 1  # seats taken at most, for a waiting table to count as abandoned (its creator, alone)
@@ -386,6 +409,7 @@ class Join:
     token: str
     new: bool
     account: str | None = None  # the key of the account the seat is taken for
+    back: bool = False  # an abandoned seat taken back from its stand-in (web/room.py writes take_back)
 
 
 def join(
@@ -413,13 +437,10 @@ def join(
     s = row.seats[seat]
     if s.kind != "human":
         raise SeatTaken(f"seat {seat} is a computer player ({s.agent})")
+    if s.abandoned is not None:
+        return take_back(row, s, name, token, new_token, owner, invite)
     if token is not None:
-        if (
-            not isinstance(token, str)
-            or s.token_hash is None
-            or not hmac.compare_digest(hash_token(token), s.token_hash)
-        ):
-            raise BadToken(f"seat {seat}: that token is not this seat's")
+        own_token(s, token)
         return Join(seat, name, token, new=False)
     if owner is not None:
         mine = owner.token_for(row.id, seat)
@@ -427,13 +448,8 @@ def join(
             return Join(seat, owner.name, mine, new=False, account=owner.key)
         if row.rated and any(o.account == owner.key for o in row.seats):
             raise SeatTaken("rated: an account takes one seat of a rated table")
-        if any(o.account in owner.shunned for o in row.seats if o.token_hash is not None):
-            raise Conflict("someone at this table has blocked you, or you them", code="blocked")
         name, new_token = owner.name, mine
-    elif row.rated:
-        raise BadInput("rated: log in to sit at a rated table", code="account_needed")
-    elif slow.is_slow(row.clock):
-        raise BadInput("a slow table (a long clock) seats accounts: log in first", code="account_needed")
+    newcomer(row, owner)
     if s.token_hash is not None:
         raise SeatTaken(f"seat {seat} is taken")
     if s.invite_hash is not None and not _matches(invite, s.invite_hash):
@@ -441,6 +457,52 @@ def join(
             raise NotAllowed(f"seat {seat} is kept for a friend: use its invite link", code="invite_needed")
         raise NotAllowed(f"seat {seat}: that invite is not this seat's", code="bad_invite")
     return Join(seat, name, new_token, new=True, account=None if owner is None else owner.key)
+
+
+def newcomer(row: TableRow, owner: SeatOwner | None) -> None:
+    """Refused unless a newcomer (``owner``'s account, None: a guest) may sit down at ``row``: a
+    rated or a slow table seats accounts only, and nobody sits where someone they block, or who
+    blocks them, holds a seat."""
+    if owner is None:
+        if row.rated:
+            raise BadInput("rated: log in to sit at a rated table", code="account_needed")
+        if slow.is_slow(row.clock):
+            raise BadInput("a slow table (a long clock) seats accounts: log in first", code="account_needed")
+    elif any(o.account in owner.shunned for o in row.seats if o.token_hash is not None):
+        raise Conflict("someone at this table has blocked you, or you them", code="blocked")
+
+
+def own_token(s: SeatRow, token: Any) -> None:
+    """Refused (``bad_token``) unless ``token`` is the one seat ``s`` holds."""
+    if (
+        not isinstance(token, str)
+        or s.token_hash is None
+        or not hmac.compare_digest(hash_token(token), s.token_hash)
+    ):
+        raise BadToken(f"seat {s.seat}: that token is not this seat's")
+
+
+def take_back(
+    row: TableRow, s: SeatRow, name: str, token: Any, new_token: str, owner: SeatOwner | None, invite: Any
+) -> Join:
+    """Who may sit down at the abandoned seat ``s``, taking it from its stand-in (an unrated table
+    still playing: a rated one ended when the seat was abandoned): its own token (a player who was
+    only gone), its account, anyone at an open table, or whoever holds the seat's invite."""
+    if row.status != "playing" or row.rated:
+        raise SeatTaken(f"seat {s.seat} was abandoned and the game is over")
+    if token is not None:
+        own_token(s, token)
+        return Join(s.seat, s.name or name, token, new=True, account=s.account, back=True)
+    account = None
+    if owner is not None:
+        name, new_token, account = owner.name, owner.token_for(row.id, s.seat), owner.key
+        if s.account == owner.key:  # its own seat (a player who was gone), from any device
+            return Join(s.seat, name, new_token, new=True, account=account, back=True)
+    newcomer(row, owner)
+    if not row.open and not _matches(invite, s.invite_hash):
+        code = "invite_needed" if invite is None else "bad_invite"
+        raise NotAllowed(f"seat {s.seat} was abandoned: it is taken back with its invite link", code=code)
+    return Join(s.seat, name, new_token, new=True, account=account, back=True)
 
 
 def starts(row: TableRow, state: State, now: float) -> float | bool | None:
@@ -545,6 +607,9 @@ class Move:
     chance: list[Any] | None  # the record's chance if the move drew any, else None
     chance_len: int
     frame: Frame
+    at: float  # when it was made: the game moved on then
+    played: int | None = None  # the seat whose first move of its own this is
+    waited: tuple[int, float] | None = None  # (seat, seconds) waited on it without a socket (a timeout)
 
 
 def act(
@@ -558,16 +623,21 @@ def act(
     *,
     source: str = "human",
     token_hash: str | None = None,
+    absent: bool = False,
 ) -> Move:
     """Play ``text`` for ``player`` if ``seq`` is the table's (a refusal if not). With
     ``token_hash`` (a human's socket) the move is refused (``left``) unless that token still holds the
-    seat; a ``timeout`` move only once the clock has run out. ``state`` is not changed."""
+    seat; a ``timeout`` move only once the clock has run out (``absent``: the seat had no socket here,
+    so its wait is banked, see :func:`gone_at`); a ``bot`` move only while a bot plays the seat (a
+    person who took an abandoned seat back plays from that moment). ``state`` is not changed."""
     if isinstance(seq, bool) or not isinstance(seq, int):
         raise Malformed("seq: required, a whole number (the view's seq)")
     if not isinstance(text, str) or not text or len(text) > MAX_ACTION:
         raise Malformed(f"action: expected an action in notation, got {short(text)}")
     if token_hash is not None and not holds(row, player, token_hash):
         raise Left("this token has left the seat")
+    if source == "human" and 0 <= player < len(row.seats) and row.seats[player].abandoned is not None:
+        raise Conflict("the computer plays this seat now: sit down in it again first", code="abandoned")
     if row.status == "waiting":
         raise NotPlaying("the table is waiting for players")
     if row.status == "over":
@@ -578,6 +648,8 @@ def act(
         raise NotYourTurn(f"it is not seat {player}'s turn")
     if source == "timeout" and (row.deadline is None or row.deadline > now):
         raise Stale("the clock has not run out")
+    if source == "bot" and bot_of(row, player) is None:
+        raise Stale(f"seat {player} is a person's again")
     try:
         a = state.string_to_action(text)
     except GameError as e:
@@ -596,23 +668,46 @@ def act(
     new.apply_action(a)
     over = new.is_terminal()
     chance_now = len(new.chance.log)  # counted, not completed (a pack is a shuffle)
+    # The pages hold a completed trick TRICK_HOLD s before drawing on (web/pace.py): the next clock
+    # starts once they have, so nobody's time runs while their page still shows the trick.
+    held = row.clock is not None and not over and completes_trick(new.last_events_seen_by(None))
+    seat = row.seats[player] if 0 <= player < len(row.seats) else None
     return Move(
         seq=seq,
         action=a,
         text=canonical,
         state=new,
         status="over" if over else "playing",
-        deadline=None if over else deadline(row, new, now),
+        deadline=None if over else deadline(row, new, now + TRICK_HOLD if held else now),
         returns=list(new.returns()) if over else None,
         chance=chance_of(new) if chance_now != chance_len else None,
         chance_len=chance_now,
-        frame=frame(new, state, a, len(row.seats), row.lesson, timed_out(source, player)),
+        frame=frame(new, state, a, len(row.seats), row.lesson, table_events(row, source, player)),
+        at=now,
+        played=player if source == "human" and seat is not None and not seat.played else None,
+        waited=(player, max(0.0, now - absent_since(row, player)))
+        if source == "timeout" and absent
+        else None,
     )
 
 
-def timed_out(source: str, player: int) -> list[dict[str, Any]] | None:
-    """The table event of a move the best agent made for ``player`` because the clock ran out."""
-    return [{"type": "timeout", "seat": player}] if source == "timeout" else None
+def table_events(row: TableRow, source: str, player: int) -> list[dict[str, Any]] | None:
+    """The table's events before a move made for ``player`` by a worker: the clock ran out
+    (``timeout``: the best agent moved for the seat), or the seat was abandoned and its stand-in
+    moved (``stand_in``, with the agent)."""
+    if source == "timeout":
+        return [{"type": "timeout", "seat": player}]
+    if source == "bot" and row.seats[player].kind == "human":
+        return [{"type": "stand_in", "seat": player, "agent": row.seats[player].agent}]
+    return None
+
+
+def stored_events(row: TableRow, player: int) -> list[dict[str, Any]] | None:
+    """The table's events before a move another server stored for ``player``, as far as the row tells
+    them: a seat played by its stand-in now made that move (``stand_in``). (A move made for a seat
+    whose clock ran out is not told: the row keeps no trace of it.)"""
+    played_by_stand_in = 0 <= player < len(row.seats) and row.seats[player].kind == "human"
+    return table_events(row, "bot", player) if played_by_stand_in and bot_of(row, player) else None
 
 
 def applied(row: TableRow, move: Move) -> None:
@@ -621,8 +716,13 @@ def applied(row: TableRow, move: Move) -> None:
     row.status = move.status
     row.deadline = move.deadline
     row.returns = move.returns
+    row.moved = move.at
     if move.chance is not None:
         row.chance = move.chance
+    if move.played is not None:
+        row.seats[move.played].played = True
+    if move.waited is not None:
+        row.seats[move.waited[0]].waited += move.waited[1]
 
 
 def forfeit(row: TableRow, state: State, now: float) -> tuple[list[float], int] | None:
@@ -634,39 +734,58 @@ def forfeit(row: TableRow, state: State, now: float) -> tuple[list[float], int] 
     n = len(row.seats)
     if not 0 <= p < n:
         return None
-    returns = [1.0 / (n - 1)] * n
-    returns[p] = -1.0
-    return returns, p
+    return forfeit_returns(n, p), p
 
 
 # -- what is due next -----------------------------------------------------------------------------
 @dataclass
 class Due:
-    """What a table's runner does next: ``kind`` is ``none``, ``bot`` (a bot is to move), ``wait``
-    (a clock runs out at ``at``), ``timeout`` (a seat ran out: the best agent moves for it) or
-    ``forfeit`` (a seat ran out and loses)."""
+    """What a table's runner does next: ``kind`` is ``none``, ``bot`` (a bot or a stand-in is to
+    move), ``wait`` (until ``at``: a clock runs out, or a seat counts as gone), ``timeout`` (a seat
+    ran out: the best agent moves for it), ``forfeit`` (a seat ran out and loses), ``abandon``
+    (``seat`` is gone) or ``over`` (the game is over but the table not yet: it ends with the game's
+    returns)."""
 
     kind: str
     at: float | None = None
+    seat: int | None = None
 
 
 def bot_to_move(row: TableRow, state: State) -> bool:
     p = state.current_player()
-    return row.status == "playing" and 0 <= p < len(row.seats) and row.seats[p].kind == "bot"
+    return row.status == "playing" and not state.is_terminal() and bot_of(row, p) is not None
 
 
-def due(row: TableRow, state: State, now: float) -> Due:
-    if row.status != "playing" or not needs_runner(row):
+def due(
+    row: TableRow,
+    state: State,
+    now: float,
+    here: Collection[int] = (),
+    abandon_seconds: float = ABANDON_SECONDS,
+) -> Due:
+    """What is due at ``now`` (``here``: the seats with a socket on this server). Every playing table
+    has something that moves it on: a bot, a clock, or the wait on an absent seat."""
+    if row.status != "playing":
         return Due("none")
+    if state.is_terminal():  # e.g. a table made before games over when dealt ended at once
+        return Due("over")
     if bot_to_move(row, state):
         return Due("bot")
-    if row.deadline is None:
-        return Due("none")
-    if row.deadline > now:
-        return Due("wait", row.deadline)
-    if row.clock is not None and row.clock.get("on_timeout") == "forfeit":
-        return Due("forfeit")
-    return Due("timeout")
+    gone = gone_at(row, state, here, abandon_seconds)
+    clock = row.deadline
+    # Nobody is abandoned while their clock keeps waiting for them (web/slow.py): a seat whose absence
+    # reached the time allowed during this turn is abandoned when its clock runs out, instead of the
+    # clock's on_timeout.
+    keeps_waiting = slow.clock_keeps_waiting(row, now)
+    if gone is not None and gone[1] <= now and not keeps_waiting and (clock is None or gone[1] <= clock):
+        return Due("abandon", seat=gone[0])
+    if clock is not None and clock <= now:
+        if row.clock is not None and row.clock.get("on_timeout") == "forfeit":
+            return Due("forfeit")
+        return Due("timeout")
+    if clock is not None:  # whatever the absence, the clock decides next
+        return Due("wait", clock)
+    return Due("none") if gone is None else Due("wait", gone[1])
 
 
 @dataclass
@@ -681,6 +800,8 @@ class Job:
     seed: int
     kind: str  # "bot" | "timeout" | "hint"
     lesson: str | None = None  # a lesson's bots play the lesson's own line (web/bots.py)
+    moved: float = 0.0  # when the move that led here was made (a bot's answer may wait: web/pace.py)
+    events: list[dict[str, Any]] = field(default_factory=list)  # that move's public events
 
 
 def job(row: TableRow, state: State, kind: str) -> Job | None:
@@ -692,9 +813,10 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
     if not 0 <= p < len(row.seats):
         return None
     if kind == "bot":
-        if row.seats[p].kind != "bot":
+        agent = bot_of(row, p)
+        if agent is None:
             return None
-        spec = row.seats[p].agent or "random"
+        spec = agent
     else:
         spec = best_agent_spec(row.game)
     return Job(
@@ -706,6 +828,8 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
         seed=derive(row.seed, kind, row.seq),
         kind=kind,
         lesson=row.lesson if kind == "bot" else None,
+        moved=row.moved if row.moved is not None else row.created,
+        events=state.last_events_seen_by(None) if kind == "bot" else [],
     )
 
 
@@ -719,58 +843,6 @@ def check_hint(row: TableRow, state: State, player: int, seq: Any) -> None:
         raise Stale(f"seq {seq} is not the table's ({row.seq})")
     if state.current_player() != player:
         raise NotYourTurn(f"it is not seat {player}'s turn")
-
-
-# -- after the end --------------------------------------------------------------------------------
-def record(row: TableRow, state: State) -> dict[str, Any]:
-    if row.status != "over":
-        raise NotOver("the record is given out once the game is over")
-    rec = state.record()
-    if row.forfeit is not None:
-        rec["result"] = {"forfeit": row.forfeit, "returns": row.returns}
-    return rec
-
-
-def check_replay_seat(row: TableRow, seat: Any) -> None:
-    n = len(row.seats)
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-        raise BadInput(f"seat: expected a seat number from 0 to {n - 1}", code="bad_seat")
-
-
-def replay(row: TableRow, rec: dict[str, Any], seat: Any) -> dict[str, Any]:
-    """Every step of a finished game as ``seat`` (None: a spectator) saw it."""
-    from gamester.core.registry import load_game
-
-    check_replay_seat(row, seat)
-    game: Game = load_game(rec["game"], **rec["options"])
-    state = game.new_initial_state(seed=rec["seed"], chance=rec["chance"])
-    who = None if seat is None else seat
-
-    def view() -> dict[str, Any]:
-        return state.public_observation() if who is None else state.observation(who)
-
-    steps = [{"seq": 0, "action": None, "view": view(), "events": state.last_events_seen_by(who)}]
-    for i, text in enumerate(rec["actions"]):
-        a = state.string_to_action(text)
-        ev = state.action_event_seen_by(a, who)
-        state.apply_action(a)
-        steps.append(
-            {
-                "seq": i + 1,
-                "action": ev.get("action"),
-                "player": ev.get("player"),
-                "view": view(),
-                "events": [ev, *state.last_events_seen_by(who)],
-            }
-        )
-    return {
-        "id": row.id,
-        "game": rec["game"],
-        "seat": seat,
-        "steps": steps,
-        "returns": row.returns,
-        "forfeit": row.forfeit,
-    }
 
 
 # -- small helpers --------------------------------------------------------------------------------

@@ -8,14 +8,16 @@ the next, and the room asks again, so a table never waits for ever. A late answe
 then refused as stale or applied once, never twice (the seq guard).
 
 A bot's move also keeps its timing from telling how many moves it had (web/pace.py): a forced one is
-held as long as that agent's real decisions take.
+held as long as that agent's real decisions take. And a bot's answer to a move that completed a trick
+waits until the pages have held that trick (``pace.trick_wait``), so its move, and the clock of the
+person whose turn it starts, come when the table is drawn again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -23,7 +25,7 @@ from gamester.core.protocol import Game
 from gamester.web import bots, messages
 from gamester.web.decisions import Job, hint_parts
 from gamester.web.fair import address_key
-from gamester.web.pace import ThinkTimes
+from gamester.web.pace import ThinkTimes, trick_wait
 
 
 def lost_after(budget: float) -> float:
@@ -36,6 +38,9 @@ class Workers(Protocol):
     """What a job needs of the server (the registry)."""
 
     think_times: ThinkTimes
+    trick_hold: float  # seconds the pages hold a completed trick (pace.TRICK_HOLD; 0 in the tests)
+
+    def now(self) -> float: ...
 
     def in_worker(
         self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"
@@ -75,10 +80,15 @@ async def move(workers: Workers, job: Job, *, turns: str, urgent: bool, forced: 
     )
     if job.kind == "bot":  # its timing must not tell how many moves it had (web/pace.py)
         took, times = time.monotonic() - started, workers.think_times
+        hold = 0.0
         if forced:
-            await asyncio.sleep(times.hold(job.spec, took, budget))
+            hold = times.hold(job.spec, took, budget)
         else:
             times.thought(job.spec, took)
+        # Nor come while the pages still hold the trick the last move completed.
+        hold = max(hold, trick_wait(job.moved, job.events, workers.now(), workers.trick_hold))
+        if hold > 0:
+            await asyncio.sleep(hold)
     return text
 
 
@@ -100,3 +110,13 @@ async def hint(workers: Workers, job: Job, game: Game, *, address: str) -> messa
         return messages.error("hint_unavailable", "no hint could be computed in time")
     move = hint_parts(game, out["action"]).get("move")
     return messages.hint(job.seq, out["action"], out["win_probability"], move)
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def spawn(coro: Coroutine[Any, Any, None]) -> None:
+    """Run ``coro`` (a room's wait for a job's answer) as a task, kept until it is done."""
+    task = asyncio.ensure_future(coro)
+    _background.add(task)
+    task.add_done_callback(_background.discard)

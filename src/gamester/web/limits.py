@@ -41,6 +41,9 @@ class Limits:
     address may make a second, on average (then 429 rate_limited)."""
     request_burst: int = 200
     """API requests one address may make at once before ``requests_per_second`` holds it back."""
+    abandon_seconds: float = 90.0
+    """A seat the game waits on that has had no socket this long is abandoned: a stand-in plays it,
+    or the table ends (docs/web.md, Leaving and abandoned seats)."""
     per_address: bool = True
     """False (``--limits off``): no per-address quota."""
 
@@ -58,6 +61,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "request_seconds": (0.5, 600),
     "waiting_per_address": (1, 100_000),
     "unjoined_minutes": (1, 30 * 24 * 60),
+    "abandon_seconds": (1, 7 * 24 * 3600),
     "bots_per_address": (1, 1000),
     "requests_per_second": (0.1, 100_000),
     "request_burst": (1, 1_000_000),

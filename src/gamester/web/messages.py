@@ -36,7 +36,8 @@ class Table(TypedDict):
 
 
 class Event(TypedDict):
-    """Something that happened at the table rather than in the game (a seat left)."""
+    """Something that happened at the table rather than in the game: a seat left, was abandoned or
+    taken back (docs/web.md, The WebSocket)."""
 
     type: Literal["event"]
     event: dict[str, Any]
@@ -95,6 +96,11 @@ def table(public: dict[str, Any]) -> Table:
 
 def left(seat: int, name: str | None) -> Event:
     return {"type": "event", "event": {"type": "left", "seat": seat, "name": name}}
+
+
+def event(table_event: dict[str, Any]) -> Event:
+    """A table event (``absence.seat_events``: ``abandoned``, ``taken_back``)."""
+    return {"type": "event", "event": table_event}
 
 
 def error(code: str, message: str) -> Error:

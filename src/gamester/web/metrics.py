@@ -9,7 +9,7 @@ in one process, as the tests run them, never mix their counts). What it counts:
   body's ``error``), at a WebSocket handshake (the close reason) or in a WebSocket error frame;
 - ``gamester_action_seconds``: a histogram of the time from a player's move arriving to its being
   stored and sent to every socket; ``gamester_table_events_total{event}``: created, joined, left,
-  started, moved, ended (this server's);
+  started, moved, abandoned, taken_back, ended (this server's);
 - gauges read when scraped: ``gamester_tables{status}`` (the database's, every server's),
   ``gamester_open_sockets``, ``gamester_thinking{kind}`` (bot moves and hints at or waiting for the
   workers), ``gamester_hashes_waiting``, ``gamester_reviews_queued``, ``gamester_seeks`` and any other
@@ -54,7 +54,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.store.port import TableRepository, TableRow
-from gamester.web import logs
+from gamester.web import absence, logs
+from gamester.web import decisions as d
 from gamester.web.proxy import Network, parse_trusted
 
 if TYPE_CHECKING:  # the parts metrics reads; they import nothing of it
@@ -325,17 +326,18 @@ class Observe:
 # -- table events -------------------------------------------------------------------------------
 class TableWatch:
     """Turns the notifier's notices of this server's tables into events (created, joined, left,
-    started, moved, ended): counted, and logged as a spectator sees them (``--log-format json``)."""
+    started, moved, abandoned, taken_back, ended): counted, and logged as a spectator sees them
+    (``--log-format json``)."""
 
     MAX_TABLES = 20_000
 
     def __init__(self, registry: Registry, metrics: ServerMetrics) -> None:
         self.reg = registry
         self.m = metrics
-        self.seen: OrderedDict[str, tuple[str, frozenset[int]]] = OrderedDict()
+        self.seen: OrderedDict[str, tuple[str, frozenset[int], absence.SeatNews]] = OrderedDict()
 
     def created(self, row: TableRow) -> None:
-        self._remember(row.id, row.status, _joined(row))
+        self._remember(row, _joined(row))
         self._event("created", row, **logs.table_fields(row))
 
     def on_notice(self, table_id: str, kind: str, remote: bool) -> None:
@@ -348,22 +350,24 @@ class TableWatch:
         before = self.seen.get(table_id)
         joined = _joined(row)
         if before is not None:
-            was_status, was_joined = before
+            was_status, was_joined, news = before
             for seat in sorted(joined - was_joined):
                 self._event("joined", row, seat=seat, name=row.seats[seat].name)
             for seat in sorted(was_joined - joined):
                 self._event("left", row, seat=seat)
+            for e in absence.seat_events(news, row):  # a seat abandoned (and what follows), or taken back
+                self._event(e["type"], row, **{k: v for k, v in e.items() if k != "type"})
             if was_status == "waiting" and row.status != "waiting":
                 self._event("started", row)
         if kind == "act":
             self._event("moved", row, seq=row.seq, seen=spectator_events(row.seq))
         if row.status == "over" and (before is None or before[0] != "over"):
-            self._event("ended", row, returns=row.returns, forfeit=row.forfeit)
-        self._remember(table_id, row.status, joined)
+            self._event("ended", row, returns=row.returns, forfeit=row.forfeit, result=d.result_of(row))
+        self._remember(row, joined)
 
-    def _remember(self, table_id: str, status: str, joined: frozenset[int]) -> None:
-        self.seen[table_id] = (status, joined)
-        self.seen.move_to_end(table_id)
+    def _remember(self, row: TableRow, joined: frozenset[int]) -> None:
+        self.seen[row.id] = (row.status, joined, absence.seat_news(row))
+        self.seen.move_to_end(row.id)
         while len(self.seen) > self.MAX_TABLES:
             self.seen.popitem(last=False)
 

@@ -33,11 +33,14 @@ def completes_trick(events: Iterable[Mapping[str, Any]]) -> bool:
     return any(e.get("type") == "trick" for e in events)
 
 
-def trick_wait(moved_at: float, events: Iterable[Mapping[str, Any]], now: float) -> float:
+def trick_wait(
+    moved_at: float, events: Iterable[Mapping[str, Any]], now: float, hold: float = TRICK_HOLD
+) -> float:
     """Seconds a bot still waits at ``now`` before its move goes out, after the move made at
-    ``moved_at`` whose public events are ``events``: what is left of :data:`TRICK_HOLD` if that move
-    completed a trick, else 0. (The bot thinks meanwhile: only its answer waits.)"""
-    return max(0.0, moved_at + TRICK_HOLD - now) if completes_trick(events) else 0.0
+    ``moved_at`` whose public events are ``events``: what is left of ``hold`` (the pages' hold,
+    :data:`TRICK_HOLD`) if that move completed a trick, else 0. (The bot thinks meanwhile: only its
+    answer waits.)"""
+    return max(0.0, moved_at + hold - now) if completes_trick(events) else 0.0
 
 
 def _budget_of(spec: str) -> float:

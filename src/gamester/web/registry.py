@@ -29,12 +29,12 @@ from typing import Any, TypeVar
 
 from gamester.core.protocol import State
 from gamester.store.port import ChatRepository, TableRepository, TableRow
-from gamester.web import bots, jobs
+from gamester.web import absence, bots, jobs
 from gamester.web import decisions as d
 from gamester.web.commands import Command, Heard, Lease, Notice, Rematched, RoomCommand
 from gamester.web.fair import FairGate
 from gamester.web.notifier import Notifier
-from gamester.web.pace import ThinkTimes
+from gamester.web.pace import TRICK_HOLD, ThinkTimes
 from gamester.web.room import Room, RoomClosed
 
 log = logging.getLogger("gamester.web")
@@ -83,6 +83,8 @@ class Registry:
         bot_seconds: float = 10.0,
         hint_seconds: float = 5.0,
         unjoined_seconds: float = 3600.0,
+        abandon_seconds: float = absence.ABANDON_SECONDS,
+        trick_hold: float = TRICK_HOLD,
         bots_per_address: int = 0,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -95,6 +97,11 @@ class Registry:
         self.bot_seconds = bot_seconds
         self.hint_seconds = hint_seconds
         self.unjoined_seconds = unjoined_seconds
+        self.abandon_seconds = abandon_seconds
+        self.trick_hold = trick_hold  # a bot's move after a completed trick waits this long (web/jobs.py)
+        self._marked: dict[
+            tuple[str, int], float
+        ] = {}  # (table, seat) -> when the lease loop last marked it seen
         self.now = clock
         self._next_expiry = 0.0
         self.rooms: dict[str, Room] = {}
@@ -310,6 +317,14 @@ class Registry:
             else:  # over (the repository renews only playing tables): nothing to run any more
                 r.lease_until = 0.0
         await self.db(self.repo.renew_leases, self.server_id, until, write=True)
+        # The seats the games wait on that have a socket here are seen now, so that whichever server
+        # runs their table does not count them as gone (docs/web.md, Leaving and abandoned seats):
+        # each again once a third of the time allowed has passed, well before it could run out.
+        here = [(r.id, p) for r in self.rooms.values() if (p := r.present()) is not None]
+        marked = {k: self._marked.get(k, 0.0) for k in here}
+        stale = [k for k, at in marked.items() if now - at >= self.abandon_seconds / 3]
+        await self.db(self.repo.mark_seen, stale, now, write=True)
+        self._marked = {**marked, **dict.fromkeys(stale, now)}
         await self.db(self.repo.checkpoint)
         for r in held:
             r.lease_until = until
@@ -328,12 +343,6 @@ class Registry:
         for info in [*free, *dead]:
             mine = self.rooms.get(info.id)
             if mine is not None and mine.lease_until > now:
-                continue
-            row = await self.db(self.repo.get, info.id)
-            if row is None:
-                continue
-            if not d.needs_runner(row):  # a table from before rows said so: never listed again
-                await self.db(self.repo.mark_no_runner, info.id, write=True)
                 continue
             ok = await self.db(
                 self.repo.take_lease,

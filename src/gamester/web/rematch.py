@@ -17,7 +17,7 @@ from typing import Any
 
 from gamester.core.record import replay
 from gamester.core.registry import load_game
-from gamester.store.port import NO_RUNNER, SeatRow, TableRow
+from gamester.store.port import SeatRow, TableRow
 from gamester.web import decisions as d
 from gamester.web.accounts import People
 from gamester.web.commands import Join, Record, Rematched
@@ -65,8 +65,8 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
         turns_key=old.turns_key,  # its bots take turns as the last table's did (``ask``: the asker's)
         seats=seats,
     )
-    if not d.needs_runner(row):
-        row.lease_owner = NO_RUNNER
+    row.moved = None if humans else now
+    d.dealt_over(row, state)  # a game over when dealt ends at once, as a new table's does
     return row
 
 

@@ -27,14 +27,13 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, assert_never, cast
 
 from gamester.core.protocol import State
-from gamester.core.registry import load_game
-from gamester.store.port import ChatRepository, TableRepository, TableRow
-from gamester.web import chat, jobs, messages
+from gamester.store.port import ChatRepository, StoreUnavailable, TableRepository, TableRow
+from gamester.web import absence, chat, jobs, messages, rebuild
 from gamester.web import decisions as d
 from gamester.web.commands import (
     COMMANDS,
@@ -64,11 +63,12 @@ from gamester.web.commands import (
     Tick,
     Unthink,
     Watch,
+    done,
+    gives,
 )
 from gamester.web.decisions import SPECTATOR
 from gamester.web.errors import (
     BadToken,
-    Conflict,
     NoTable,
     NotAllowed,
     RateLimited,
@@ -95,6 +95,7 @@ class Host(jobs.Workers, Protocol):
     chat: ChatRepository
     server_id: str
     lease_seconds: float
+    abandon_seconds: float
 
     def db(
         self, fn: Callable[..., Any], *args: Any, write: bool = False, **kwargs: Any
@@ -117,15 +118,6 @@ class RoomClosed(Exception):
 class _Queued:
     cmd: RoomCommand
     done: asyncio.Future[Any] | None
-
-
-def _gives(_cmd: Command[T], value: T) -> T:
-    """``value`` as the answer of ``_cmd``: the type checker holds each handler to its command's type."""
-    return value
-
-
-def _done(_cmd: Command[None]) -> None:
-    """The answer of a command that answers nothing."""
 
 
 class Room:
@@ -264,7 +256,7 @@ class Room:
         """The one dispatch: each command to its handler."""
         match cmd:
             case Act():
-                return _gives(cmd, await self._play(cmd.player, cmd.action, cmd.seq, "human", cmd.token_hash))
+                return gives(cmd, await self._play(cmd.player, cmd.action, cmd.seq, "human", cmd.token_hash))
             case Move():
                 await self._move(cmd)
             case Unthink():
@@ -272,9 +264,9 @@ class Room:
             case Tick():
                 self._poked = False
             case Attach():
-                return _gives(cmd, await self._attach(cmd))
+                return gives(cmd, await self._attach(cmd))
             case Detach():
-                self._detach(cmd)
+                await self._detach(cmd)
             case Hint():
                 self._hint(cmd)
             case Hinted():
@@ -290,29 +282,29 @@ class Room:
             case Rematched():
                 await self._rematched(cmd)
             case Join():
-                return _gives(cmd, await self._join(cmd))
+                return gives(cmd, await self._join(cmd))
             case Leave():
-                return _gives(cmd, await self._leave(cmd))
+                return gives(cmd, await self._leave(cmd))
             case Public():
                 if cmd.fresh:
                     await self._sync()
-                return _gives(cmd, self.public())
+                return gives(cmd, self.public())
             case Watch():
                 await self._watch(cmd)
             case Invites():
                 await self._sync()
-                return _gives(cmd, d.invites_for(self._row(), cmd.token))
+                return gives(cmd, d.invites_for(self._row(), cmd.token))
             case Record():
-                return _gives(cmd, await self._record())
+                return gives(cmd, await self._record())
             case Replay():
-                return _gives(cmd, await self._replay(cmd))
+                return gives(cmd, await self._replay(cmd))
             case Notice():
                 await self._notice(cmd)
             case Lease():
                 await self._leased(cmd)
             case _:
                 assert_never(cmd)
-        _done(cmd)
+        done(cmd)
         return None
 
     # -- reading the table ---------------------------------------------------------------------
@@ -330,7 +322,7 @@ class Room:
             raise NoTable(f"no table {self.id!r}")
         acts = await self.host.db(self.host.repo.actions, self.id) if row.seq else []
         # CPU only, but a long game takes a while to replay: off the event loop.
-        self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(_build, row, acts)
+        self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(rebuild.build, row, acts)
 
     async def _sync(self) -> bool:
         """Read the row again and apply the actions stored since; True if the table changed beyond
@@ -341,20 +333,15 @@ class Room:
             raise NoTable(f"no table {self.id!r}")
         # What the ``table`` message shows (a move alone is told by its view): the status, the seats,
         # or a deadline moved without a move (a lease taken over, the clock's pause).
+        news = absence.seat_news(row)
         changed = fresh.status != row.status or _seats(fresh) != _seats(row)
         changed = changed or (fresh.deadline != row.deadline and fresh.seq == row.seq)
         if fresh.seq > row.seq:
             texts = await self.host.db(self.host.repo.actions, self.id, row.seq)
-            n = len(row.seats)
-            for text in texts[: fresh.seq - row.seq]:
-                a = state.string_to_action(text)
-                before = state.clone()
-                state.apply_action(a)
-                row.seq += 1
-                d.keep(self.frames, row.seq, d.frame(state, before, a, n, row.lesson))
-            self.chance_len = len(state.chance.log)
+            self.chance_len = rebuild.catch_up(row, fresh, state, self.frames, texts)
         fresh.seq = row.seq
         self.row = fresh
+        self._tell(news)  # a seat abandoned or taken back through another server: told here too
         return changed
 
     def spectator_events(self, seq: int) -> list[Any] | None:
@@ -401,6 +388,11 @@ class Room:
         """The table (seats, who is connected, status) to every socket."""
         self._to_all(messages.table(self.public()))
 
+    def _tell(self, before: absence.SeatNews) -> None:
+        """Every socket is told of the seats abandoned or taken back since ``before``."""
+        for event in absence.seat_events(before, self._row()):
+            self._to_all(messages.event(event))
+
     def _to_all(self, message: messages.Outbound) -> None:
         """``message`` to every socket of the table (encoded once)."""
         text = messages.encode(message)
@@ -419,19 +411,31 @@ class Room:
     async def _play(self, player: int, text: Any, seq: Any, source: str, token_hash: str | None) -> int:
         """A move for ``player`` (a person's, a bot's or a timed-out seat's): decided, stored, pushed."""
         row, state, host = self._row(), self._state(), self.host
+        absent = source == "timeout" and player not in self.connected()
         move = d.act(
-            row, state, self.chance_len, player, text, seq, host.now(), source=source, token_hash=token_hash
+            row,
+            state,
+            self.chance_len,
+            player,
+            text,
+            seq,
+            host.now(),
+            source=source,
+            token_hash=token_hash,
+            absent=absent,
         )
         ok = await host.db(
             host.repo.append_action,
             self.id,
             move.seq,
             move.text,
-            host.now(),
+            move.at,
             chance=move.chance,
             status=move.status,
             deadline=move.deadline,
             returns=move.returns,
+            played=move.played,
+            waited=move.waited,
             write=True,
         )
         if not ok:  # another server moved first
@@ -467,6 +471,9 @@ class Room:
                 raise BadToken("not a seat's token at this table")
             conn.viewer = seat
             conn.token_hash = d.hash_token(cmd.token)  # the token it came with, not the seat's now
+            # A socket may still see a table whose database cannot take a write now.
+            with contextlib.suppress(StoreUnavailable):
+                await self._arrived(seat)
         row = self._row()
         name = cmd.name if seat is None else row.seats[seat].name or f"Player {seat + 1}"
         account = cmd.account if seat is None else row.seats[seat].account
@@ -486,18 +493,53 @@ class Room:
         if seat is not None:
             self._announce()
         for line in await self.host.db(self.host.chat.last_chat, self.id, chat.HISTORY):
-            _give(conn, line)
+            conn.give_chat(line)
         if row.status == "over" and row.rematch is None:
             row.rematch = await self.host.db(self.host.chat.rematch_of, self.id)
         if row.rematch is not None:
             conn.send(messages.rematch(row.rematch))
         return seat
 
-    def _detach(self, cmd: Detach) -> None:
+    async def _detach(self, cmd: Detach) -> None:
         if cmd.conn in self.conns:
             self.conns.discard(cmd.conn)
             if cmd.conn.viewer != SPECTATOR:
                 self._announce()
+                # Its last socket here: seen until now (if the database cannot take it, the mark of
+                # the socket's arrival or of the last lease round stands, a little older).
+                if cmd.conn.viewer not in self.connected():
+                    with contextlib.suppress(StoreUnavailable):
+                        await self._seen([cmd.conn.viewer])
+
+    async def _arrived(self, seat: int) -> None:
+        """A seat's socket arrived: the seat is seen now (its wait without a socket starts again on
+        every server), and a seat that had gone takes itself back from its stand-in."""
+        row = self._row()
+        if row.status != "playing":
+            return
+        if absence.comes_back(row, seat):
+            s = row.seats[seat]
+            assert s.name is not None and s.token_hash is not None
+            await self._take_back(seat, s.name, s.token_hash, s.account)
+        else:
+            await self._seen([seat])
+
+    async def _seen(self, seats: list[int]) -> None:
+        """``seats`` had a socket here until now (at a table still playing)."""
+        row, now = self._row(), self.host.now()
+        if row.status != "playing" or not seats:
+            return
+        await self.host.db(self.host.repo.mark_seen, [(self.id, p) for p in seats], now, write=True)
+        for p in seats:
+            row.seats[p].seen, row.seats[p].waited = now, 0.0
+
+    def present(self) -> int | None:
+        """The seat the game waits on if it has a socket here (the lease loop marks it seen on every
+        server's behalf, so the server running the table knows it is there); else None."""
+        if self.row is None or self.state is None:
+            return None
+        p = absence.waiting_on(self.row, self.state)
+        return p if p is not None and p in self.connected() else None
 
     # -- chat ----------------------------------------------------------------------------------
     async def _say(self, cmd: Say) -> None:
@@ -529,7 +571,7 @@ class Room:
             "account": speaker.account,
         }  # fmt: skip
         for c in self.conns:
-            _give(c, line)
+            c.give_chat(line)
         self.host.publish(self.id, "chat")
 
     async def _heard(self) -> None:
@@ -537,7 +579,7 @@ class Room:
             return
         for line in await self.host.db(self.host.chat.last_chat, self.id, CHAT_HEARD):
             for c in self.conns:
-                _give(c, line)
+                c.give_chat(line)
 
     async def _reblock(self, cmd: Reblock) -> None:
         """Whom ``cmd.account`` blocks changed: its sockets here hear by the new list from now on."""
@@ -555,7 +597,7 @@ class Room:
                 c.speaker.seen.clear()
             c.send(messages.chat_deleted())
             for line in lines:
-                _give(c, line)
+                c.give_chat(line)
 
     async def _rematched(self, cmd: Rematched) -> None:
         row = self._row()
@@ -572,6 +614,9 @@ class Room:
         plan = d.join(row, cmd.seat, cmd.name, cmd.token, secrets.token_urlsafe(24), cmd.owner, cmd.invite)
         if not plan.new:
             return {"seat": plan.seat, "token": plan.token, "table": self.id}
+        if plan.back:
+            await self._take_back(plan.seat, plan.name, d.hash_token(plan.token), plan.account)
+            return {"seat": plan.seat, "token": plan.token, "table": self.id}
         now = self.host.now()
         fresh = await self.host.db(
             self.host.repo.join,
@@ -581,6 +626,7 @@ class Room:
             d.hash_token(plan.token),
             lambda r: d.starts(r, state, now),
             account=plan.account,
+            at=now,
             write=True,
         )
         if fresh is None:
@@ -597,6 +643,11 @@ class Room:
         await self._sync()
         row = self._row()
         seat, held = d.leave(row, cmd.token)
+        if row.status == "playing" and row.seats[seat].abandoned is None:
+            # Leaving a game in progress abandons the seat (docs/web.md, Leaving and abandoned seats).
+            if not await self._abandon(seat, "left", held):
+                raise BadToken("token: not a seat's token at this table")
+            return {"ok": True, "seat": seat}
         if not await self.host.db(self.host.repo.leave, self.id, seat, held, write=True):
             raise BadToken("token: not a seat's token at this table")
         s = row.seats[seat]
@@ -609,6 +660,55 @@ class Room:
         self.host.publish(self.id, "table")
         return {"ok": True, "seat": seat}
 
+    async def _abandon(self, seat: int, how: str, held: str | None = None) -> bool:
+        """Seat ``seat`` is abandoned (``left``: through leave, with its token ``held``; ``gone``: no
+        socket for the time allowed), decided on the row as it stands: a stand-in plays it, or the
+        table ends (an abort, a forfeit). True once stored; False if the seat cannot be (another
+        server abandoned it first, the game ended, the token no longer holds it)."""
+        host = self.host
+        for _ in range(3):  # a move stored meanwhile through another server: decide again on it
+            row, state = self._row(), self._state()
+            if row.status != "playing" or row.seats[seat].abandoned is not None:
+                return False
+            if (
+                how == "gone"
+                and d.due(row, state, host.now(), self.connected(), host.abandon_seconds).kind != "abandon"
+            ):
+                return False  # back, or seen through another server since: nothing to do
+            plan = absence.abandon(row, state, seat, how)
+            before = absence.seat_news(row)
+            ok = await host.db(host.repo.abandon, self.id, row.seq, plan, held, write=True)
+            if ok:
+                absence.abandoned(row, plan)
+                self._drop_left()
+                self._tell(before)
+                self._announce()
+                if plan.end is not None:
+                    self._push(again=True)
+                    if row.rated and plan.end.result is None:
+                        host.ended(self.id)
+                host.publish(self.id, "table")
+                return True
+            await self._sync()
+        return False
+
+    async def _take_back(self, seat: int, name: str, token_hash: str, account: str | None) -> None:
+        """A person sits down at the abandoned seat ``seat``: its stand-in stops (a move it is still
+        thinking of is refused when it comes), and the seat is the person's from now on."""
+        host, now = self.host, self.host.now()
+        before = absence.seat_news(self._row())
+        if not await host.db(host.repo.take_back, self.id, seat, name, token_hash, account, now, write=True):
+            await self._sync()
+            raise SeatTaken(f"seat {seat} is taken")
+        s = self._row().seats[seat]
+        s.abandoned, s.agent, s.name, s.token_hash, s.account = None, None, name, token_hash, account
+        s.seen, s.waited = now, 0.0
+        self._drop_left()  # the sockets of a token that was only gone and is not this one
+        self._tell(before)
+        self._announce()
+        self._push(again=True)  # its legal moves, if it is the seat's turn
+        host.publish(self.id, "table")
+
     async def _watch(self, cmd: Watch) -> None:
         """Refused (``private_table``) unless these may see a private table (:func:`d.may_watch`)."""
         if not d.may_watch(self._row(), cmd.invite, cmd.token, cmd.account):
@@ -617,12 +717,12 @@ class Room:
 
     async def _record(self) -> dict[str, Any]:
         await self._sync()
-        return d.record(self._row(), self._state())
+        return rebuild.record(self._row(), self._state())
 
     async def _replay(self, cmd: Replay) -> dict[str, Any]:
-        d.check_replay_seat(self._row(), cmd.seat)
+        rebuild.check_replay_seat(self._row(), cmd.seat)
         rec = await self._record()
-        return await asyncio.to_thread(d.replay, self._row(), rec, cmd.seat)
+        return await asyncio.to_thread(rebuild.replay, self._row(), rec, cmd.seat)
 
     # -- between servers -----------------------------------------------------------------------
     async def _notice(self, cmd: Notice) -> None:
@@ -655,7 +755,7 @@ class Room:
         if job is None:
             raise Stale("the position changed; ask again")
         self._hints[key] = {cmd.conn}
-        _spawn(self._ask_hint(key, job, state, cmd.conn.address))
+        jobs.spawn(self._ask_hint(key, job, state, cmd.conn.address))
 
     async def _ask_hint(self, key: tuple[int, int], job: d.Job, state: State, address: str) -> None:
         self.post(Hinted(key, await jobs.hint(self.host, job, state.game, address=address)))
@@ -675,18 +775,32 @@ class Room:
             self._set_timer(due.at)
         elif due.kind == "forfeit":
             await self._forfeit()
+        elif due.kind == "abandon":
+            assert due.seat is not None
+            await self._abandon(due.seat, "gone")
+        elif due.kind == "over":
+            await self._game_over()
         elif due.kind in ("bot", "timeout"):
             self._send_move(due.kind)
 
     async def _due(self) -> d.Due:
         """What is due, decided on the row as it stands once this server holds the lease (nothing,
-        if another server holds it)."""
-        due = d.due(self._row(), self._state(), self.host.now())
+        if another server holds it). Clocks, bots and absent seats share this one path: each is a
+        deadline on the table row (or a bot to move), and the timer is set for the nearest."""
+        due = self._decide()
         if due.kind == "none" or not await self._lease(self.host.now()):
             return d.Due("none")
         # Taking the lease over reads the row again (the clock moved on by the time no server ran the
         # table): what is due is decided again on that row, never on the one from before.
-        return d.due(self._row(), self._state(), self.host.now())
+        due = self._decide()
+        if due.kind == "abandon":  # other servers mark the seats they hold as seen: read them first
+            await self._sync()
+            due = self._decide()
+        return due
+
+    def _decide(self) -> d.Due:
+        host = self.host
+        return d.due(self._row(), self._state(), host.now(), self.connected(), host.abandon_seconds)
 
     async def _lease(self, now: float) -> bool:
         """Whether this server holds the table's lease (taken now if it is free)."""
@@ -716,13 +830,20 @@ class Room:
 
     async def _forfeit(self) -> None:
         """The seat to move ran out of time under ``on_timeout: forfeit``: the table ends."""
+        end = d.forfeit(self._row(), self._state(), self.host.now())
+        if end is not None:
+            await self._end(*end)
+
+    async def _game_over(self) -> None:
+        """The game is over but the row still says playing (a table made before games over when
+        dealt ended at once): the table ends with the game's returns."""
+        await self._end(list(self._state().returns()), None)
+
+    async def _end(self, returns: list[float], forfeit: int | None) -> None:
+        """The table ends now, with ``returns`` (and the seat that forfeits), unless it moved on."""
         row, host = self._row(), self.host
-        end = d.forfeit(row, self._state(), host.now())
-        if end is None:
-            return
-        returns, p = end
-        if await host.db(host.repo.finish, self.id, row.seq, returns, p, write=True):
-            row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
+        if await host.db(host.repo.finish, self.id, row.seq, returns, forfeit, write=True):
+            row.status, row.returns, row.forfeit, row.deadline = "over", returns, forfeit, None
             if row.rated:
                 host.ended(self.id)
             self._announce()
@@ -746,7 +867,7 @@ class Room:
         turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
         # Only a bot's own move is held when forced (web/pace.py): no legal list for a timed-out seat.
         forced = source == "bot" and len(state.legal_actions()) == 1
-        _spawn(self._think(job, turns, people, forced))
+        jobs.spawn(self._think(job, turns, people, forced))
 
     async def _think(self, job: d.Job, turns: str, urgent: bool, forced: bool) -> None:
         try:
@@ -758,49 +879,5 @@ class Room:
         self.post(Move(job.seq, job.player, text, "bot" if job.kind == "bot" else "timeout"))
 
 
-def _give(conn: Connection, line: dict[str, Any]) -> None:
-    """A stored chat line to ``conn``, unless it has it already."""
-    speaker = conn.speaker
-    if speaker is not None and speaker.fresh(int(line["id"])) and speaker.hears(line):
-        # An account speaks under its own name: the page links it to the account's page.
-        account = line["name"] if line.get("account") is not None else None
-        conn.send(messages.chat(line["seat"], line["name"], line["text"], line["at"], account))
-
-
-_background: set[asyncio.Task[None]] = set()
-
-
-def _spawn(coro: Coroutine[Any, Any, None]) -> None:
-    task = asyncio.ensure_future(coro)
-    _background.add(task)
-    task.add_done_callback(_background.discard)
-
-
 def _seats(row: TableRow) -> list[tuple[str | None, str | None]]:
     return [(s.name, s.token_hash) for s in row.seats]
-
-
-def _build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict[int, d.Frame], int]:
-    """The state at ``row.seq`` rebuilt from the seed and the stored actions, with the last frames."""
-    game = load_game(row.game, **row.options)
-    # From the seed, not the stored chance: a state given a chance list cannot draw past its end,
-    # and the table's next deal needs new packs. The stored chance is checked against it below.
-    state = game.new_initial_state(seed=row.seed)
-    n = game.num_players
-    frames: OrderedDict[int, d.Frame] = OrderedDict()
-    start = max(0, len(acts) - d.KEEP_FRAMES)
-    if start == 0:
-        frames[0] = d.frame(state, None, None, n, row.lesson)
-    for i, text in enumerate(acts):
-        a = state.string_to_action(text)
-        if i + 1 > start:
-            before = state.clone()
-            state.apply_action(a)
-            frames[i + 1] = d.frame(state, before, a, n, row.lesson)
-        else:
-            state.apply_action(a)
-    row.seq = len(acts)
-    now = d.chance_of(state)
-    if now[: len(row.chance)] != row.chance[: len(now)]:
-        raise Conflict(f"table {row.id}: its stored chance does not match its seed", code="corrupt")
-    return row, state, frames, len(now)

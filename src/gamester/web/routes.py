@@ -16,7 +16,6 @@ The parts the routes use exist only once the app has started: its lifespan puts 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 import time
 from dataclasses import dataclass
@@ -367,21 +366,22 @@ def table_router(quota: Limits) -> APIRouter:
         reg = parts_of(ws).registry
         conn = Connection(ws, table_id)
         try:
-            name, account = "Spectator", None
-            if token is None:  # a spectator: of a private table only with an invite
-                await t.watching(table_id, ws)
-                name, account = await t.spectator(ws)
-            # A wrong token is refused, never taken for a spectator.
-            seat = await reg.call(table_id, Attach(conn, token, name, account, t.quota.per_address))
-        except Exception:  # noqa: BLE001 - no table, a wrong token, the database down: closed
-            conn.close(1008)
-            await conn.finish()
-            return
-        try:
+            try:
+                name, account = "Spectator", None
+                if token is None:  # a spectator: of a private table only with an invite
+                    await t.watching(table_id, ws)
+                    name, account = await t.spectator(ws)
+                # A wrong token is refused, never taken for a spectator.
+                seat = await reg.call(table_id, Attach(conn, token, name, account, t.quota.per_address))
+            except Exception:  # noqa: BLE001 - no table, a wrong token, the database down: closed
+                conn.close(1008)
+                return
             await _ws_loop(ws, conn, reg, seat)
         finally:
-            with contextlib.suppress(Exception):
-                await reg.call(table_id, Detach(conn))
+            # Queued, not awaited, and whatever ended the handler (a handler cancelled as its client
+            # goes, even while it was attaching): the room must not count a socket that is gone, or
+            # its seat would never count as absent (docs/web.md, Leaving and abandoned seats).
+            reg.tell(table_id, Detach(conn))
             await conn.finish()
 
     # -- the front end -------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from starlette.websockets import WebSocket
 
@@ -59,6 +60,14 @@ class Connection:
 
     def send(self, message: messages.Outbound) -> None:
         self.send_text(messages.encode(message))
+
+    def give_chat(self, line: dict[str, Any]) -> None:
+        """A stored chat line, unless this socket has it already or may not hear it (a block)."""
+        speaker = self.speaker
+        if speaker is not None and speaker.fresh(int(line["id"])) and speaker.hears(line):
+            # An account speaks under its own name: the page links it to the account's page.
+            account = line["name"] if line.get("account") is not None else None
+            self.send(messages.chat(line["seat"], line["name"], line["text"], line["at"], account))
 
     def close(self, code: int) -> None:
         """Stop sending now; the close itself happens in the background, bounded."""

@@ -363,7 +363,10 @@ export class Lobby {
         : el("p.muted", "None right now — start one and invite a friend."),
       el("h2", "Games being played"),
       playing.tables.length ? el("ul.table-list", { "data-testid": "playing-tables" }, playing.tables.map((t) => line(t,
-        el("a.button.small", { href: `#/table/${encodeURIComponent(t.id)}` }, mySeat(t.id) ? "Back to my seat" : "Watch"))))
+        // An open table's abandoned seat is anyone's to take back from the computer.
+        !mySeat(t.id) && t.open && !t.rated && (t.abandoned || []).length
+          ? el("a.button.small.primary", { href: `#/table/${encodeURIComponent(t.id)}?seat=${t.abandoned[0]}` }, "Take a seat")
+          : el("a.button.small", { href: `#/table/${encodeURIComponent(t.id)}` }, mySeat(t.id) ? "Back to my seat" : "Watch"))))
         : el("p.muted", "Nobody is playing right now."));
   }
 }

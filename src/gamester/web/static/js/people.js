@@ -154,6 +154,8 @@ function chart(points) {
 
 function resultWord(t) {
   if (t.status !== "over") return t.status === "waiting" ? "waiting" : "playing";
+  if (t.aborted) return "aborted";
+  if (typeof t.forfeit === "number") return t.forfeit === t.seat ? "lost by forfeit" : "won by forfeit";
   if (!t.returns) return "over";
   const mine = t.returns[t.seat];
   const best = Math.max(...t.returns);

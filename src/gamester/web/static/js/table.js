@@ -52,7 +52,25 @@ function suitedText(text) {
 }
 const SUIT_OF = Object.fromEntries(Object.entries(SUITS).map(([letter, sign]) => [sign, letter]));
 
-/** The table's own events, the same in every game: a clock run out, a seat left. */
+/** A computer player's level as the lobby says it ("Casual"), from its spec. */
+function agentWord(info, spec) {
+  const a = info && info.agents.find((x) => x.spec === spec);
+  return (a ? a.label.split(":")[0] : spec) || "a computer player";
+}
+
+/** What follows a seat abandoned (docs/web.md, Leaving and abandoned seats), said to everyone. */
+function abandonedLine(e, ctx) {
+  const name = e.name ? unmarked(e.name) : `Seat ${e.seat + 1}`;
+  const how = e.how === "gone" ? `${name} has gone (no connection)` : `${name} left the table`;
+  if (e.then === "bot") return `${how}: the computer (${agentWord(ctx.info, e.agent)}) plays that seat now.`;
+  if (e.then === "forfeit") return `${how} and forfeits the game.`;
+  return ctx.table && ctx.table.rated
+    ? `${how} before everyone had played: the game is aborted, no rating changes.`
+    : `${how}, and nobody else is left: the game is aborted.`;
+}
+
+/** The table's own events, the same in every game: a clock run out, a seat left, abandoned or taken
+ * back; a stand-in's move is marked on its own line (addEvents). */
 function tableNarrate(e, ctx) {
   const who = (s) => (s === ctx.me ? "You" : ctx.names[s] || `Seat ${s + 1}`);
   switch (e.type) {
@@ -60,6 +78,13 @@ function tableNarrate(e, ctx) {
       return `${who(e.seat)} ran out of time: the bot plays for ${e.seat === ctx.me ? "you" : "that seat"}.`;
     case "left": // the one who left, by the name they had (the seat may have someone else now)
       return `${e.name ? unmarked(e.name) : who(e.seat)} left the table.`;
+    case "abandoned":
+      return abandonedLine(e, ctx);
+    case "taken_back":
+      return e.seat === ctx.me ? "You took the seat back from the computer."
+        : `${e.name ? unmarked(e.name) : who(e.seat)} took seat ${e.seat + 1} back from the computer.`;
+    case "stand_in":
+      return "";
     default:
       return null;
   }
@@ -164,7 +189,7 @@ export class TableScreen {
       this.connect();
     } else if (invited !== null && this.openSeats().includes(Number(invited))
       && (this.table.open || this.params.get("invite"))) { // a kept seat is offered with its code only
-      this.showJoin(Number(invited));
+      this.showJoin(Number(invited), this.table.status === "playing"); // playing: an abandoned seat
     } else if (this.table.status === "waiting" && this.openSeats().length && this.table.open) {
       this.showJoin(null);
     } else {
@@ -192,7 +217,7 @@ export class TableScreen {
   }
 
   // -- joining -------------------------------------------------------------------------------
-  showJoin(seat) {
+  showJoin(seat, back = false) {
     const title = this.info ? this.info.title : this.table.game;
     const names = seatNames(this.table, this.info, null);
     const nameInput = el("input#join-name", { type: "text", maxlength: 40,
@@ -205,8 +230,10 @@ export class TableScreen {
       "data-testid": `take-seat-${n}`,
       onclick: () => this.join(n, nameInput.value.trim()),
     }, open.length > 1 ? `Take seat ${n + 1}` : "Take the seat"));
+    const heading = back ? `Take seat ${seat + 1} back from the computer (${title})`
+      : seat === null ? `Join a table of ${title}` : `You are invited to play ${title}`;
     clear(this.root).append(el("div.panel.join-panel",
-      el("h2", seat === null ? `Join a table of ${title}` : `You are invited to play ${title}`),
+      el("h2", heading),
       this.table.rated ? el("p", this.user ? "A rated game: the result moves your rating."
         : el("span", "A rated game: ", el("a", { href: `#/login?next=${encodeURIComponent(location.hash)}` }, "log in"),
           " to take a seat.")) : null,
@@ -299,11 +326,10 @@ export class TableScreen {
       this.updateSeats();
       this.renamed();
     } else if (msg.type === "event") {
-      // A table event outside a view (a seat left): told in the log, once a view is drawn.
-      if (this.view && this.frame) {
-        this.addEvents([msg.event]);
-        this.saveLog();
-      }
+      // A table event outside a view (a seat left, abandoned, taken back): told in the log in its
+      // place among the views still waiting to be drawn (pump).
+      this.queue.push({ tableEvent: true, events: [msg.event], legal: [] });
+      this.pump();
     } else if (msg.type === "chat") {
       if (this.chat) this.chat.add(msg);
     } else if (msg.type === "chat_deleted") { // the moderator deleted lines: what is left follows
@@ -335,9 +361,18 @@ export class TableScreen {
     this.busy = true;
     try {
       while (this.queue.length) {
+        if (this.queue[0].tableEvent) { // told once the views before it are drawn (never before one)
+          const { events } = this.queue.shift();
+          if (this.view && this.frame) {
+            this.addEvents(events);
+            this.saveLog();
+          }
+          continue;
+        }
         // Far behind (a reconnect, a burst of bot moves with animations off): jump ahead.
         if (this.queue.length > 8 || !animationsOn()) {
           while (this.queue.length > 1 && this.queue[0].events.length === 0) this.queue.shift();
+          if (this.queue[0].tableEvent) continue;
         }
         if (this.holding) await this.waitHold(this.queue[0]);
         const msg = this.queue.shift();
@@ -441,10 +476,16 @@ export class TableScreen {
   addEvents(events, quiet = false) {
     const ctx = this.narrationCtx();
     const lines = [];
+    let standIn = null; // the seat whose move the next action is, made by its stand-in
     for (const e of events || []) {
       if (e.seats && (this.me === null || !e.seats.includes(this.me))) continue;
-      const node = tableNarrate(e, ctx) || this.game.narrate(e, ctx);
-      if (node) lines.push(logEntry(node));
+      if (e.type === "stand_in") standIn = e.seat;
+      const told = tableNarrate(e, ctx);
+      const node = told === null ? this.game.narrate(e, ctx) : told;
+      if (!node) continue;
+      const entry = logEntry(node);
+      if (e.type === "action" && e.player === standIn) entry.text = entry.text.replace(/\.?$/, ", played by the computer.");
+      lines.push(entry);
     }
     if (!lines.length) return;
     if (!quiet && events.some((e) => e.type === "action" && CARD.test(e.action))) playSound("card");
@@ -560,8 +601,8 @@ export class TableScreen {
     f.review = el("div.panel.review-box", { hidden: true, "data-testid": "review" });
     f.lesson = el("div.lesson", { hidden: true, "aria-live": "polite", "data-testid": "lesson" });
     const rulesLink = el("a.button.small", { href: `#/rules/${this.table.game}`, target: "_blank" }, "Rules");
-    const leaveBtn = this.token ? el("button.small", { onclick: () => {
-      if (confirm("Leave this table? Your seat becomes free for someone else.")) this.leave();
+    const leaveBtn = this.token ? el("button.small", { "data-testid": "leave", onclick: () => {
+      if (confirm(this.leaveWarning())) this.leave();
     } }, "Leave") : null;
     // A private table: its creator hands out the watch link (the seats' links are in the waiting panel).
     const watchBtn = this.table.private && this.token ? el("button.small", { "data-testid": "copy-watch-link",
@@ -591,6 +632,15 @@ export class TableScreen {
     this.clockTimer = setInterval(() => this.tickClock(), 500);
   }
 
+  /** What leaving does now (docs/web.md, Leaving and abandoned seats). */
+  leaveWarning() {
+    if (this.table.status !== "playing") return "Leave this table? Your seat becomes free for someone else.";
+    if (this.table.rated) {
+      return "Leave this rated game? You lose it (it is only aborted if someone has not moved yet).";
+    }
+    return "Leave this game? The computer plays your seat from now on; your invite link can take it back.";
+  }
+
   /** Who said a chat message: a seat under the name it shows now (the one who sat there then, if the
    * seat has changed hands since), a spectator under their own name. */
   speaker(m) {
@@ -613,6 +663,10 @@ export class TableScreen {
   updateSeats() {
     if (!this.frame) return;
     const box = clear(this.frame.seats);
+    if (this.table.status === "playing" && (this.table.abandoned || []).length) {
+      this.showAbandoned(box);
+      return;
+    }
     if (this.table.status !== "waiting") {
       box.hidden = true;
       return;
@@ -649,6 +703,39 @@ export class TableScreen {
         "These links only work on this computer. For a friend on another machine, start the server with ",
         el("code", "gamester serve --host 0.0.0.0"), " and open this page at your computer's network address."));
     }
+  }
+
+  /** A game in progress with abandoned seats: who left, who plays for them now, and "Take the seat
+   * back" where this viewer may (docs/web.md, Leaving and abandoned seats). */
+  showAbandoned(box) {
+    box.hidden = false;
+    const names = seatNames(this.table, this.info, this.me);
+    const list = el("ul.invites", { "data-testid": "abandoned" });
+    for (const n of this.table.abandoned) {
+      const s = this.table.seats[n];
+      const who = `${names[n]} ${s.abandoned === "gone" ? "has gone" : "left"}`;
+      list.append(el("li", s.agent ? `${who}: the computer (${agentWord(this.info, s.agent)}) plays that seat.` : `${who}.`,
+        this.mayTakeBack(s) ? el("button.small.primary", { "data-testid": `take-back-${n}`,
+          onclick: () => this.takeBack(n) }, "Take the seat back") : null));
+    }
+    box.append(el("h3", "A seat was abandoned"), list);
+  }
+
+  /** Whether this viewer may sit down at the abandoned seat ``s``: not seated here, at an unrated
+   * table, and with the seat's invite, at an open table, or as the account that held it. */
+  mayTakeBack(s) {
+    if (this.token || this.table.rated || !s.agent) return false;
+    const invited = this.params.get("seat") === String(s.seat) && !!this.params.get("invite");
+    return this.table.open || invited || (!!this.user && s.account === this.user.name);
+  }
+
+  /** Take an abandoned seat back: the join panel for that seat (a name), then the seat's socket. */
+  takeBack(seat) {
+    if (this.sock) this.sock.close();
+    this.sock = null;
+    clearInterval(this.clockTimer);
+    Object.assign(this, { view: null, prev: null, queue: [], log: [], news: [], held: null, holding: null });
+    this.showJoin(seat, true);
   }
 
   /** The invite codes of this table, which only its creator's token finds (docs/web.md, Invites). */
@@ -816,7 +903,7 @@ export class TableScreen {
     const share = this.table.private && !code ? null : `${location.origin}/${replayLink(this.id, null, code)}`;
     const review = seat !== null && !this.reviewing
       ? el("button", { "data-testid": "review-btn", onclick: () => this.askReview() }, "Review my play") : null;
-    box.append(el("div.over-text", { "data-testid": "result" }, this.game.result(ctx)),
+    box.append(el("div.over-text", { "data-testid": "result" }, this.tableResult(ctx) || this.game.result(ctx)),
       el("div.row",
         el("a.button.primary", { href: replay, "data-testid": "replay-link" }, "Replay the game"),
         review,
@@ -828,6 +915,28 @@ export class TableScreen {
         "Download the record"),
         el("a.button", { href: this.table.tutorial ? "#/" : `#/?game=${encodeURIComponent(this.table.game)}` },
           this.table.tutorial ? "Back to the lobby" : "New game")));
+  }
+
+  /** The result of a table that ended other than by its game's end (an abort, a forfeit), plainly;
+   * null for a game played to its end (the game's own words say it). */
+  tableResult(ctx) {
+    const t = this.table;
+    const name = (s) => (s === this.me ? "You" : ctx.names[s]);
+    const rated = t.rated ? " No rating changes." : "";
+    if (t.result === "aborted") {
+      const gone = (t.abandoned || []).map(name);
+      if (!gone.length) return `The game was aborted: nobody had played it.${rated}`;
+      const who = gone.length > 1 ? "Everyone" : gone[0];
+      return t.rated ? `The game was aborted: ${who} left before everyone had played.${rated}`
+        : `The game was aborted: ${who === "Everyone" ? "everyone" : who} left.`;
+    }
+    if (t.result !== "forfeit" || typeof t.forfeit !== "number") return null;
+    const loser = t.forfeit;
+    const why = (t.abandoned || []).includes(loser)
+      ? (t.seats[loser].abandoned === "gone" ? "went away" : "left the table") : "ran out of time";
+    const winners = t.seats.map((s) => s.seat).filter((s) => s !== loser).map(name);
+    const win = winners.includes("You") ? "You win" : `${winners.join(" and ")} ${winners.length > 1 ? "win" : "wins"}`;
+    return `${name(loser)} ${why} and ${loser === this.me ? "lose" : "loses"} by forfeit: ${win}.${t.rated ? " Both ratings move." : ""}`;
   }
 
   askReview() {
