@@ -144,8 +144,11 @@ def test_a_seat_left_is_played_by_a_stand_in_and_taken_back_with_its_invite(c: T
         r = c.post(f"/api/tables/{tid}/join", json={"seat": 1, "name": "Cy", "invite": INVITES[tid]["1"]})
         assert r.status_code == 200, r.text
         cy = r.json()["token"]
-        for ws in (ann, spectator):
-            assert until(ws, event("taken_back"))["event"] == {"type": "taken_back", "seat": 1, "name": "Cy"}
+        back = {"type": "taken_back", "seat": 1, "name": "Cy"}
+        assert until(spectator, event("taken_back"))["event"] == back
+        while (m := ann.receive_json())["type"] != "event" or m["event"]["type"] != "taken_back":
+            v = m if m["type"] == "view" else v  # Ann's last view: the stand-in may have moved again
+        assert m["event"] == back
         got = table(c, tid)
         assert got["abandoned"] == [] and got["seats"][1]["joined"] and got["seats"][1]["name"] == "Cy"
         taken = got["seq"]
