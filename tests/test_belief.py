@@ -320,3 +320,16 @@ def test_a_tournament_game_hands_the_oracle_the_true_hands() -> None:
     game = gamester.load_game("piquesept")
     res = play_game(game, ["oracle:rollout:worlds=2", "rollout:worlds=2", "heuristic", "heuristic"], 11)
     assert len(res["returns"]) == 4 and res["moves"][0] > 0
+
+
+def test_the_pool_default_is_spelt_out_in_every_signature() -> None:
+    """A compiled class shows its signature only when every default is a literal (make_agent reads
+    it): each agent spells out ``pool=32``, which must stay the module's ``POOL``."""
+    import inspect
+
+    from gamester.agents.belief import POOL
+
+    for name in ("rollout", "futures", "ismcts", "pimc", "lookahead"):
+        factory = gamester.agents.base._factory(name)
+        params = inspect.signature(factory).parameters
+        assert params["pool"].default == POOL and params["infer"].default in ("none", "heuristic")

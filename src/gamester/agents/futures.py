@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
-from gamester.agents.belief import POOL, infer_param, pool_param, with_inference, world_source
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.agents.heuristic import heuristic_kit
 from gamester.agents.rollout import Finish, RolloutAgent, rule_decision, search_actions
 from gamester.core.errors import AgentError
@@ -267,7 +267,7 @@ class FuturesAgent(EvaluatingAgent):
         infer: Any = "heuristic",
         tries: Any = 8,
         seed: Any = None,
-        pool: Any = POOL,
+        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         # infer=1 and infer=0, the spellings before policy inference, still mean what they meant.
         self.infer = infer_param(self.name, _INFER_ALIASES.get(str(infer).strip(), infer), INFER)

@@ -33,7 +33,7 @@ import time
 from typing import Any
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
-from gamester.agents.belief import POOL, infer_param, pool_param, with_inference, world_source
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.core.errors import AgentError
 from gamester.core.kit import RolloutModel
 from gamester.core.protocol import Game, State
@@ -67,7 +67,7 @@ class ISMCTSAgent(Agent):
         rollout: Any = "model",
         seed: Any = None,
         infer: Any = "none",
-        pool: Any = POOL,
+        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         if iterations is not None and seconds is not None:
             raise AgentError("agent 'ismcts': give iterations= or seconds=, not both")

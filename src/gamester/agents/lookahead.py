@@ -41,7 +41,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
-from gamester.agents.belief import POOL, infer_param, pool_param, with_inference, world_source
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
 from gamester.core.protocol import Game, State
@@ -101,7 +101,7 @@ class LookaheadAgent(Agent):
         horizon: Any = 0,
         seed: Any = None,
         infer: Any = "none",
-        pool: Any = POOL,
+        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         if worlds is not None and seconds is not None:
             raise AgentError("agent 'lookahead': give worlds= or seconds=, not both")

@@ -31,7 +31,7 @@ import time
 from typing import Any
 
 from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
-from gamester.agents.belief import POOL, infer_param, pool_param, with_inference, world_source
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.core.errors import AgentError
 from gamester.core.kit import Solver
 from gamester.core.protocol import Game
@@ -57,7 +57,7 @@ class PIMCAgent(EvaluatingAgent):
         seconds: Any = None,
         seed: Any = None,
         infer: Any = "none",
-        pool: Any = POOL,
+        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.infer = infer_param(self.name, infer)

@@ -55,7 +55,7 @@ from gamester.agents.base import (
     make_agent,
     seed_param,
 )
-from gamester.agents.belief import POOL, infer_param, pool_param, with_inference, world_source
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.agents.heuristic import heuristic_kit
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
@@ -93,7 +93,7 @@ class RolloutAgent(EvaluatingAgent):
         policy: Any = "heuristic",
         model: Any = None,
         infer: Any = "none",
-        pool: Any = POOL,
+        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.infer = infer_param(self.name, infer)
