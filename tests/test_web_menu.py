@@ -175,3 +175,17 @@ def test_a_person_plays_a_learned_bot_to_the_end(c: TestClient) -> None:
     assert got[-1]["status"] == "over"
     record = c.get(f"/api/tables/{tid}/record").json()
     assert _learned_moves_are_the_agent_s(record, [1]) > 0
+
+
+def test_the_oracle_is_never_offered_nor_seated(c: TestClient) -> None:
+    """``oracle:…`` sees every hand (research only, docs/agents.md): no game's menu lists it, the
+    best agent (the Expert, hints, reviews) is never one, and a table refuses it as a seat."""
+    menus = _menus(c)
+    for name in GAMES:
+        specs = list(menus[name])
+        assert not any(s.startswith("oracle") for s in specs)
+        assert not best_agent_spec(name).startswith("oracle")
+        game = load_game(name)
+        with pytest.raises(MenuError, match="not a computer player"):
+            check_seat(game, "oracle:" + best_agent_spec(name), agent_menu(name))
+        assert agent_refuses("oracle:heuristic", game) is not None

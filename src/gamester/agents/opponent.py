@@ -41,6 +41,9 @@ FITS = Path(__file__).with_name("weights") / "opponent.json"
 HISTORY = 64
 """How many of the deal's latest actions are read (the decisions of other players among them):
 all of a Penneech or Piquesept deal; the last 64 moves of a long Pentyrch game."""
+AFTERSTATE_HISTORY = 12
+"""The same for a network that reads afterstates (Pentyrch's): each decision then costs a position
+per legal move, so only the latest 12 actions are read."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ class PolicyModel:
             and net.vocab is None
             and (net.heuristic_input is None or self.kit.has_heuristic)
         )
+        self.history = AFTERSTATE_HISTORY if net.afterstate else HISTORY
 
     def add(self, batch: Batch, state: State, player: int, legal: list[int], played: int, world: int) -> None:
         """One decision of ``player`` in ``state`` (a world's position), with the move made."""
@@ -178,14 +182,15 @@ class PolicyModel:
 
     def log_likelihoods(self, view: View, worlds: list[State]) -> list[float]:
         """For each world, the log of the product over the other players' decisions of its deal
-        (the latest :data:`HISTORY` actions) of the probability of the move made, each judged from
-        the mover's view of that world. The worlds must be ``view``'s own draws."""
+        (among its latest :data:`HISTORY` actions, or :data:`AFTERSTATE_HISTORY`) of the
+        probability of the move made, each judged from the mover's view of that world. The worlds
+        must be ``view``'s own draws."""
         me = view.player
         kit = self.kit
         batch = Batch()
         for w, world in enumerate(worlds):
             s, actions = kit.deal_history(world)
-            first = len(actions) - HISTORY
+            first = len(actions) - self.history
             for i, a in enumerate(actions):
                 p = s.current_player()
                 if i >= first and p != me:
