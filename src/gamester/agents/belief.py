@@ -117,8 +117,9 @@ class InferredWorlds(Worlds):
         logs = self.weigher.log_likelihoods(view, batch)
         top = max(logs)
         weights = [math.exp(x - top) for x in logs]
-        total = sum(weights)
-        ess = total * total / sum(w * w for w in weights)
+        # fsum, not sum: a compiled sum() of floats is typed as possibly an int (its empty value).
+        total = math.fsum(weights)
+        ess = total * total / math.fsum(w * w for w in weights)
         self._ess += ess
         self.drawn += len(batch)
         self.batches += 1
@@ -146,7 +147,7 @@ def systematic(rng: random.Random, weights: list[float], count: int) -> list[int
     """``count`` indices drawn in proportion to ``weights`` by systematic resampling: one uniform
     offset, then evenly spaced points along the running total (each index kept about
     ``count * weight / total`` times, never further from it than one)."""
-    total = sum(weights)
+    total = math.fsum(weights)
     step = total / count
     point = unit(rng) * step
     out: list[int] = []
