@@ -41,8 +41,9 @@ from gamester.core.protocol import Game, State
 from gamester.core.rng import unit
 
 INFER = ("none", "policy")
-POOL = 32
-"""Candidate worlds drawn per batch (``pool=``)."""
+POOL = 16
+"""Candidate worlds drawn per batch (``pool=``): small enough that a batch is a few milliseconds of
+a tenth of a second's search, large enough that its effective size is worth resampling."""
 
 
 class Weigher(Protocol):

@@ -267,7 +267,7 @@ class FuturesAgent(EvaluatingAgent):
         infer: Any = "heuristic",
         tries: Any = 8,
         seed: Any = None,
-        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         # infer=1 and infer=0, the spellings before policy inference, still mean what they meant.
         self.infer = infer_param(self.name, _INFER_ALIASES.get(str(infer).strip(), infer), INFER)

@@ -67,7 +67,7 @@ class ISMCTSAgent(Agent):
         rollout: Any = "model",
         seed: Any = None,
         infer: Any = "none",
-        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         if iterations is not None and seconds is not None:
             raise AgentError("agent 'ismcts': give iterations= or seconds=, not both")

@@ -101,7 +101,7 @@ class LookaheadAgent(Agent):
         horizon: Any = 0,
         seed: Any = None,
         infer: Any = "none",
-        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         if worlds is not None and seconds is not None:
             raise AgentError("agent 'lookahead': give worlds= or seconds=, not both")

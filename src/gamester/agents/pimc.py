@@ -57,7 +57,7 @@ class PIMCAgent(EvaluatingAgent):
         seconds: Any = None,
         seed: Any = None,
         infer: Any = "none",
-        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.infer = infer_param(self.name, infer)

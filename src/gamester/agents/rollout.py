@@ -93,7 +93,7 @@ class RolloutAgent(EvaluatingAgent):
         policy: Any = "heuristic",
         model: Any = None,
         infer: Any = "none",
-        pool: Any = 32,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
         self.infer = infer_param(self.name, infer)
