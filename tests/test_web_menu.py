@@ -189,3 +189,19 @@ def test_the_oracle_is_never_offered_nor_seated(c: TestClient) -> None:
         with pytest.raises(MenuError, match="not a computer player"):
             check_seat(game, "oracle:" + best_agent_spec(name), agent_menu(name))
         assert agent_refuses("oracle:heuristic", game) is not None
+
+
+def test_a_search_seat_may_read_the_moves_but_only_in_words_the_server_knows() -> None:
+    """``infer=policy`` (docs/agents.md) may be asked of any menu search; other words are refused in
+    one line naming the choices, and ``pool`` stays within its cap."""
+    game = load_game("piquesept")
+    menu = agent_menu("piquesept")
+    check_seat(game, "ismcts:iterations=300,infer=policy,pool=16", menu)
+    entry = next(e for e in menu if e["spec"].startswith("ismcts"))
+    assert entry["params"]["infer"] == {"choices": ["none", "policy"]}
+    for spec, words in [
+        ("ismcts:iterations=300,infer=oracle", "infer must be one of none, policy"),
+        ("ismcts:iterations=300,pool=500", "pool must be a whole number from 2 to 64"),
+    ]:
+        with pytest.raises(MenuError, match=words):
+            check_seat(game, spec, menu)
