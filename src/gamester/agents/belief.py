@@ -11,9 +11,11 @@ Sturtevant, "Improving Search with Supervised Learning in Trick-Based Card Games
 Worlds are drawn in batches of ``pool`` candidates from the same exact sampler; each is weighted by the
 product, over the moves every other player made in this deal, of the probability an opponent model
 gives the move actually made, judged from that player's own view *of that world*
-(``gamester.agents.opponent``: the ``learned`` network through a fitted softmax); then as many worlds
-as the batch is worth (its effective sample size, ``(sum w)^2 / sum w^2``, rounded up) are kept by
-systematic resampling, in proportion to the weights, and searched. A world is
+(``gamester.agents.opponent``: the ``learned`` network through a fitted softmax); then a batch's
+worth of worlds is kept by systematic resampling, in proportion to the weights, and searched; a
+candidate kept more than once comes back each further time with what no seat has seen yet (the chance
+still to come: the Penneech stock's order) drawn afresh (``kit.redraw_unseen``), since no player's
+moves say anything about it. A world is
 still one the sampler drew, so every world searched stays consistent with the seat's knowledge; the
 weighting only changes how often each is met. When a batch's weights are all equal (no other player
 has chosen anything yet this deal) the whole batch is kept.
@@ -100,6 +102,7 @@ class InferredWorlds(Worlds):
         self._pool: list[State] = []
         self.drawn = 0
         self.kept = 0
+        self.distinct = 0
         self.batches = 0
         self._ess = 0.0
         self.seconds = 0.0
@@ -107,9 +110,7 @@ class InferredWorlds(Worlds):
     def draw(self) -> State:
         if not self._pool:
             self._refill()
-        world = self._pool.pop()
-        # A world kept more than once sits next to its copies: all but its last use get a clone.
-        return world.clone() if self._pool and self._pool[-1] is world else world
+        return self._pool.pop()
 
     def _refill(self) -> None:
         start = time.perf_counter()
@@ -120,16 +121,23 @@ class InferredWorlds(Worlds):
         weights = [math.exp(x - top) for x in logs]
         # fsum, not sum: a compiled sum() of floats is typed as possibly an int (its empty value).
         total = math.fsum(weights)
-        ess = total * total / math.fsum(w * w for w in weights)
-        self._ess += ess
+        self._ess += total * total / math.fsum(w * w for w in weights)
         self.drawn += len(batch)
         self.batches += 1
         if all(x == top for x in logs):
             kept = batch
+            self.distinct += len(batch)
         else:
-            # As many worlds as the batch is worth (its effective sample size): more would only
-            # repeat the likeliest ones, fewer would waste candidates.
-            kept = [batch[i] for i in systematic(rng, weights, min(len(batch), math.ceil(ess - 1e-9)))]
+            # A batch's worth of worlds in proportion to the weights; a candidate kept again comes
+            # back with what no seat has seen (the chance still to come) drawn afresh, since no one's
+            # moves say anything about it: the same hands, another future.
+            redraw = view.game.kit().redraw_unseen
+            kept = []
+            last = -1
+            for i in systematic(rng, weights, len(batch)):
+                kept.append(batch[i] if i != last else redraw(batch[i], rng))
+                self.distinct += i != last
+                last = i
         self.kept += len(kept)
         kept.reverse()  # handed out from the end: in the order drawn
         self._pool = kept
@@ -139,6 +147,7 @@ class InferredWorlds(Worlds):
         return {
             "candidates": self.drawn,
             "kept": self.kept,
+            "distinct": self.distinct,
             "effective_candidates": round(self._ess / max(1, self.batches), 2),
             "seconds": round(self.seconds, 4),
         }

@@ -29,8 +29,9 @@ What a kit may offer (each part is optional; ``None`` or ``has_heuristic = False
 * ``deal_history(world)``: a sampled world as it stood when its deal began, and the actions since;
   what policy inference replays (``gamester.agents.belief``). Every game has it (the base class
   replays the record); a game may offer a cheaper one.
-* ``clairvoyant_world(state, rng)``: the true state with only the chance still to come drawn
-  afresh: the worlds of the research-only ``oracle`` (``gamester.sim.oracle``), never a player's.
+* ``redraw_unseen(state, rng)``: a state with only the chance still to come drawn afresh: more
+  worlds from one that inference weighed (``gamester.agents.belief``), and, from the true state, the
+  worlds of the research-only ``oracle`` (``gamester.sim.oracle``), never a player's.
 
 Everything that reads a world reads a state the agent sampled itself, so it sees no true hidden card;
 what a seat may not know (the other hands of its own sampled world) is used only where the docstring
@@ -221,11 +222,13 @@ class Kit:
             s.apply_action(a)
         return start, actions
 
-    def clairvoyant_world(self, state: State, rng: random.Random) -> State:
-        """A copy of the true ``state`` with every card any seat holds where it is, and only the
-        chance still to come (what no seat has seen yet) drawn afresh from ``rng``: the world of an
-        oracle that sees every hand but not the future. For research only (``gamester.sim.oracle``
-        hands it to agents that declare themselves oracles); never given to a player. The base class
+    def redraw_unseen(self, state: State, rng: random.Random) -> State:
+        """A copy of ``state`` with every card any seat holds where it is, and only the chance still
+        to come (what no seat has seen yet) drawn afresh from ``rng``. On a world the agent drew, more
+        worlds with the same hands (policy inference keeps a weighed world more than once; no
+        player's moves say anything about cards no one has seen). On the true state, the world of an
+        oracle that sees every hand but not the future: for research only (``gamester.sim.oracle``
+        hands it to agents that declare themselves oracles), never given to a player. The base class
         keeps the whole position and gives the copy a fresh generator."""
         s = state.clone()
         s.chance.given = None

@@ -4,7 +4,7 @@
 by knowing them (the inference gap, docs/agents.md). No :class:`View` holds the true state, so a
 tournament or a simulation asks :func:`seat_view` for each seat's view: an agent that declares
 ``sees_all`` gets an :class:`OracleView`, whose worlds are the true position with only the chance
-still to come drawn afresh (``game.kit().clairvoyant_world``); every other agent gets the seat's own
+still to come drawn afresh (``game.kit().redraw_unseen``); every other agent gets the seat's own
 ``View``. The web and the terminal never call this: they build ``View`` themselves.
 """
 
@@ -24,7 +24,7 @@ class OracleView(View):
 
     def determinize(self, rng: random.Random) -> State:
         state = self._state
-        return state.game.kit().clairvoyant_world(state, rng)
+        return state.game.kit().redraw_unseen(state, rng)
 
 
 def seat_view(agent: Agent, state: State, player: int) -> View:

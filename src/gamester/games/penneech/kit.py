@@ -100,7 +100,7 @@ class PenneechKit(Kit):
         then = [2 * now[i] - later[i] for i in (0, 1)]
         return world.deal_opening(scores=then)
 
-    def clairvoyant_world(self, state: State, rng: random.Random) -> State:
+    def redraw_unseen(self, state: State, rng: random.Random) -> State:
         """Every hand where it is; the unturned stock (the future turn-ups) and later deals drawn
         afresh: no seat has seen them."""
         assert isinstance(state, PenneechState)
