@@ -15,17 +15,17 @@ gives the move actually made, judged from that player's own view *of that world*
 worth of worlds is kept by systematic resampling, in proportion to the weights, and searched; a
 candidate kept more than once comes back each further time with what no seat has seen yet (the chance
 still to come: the Penneech stock's order) drawn afresh (``kit.redraw_unseen``), since no player's
-moves say anything about it. A world is
-still one the sampler drew, so every world searched stays consistent with the seat's knowledge; the
-weighting only changes how often each is met. When a batch's weights are all equal (no other player
-has chosen anything yet this deal) the whole batch is kept.
+moves say anything about it. A world is still one the sampler drew, so every world searched stays
+consistent with the seat's knowledge; the weighting only changes how often each is met. When a
+batch's weights are all equal (no other player has chosen anything yet this deal) it is kept as drawn.
 
 What it costs and what it may read: a candidate costs one replay of the deal so far in that world
 (``game.kit().deal_history``) and, for each other player's decision with a real choice, that
 player's observation and the heuristic's move; the network then scores every decision of the batch
 in one numpy forward pass. The weights read only the world (itself drawn from the seat's view) and
 the moves in it, so two real states the seat cannot tell apart give, for the same generator, the same
-weighted worlds (``tests/test_belief.py``).
+weighted worlds (``tests/test_leaks.py``); the weights are checked against the product worked out
+by hand (``tests/test_belief.py``).
 """
 
 from __future__ import annotations
