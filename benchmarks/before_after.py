@@ -203,6 +203,9 @@ class Worker:
     def _ours(self, fig: dict[str, Any], units: int, start: int) -> dict[str, float]:
         agents_mod = importlib.import_module("gamester.agents")
         View, make_agent = agents_mod.View, agents_mod.make_agent
+        # The side's own agent seeds (agent_seed, docs/randomness.md), or on a tree from before it
+        # the formula its `simulate` used then, so each side plays what its `simulate` plays.
+        agent_seed = getattr(agents_mod, "agent_seed", None) or (lambda seed, p: seed * 16 + p)
 
         game = fig["game"]
         clock = self.clock
@@ -215,7 +218,7 @@ class Worker:
             new = game.new_initial_state
             t0 = clock()
             for i in range(units):
-                s = new(seed=start * 1000 + i)
+                s = new(seed=start * 1000 + i)  # deal numbers, the same games on either side
                 while not s.is_terminal():
                     la = s.legal_actions()
                     s.apply_action(la[randrange(len(la))])
@@ -240,7 +243,7 @@ class Worker:
             t0 = clock()
             for i in range(start, start + units):
                 s = game.new_initial_state(seed=i)
-                agents = [make_agent(spec, game=game, seed=i * 16 + p) for p in range(players)]
+                agents = [make_agent(spec, game=game, seed=agent_seed(i, p)) for p in range(players)]
                 while not s.is_terminal():
                     p = s.current_player()
                     s.apply_action(agents[p].step(View(s, p)))

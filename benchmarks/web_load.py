@@ -14,7 +14,10 @@ both seats and connects one WebSocket per seat, all from this one asyncio proces
 legal moves waits a think time (uniform in ``[0, 2 × --think]``), sends a random legal one and measures
 the time until the view with the next ``seq`` reaches it: the act-to-view latency. A finished table is
 replaced by a new one, so ``--tables`` games run at once throughout. Reported: tables, actions, actions
-per second, latency p50 / p99 / max, errors (error replies, drops, views not arriving within 10 s).
+per second, latency p50 / p99 / max, errors (error replies, drops, views not arriving within 10 s), and
+who hears a move first: how often the mover's own view reaches it before the other seat's reaches
+that seat, and by how much (both sockets are read by this one process, so it is the order the server
+wrote them in, plus this process's own reading order).
 
 ``--tree LABEL=SRC`` (repeatable) runs the server from that source tree (its ``PYTHONPATH``), one tree
 after the other for each database, so two builds are measured in one run on the same machine load.
@@ -74,6 +77,9 @@ class Stats:
     # (act sent, monotonic; latency; at the hot table?) for reading the run by phase
     samples: list[tuple[float, float, bool]] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
+    # Who hears first: for each move seen by both seats, the mover's view's arrival minus the other
+    # seat's (negative: the mover heard first), seconds.
+    heard: list[float] = field(default_factory=list)
     games: int = 0
     ready: int = 0
     setup: float = 0.0
@@ -195,8 +201,10 @@ async def seat_loop(
     stats: Stats,
     stop: list[float],
     hot: Hot | None = None,
+    pair: dict[int, tuple[float, bool]] | None = None,
 ) -> bool:
-    """Play one seat until the game ends (True) or time (``stop[0]``, which may move) is up (False)."""
+    """Play one seat until the game ends (True) or time (``stop[0]``, which may move) is up (False).
+    ``pair`` (shared with the table's other seat): each view's arrival, to tell who heard it first."""
     sent_at: float | None = None
     sent_mono = 0.0
     waiting_for = -1
@@ -217,7 +225,15 @@ async def seat_loop(
             continue
         if kind != "view":
             continue
-        if sent_at is not None and msg["seq"] >= waiting_for:
+        mover = sent_at is not None and msg["seq"] >= waiting_for
+        if pair is not None:
+            arrived = time.perf_counter()
+            other = pair.pop(msg["seq"], None)
+            if other is None:
+                pair[msg["seq"]] = (arrived, mover)
+            elif mover != other[1]:  # one of the two made the move: mover's arrival - the other's
+                stats.heard.append(arrived - other[0] if mover else other[0] - arrived)
+        if mover:
             latency = time.perf_counter() - sent_at
             stats.latencies.append(latency)
             stats.times.append(time.monotonic())
@@ -262,8 +278,10 @@ async def table_slot(
             stats.ready += 1
             await go.wait()
             try:
+                pair: dict[int, tuple[float, bool]] = {}
                 results = await asyncio.gather(
-                    seat_loop(w0, rng, think, stats, stop, hot), seat_loop(w1, rng, think, stats, stop, hot)
+                    seat_loop(w0, rng, think, stats, stop, hot, pair),
+                    seat_loop(w1, rng, think, stats, stop, hot, pair),
                 )
                 if not all(results):
                     return
@@ -671,6 +689,7 @@ def main() -> None:
         ap.error("--spectators and --busy-bots measure the human tables: not with --bots-only")
     raise_fd_limit()
     rows: list[str] = []
+    heard_rows: list[str] = []
     phase_table: list[str] = []
     bot_spec = ""
     for db, (label, tree) in [(db, t) for db in args.db or ["sqlite"] for t in trees or [("", None)]]:
@@ -776,6 +795,12 @@ def main() -> None:
                     f"{1000 * percentile(stats.lags, 0.99):.0f} ms | {server_cpu:.0f}% | "
                     + (f"{db_cpu:.0f}% |" if cluster is not None else "- |")
                 )
+                if stats.heard:
+                    first = sum(h < 0 for h in stats.heard) / len(stats.heard)
+                    heard_rows.append(
+                        f"| {name} | {100 * first:.0f}% | {1000 * percentile(stats.heard, 0.5):+.1f} ms | "
+                        f"{1000 * percentile([abs(h) for h in stats.heard], 0.99):.1f} ms |"
+                    )
             spy = spies[0] if spies else None
             if spy is not None:
                 spy.wait(timeout=args.seconds + 60)
@@ -801,6 +826,13 @@ def main() -> None:
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         )
     print("\n".join(rows))
+    if heard_rows:
+        print(
+            "\nwho hears first: of each move both seats saw, how often the mover's view arrived first, and "
+            "the mover's arrival minus the other seat's (p50; p99 of the gap either way)"
+        )
+        print("| db | mover first | mover - other p50 | gap p99 |\n|---|---|---|---|")
+        print("\n".join(heard_rows))
     if phase_table:
         print(
             f"\nphases of {args.seconds:.0f} s in the same run: the hot table (one of the {args.tables}) "

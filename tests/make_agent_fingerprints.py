@@ -5,7 +5,10 @@ code before the agent refactor of issue 15 (commit 0eb4823). It was made again, 
 on the code of issue 27, right after the agents' generators became ``HashRandom`` and every draw
 went through our own draws ("gamester-draws-1", docs/randomness.md) instead of CPython's
 ``random.Random`` methods: that changed what a seeded agent draws, so the old choices could no
-longer come out::
+longer come out. It was made a third time in issue 49, when every seed made from another came to be
+made by one function (``derive``, "gamester-derive-1", docs/randomness.md): the agents' seeds here
+(``position_seed``, and the whole games' ``agent_seed`` as ``simulate`` seeds its players) are
+derived, so the same agents now decide with other seeds; what they do with a seed did not change::
 
     PYTHONPATH=$PWD/src python tests/make_agent_fingerprints.py
 
@@ -173,12 +176,13 @@ def decide(spec: str, state: Any, seed: int) -> dict[str, Any]:
 
 
 def play_game(game_name: str, options: dict[str, Any], seed: int, specs: list[str]) -> list[str]:
-    """A whole game between seeded agents (seat i's agent seeded 1000 * seed + i): its actions."""
+    """A whole game between seeded agents (seat i's agent seeded ``agent_seed(seed, i)``, as
+    ``simulate`` seeds it): its actions."""
     from gamester import load_game
-    from gamester.agents import View, make_agent
+    from gamester.agents import View, agent_seed, make_agent
 
     game = load_game(game_name, **options)
-    agents = [make_agent(s, game=game, seed=1000 * seed + i) for i, s in enumerate(specs)]
+    agents = [make_agent(s, game=game, seed=agent_seed(seed, i)) for i, s in enumerate(specs)]
     state = game.new_initial_state(seed=seed)
     actions: list[str] = []
     while not state.is_terminal():
@@ -248,8 +252,11 @@ def applies(game_name: str, spec: str, hand: int) -> bool:
     return not (game_name == "piquesept" and spec.startswith("pimc") and hand > PIMC_PIQUESEPT_MAX_HAND)
 
 
-def agent_seed(index: int, spec: str) -> int:
-    return 7 + 31 * index + len(spec)
+def position_seed(index: int, game_name: str) -> int:
+    """The seed of every agent deciding at position ``index`` of ``game_name``'s positions."""
+    from gamester.core.rng import derive
+
+    return derive(7, "fingerprint", game_name, index)
 
 
 def generate() -> dict[str, Any]:
@@ -259,7 +266,7 @@ def generate() -> dict[str, Any]:
     out: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "made_from": "gamester after its own draws, gamester-draws-1 (issue 27)",
+        "made_from": "gamester with derived agent seeds, gamester-derive-1 (issue 49)",
         "positions": [],
         "games": [],
     }
@@ -276,7 +283,7 @@ def generate() -> dict[str, Any]:
                     "actions": pos["actions"],
                     "why": pos["why"],
                     "player": state.current_player(),
-                    "agent_seed": agent_seed(index, game_name),
+                    "agent_seed": position_seed(index, game_name),
                     "decisions": {},
                 }
                 for spec in AGENTS[game_name]:

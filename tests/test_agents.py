@@ -12,7 +12,7 @@ from gamester.agents import best_agent_spec, make_agent
 from gamester.agents.base import View
 from gamester.core.errors import AgentError
 from gamester.core.protocol import State
-from gamester.core.rng import make_rng
+from gamester.core.rng import derive, make_rng
 
 # Every game these tests cover. A game that is not registered or fails to import is an error here,
 # never a game silently left out (test_the_games_here_are_registered_and_load).
@@ -51,7 +51,7 @@ def _positions(name: str, count: int, seed: int = 0) -> list[State]:
     out: list[State] = []
     g = 0
     while len(out) < count:
-        state = game.new_initial_state(seed=seed * 1000 + g)
+        state = game.new_initial_state(seed=derive(seed, g))
         g += 1
         steps = 0
         while not state.is_terminal() and len(out) < count and steps < 400:

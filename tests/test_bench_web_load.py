@@ -38,7 +38,8 @@ def _rows(out: str, first: str) -> list[list[str]]:
 
 def test_plain_load_plays_without_errors() -> None:
     out = _run("--tables", "3", "--seconds", "3", "--think", "0.2")
-    (row,) = _rows(out, "| sqlite |")
+    row, heard = _rows(out, "| sqlite |")  # the run, then who hears a move first
+    assert heard[1].endswith("%"), out  # the share of moves whose mover heard first
     assert row[1] == "3"  # tables at once
     assert int(row[2]) > 0  # actions measured
     assert row[7] == "0"  # errors
@@ -49,7 +50,8 @@ def test_busy_table_phases_each_get_a_row() -> None:
         "--tables", "3", "--seconds", "3", "--think", "0.2",
         "--spectators", "4", "--busy-bots", "1", "--bot-spec", "random",
     )  # fmt: skip
-    phases = _rows(out, "| sqlite |")
+    run, _heard, *phases = _rows(out, "| sqlite |")
+    phases = [run, *phases]
     assert len(phases) == 5, out  # the whole run, then baseline, spectators, bots, both
     names = [p[1] for p in phases[1:]]
     assert len(set(names)) == 4, names

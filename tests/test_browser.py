@@ -235,6 +235,19 @@ def start_from_lobby(
     return str(page.url.split("#/table/")[1].split("?")[0])
 
 
+def seat_friend(host: Page, pages: Pages, name: str = "Bob") -> Page:
+    """A friend opens the invite link of seat 1 that ``host``'s waiting table shows, types ``name``
+    and takes the seat; their page, once it shows the table."""
+    link = host.locator("[data-testid=invite-1]").input_value()
+    friend = pages.new(name=name)
+    friend.goto(link)
+    friend.fill("#join-name", name)
+    friend.click("[data-testid=take-seat-1]")
+    friend.wait_for_selector("[data-testid=board]")
+    host.wait_for_selector(f"[data-testid=board] [data-testid=seat-1]:has-text('{name}')")
+    return friend
+
+
 def is_over(page: Page) -> bool:
     return bool(page.locator("[data-testid=result]").is_visible())
 
@@ -272,8 +285,19 @@ def play_cards(
             else:
                 clicks += click_first(page, ".hand .card-btn.playable")
             continue
+        if page.locator("[data-testid=board][data-held]").count():
+            move_on(page)  # a finished trick is held on the table: a click moves on
+            continue
         page.wait_for_timeout(80)
     return clicks
+
+
+def move_on(page: Page) -> None:
+    """A click on the table, as a player gives to move on from a held trick (only while one is)."""
+    held = page.locator("[data-testid=board][data-held]")
+    with contextlib.suppress(sync_api.Error):
+        if held.count():
+            held.dispatch_event("click", timeout=2000)
 
 
 _FILES = "abcdefg"

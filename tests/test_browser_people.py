@@ -31,6 +31,7 @@ from tests.test_browser import (  # noqa: E402
     browser,  # noqa: F401  (a pytest fixture)
     click_first,
     is_over,
+    move_on,
     pages,  # noqa: F401  (a pytest fixture)
     server,  # noqa: F401  (a pytest fixture)
 )
@@ -107,6 +108,8 @@ def test_rated_game_between_two_accounts(pages: Pages, server: Server) -> None: 
                 moved = click_first(p, "[data-action=keep]") or moved
             elif p.locator(".hand .card-btn.playable").count():
                 moved = click_first(p, ".hand .card-btn.playable") or moved
+            elif p.locator("[data-testid=board][data-held]").count():
+                move_on(p)  # a finished trick held on the table: a click moves on
         if not moved:
             ann.wait_for_timeout(100)
     ann.screenshot(path=str(SHOTS / "people-over-desktop.png"))

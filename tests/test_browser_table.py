@@ -25,6 +25,7 @@ from tests.test_browser import (  # noqa: F401 - fixtures
     click_first,
     is_over,
     pages,
+    seat_friend,
     server,
     start_from_lobby,
 )
@@ -229,13 +230,7 @@ def test_the_log_tells_a_friend_leaving(pages: Pages, server: Server) -> None:  
     """Bob takes the invited seat, then leaves: Ann's log names him."""
     ann = pages.new(name="Ann")
     start_from_lobby(ann, server, "penneech", ["you", "friend"])
-    link = ann.locator("[data-testid=invite-1]").input_value()
-    bob = pages.new(name="Bob")
-    bob.goto(link)
-    bob.fill("#join-name", "Bob")
-    bob.click("[data-testid=take-seat-1]")
-    bob.wait_for_selector("[data-testid=board]")
-    ann.wait_for_selector("[data-testid=board] [data-testid=seat-1]:has-text('Bob')")
+    bob = seat_friend(ann, pages)
     bob.on("dialog", lambda d: d.accept())
     bob.click("button:has-text('Leave')")
     ann.wait_for_function(

@@ -42,6 +42,23 @@ def test_piquesept_drawing_card_order_runs_each_suit_down_by_trick_power() -> No
     assert order.index("7S") < order.index("AS")  # the Seven jumps to the top of spades
 
 
+def test_piquesept_drawing_trump_is_the_suit_the_engine_lets_beat_any_lead() -> None:
+    """docs/rules/piquesept.md, The cards: the drawing's trump suit (which the page marks and names)
+    is the one whose every card beats every card of another suit led, by the engine's own VAL."""
+    trump = PiqueseptGame.drawing()["trump"]
+    action = {c: a for a, c in enumerate(CODE)}
+    suit = {c[1]: action[c] >> 3 for c in CODE}
+    for led in set(suit.values()) - {suit[trump]}:
+        for c in CODE:
+            if c[1] == trump:
+                assert all(VAL[led][action[c]] > VAL[led][action[o]] for o in CODE if o[1] != trump)
+    others = [s for s in suit if s != trump]
+    for s in others:  # no other suit does the same
+        c = next(x for x in CODE if x[1] == s)
+        led = suit[trump]
+        assert not all(VAL[led][action[c]] > VAL[led][action[o]] for o in CODE if o[1] == trump)
+
+
 def test_penneech_drawing_card_order_runs_each_suit_down_by_power() -> None:
     order = PenneechGame.drawing()["card_order"]
     assert sorted(order) == sorted(card_code(c) for c in range(52))

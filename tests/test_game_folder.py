@@ -49,6 +49,21 @@ def test_no_interface_holds_a_shipped_games_drawing() -> None:
             assert not re.search(rf"import .*\b{name}\b", text), f"{path.name} imports {name}'s drawing"
 
 
+# The parts every shipped game has under the same names (docs/architecture.md, A game's parts);
+# Penneech and Piquesept, both trick games, have exactly the same modules.
+PARTS = {
+    "__init__.py", "explain.py", "game.py", "heuristic.py", "kit.py", "options.py", "position.py",
+    "render.py", "rules.md", "views.py", "web.js", "worlds.py",
+}  # fmt: skip
+
+
+def test_the_shipped_folders_have_the_same_parts() -> None:
+    files = {name: {p.name for p in (SRC / "games" / name).iterdir() if p.is_file()} for name in SHIPPED}
+    for name, names in files.items():
+        assert names >= PARTS, f"{name} lacks {sorted(PARTS - names)}"
+    assert files["penneech"] == files["piquesept"]
+
+
 def test_no_module_is_longer_than_the_limit() -> None:
     long = {
         str(p.relative_to(SRC)): n

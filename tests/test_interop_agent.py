@@ -18,6 +18,7 @@ from gamester.agents import agent_names, make_agent  # noqa: E402
 from gamester.agents.base import View  # noqa: E402
 from gamester.core.errors import AgentError  # noqa: E402
 from gamester.core.protocol import State  # noqa: E402
+from gamester.core.rng import derive
 
 SPECS = {"penneech": "penneech", "piquesept": "piquesept", "pentyrch": "pentyrch(max_rounds=40)"}
 
@@ -28,7 +29,7 @@ def _positions(spec: str, count: int, seed: int) -> list[State]:
     out: list[State] = []
     g = 0
     while len(out) < count:
-        s = game.new_initial_state(seed=seed * 100 + g)
+        s = game.new_initial_state(seed=derive(seed, g))
         g += 1
         while not s.is_terminal() and len(out) < count:
             legal = s.legal_actions()

@@ -12,6 +12,7 @@ new edge between them is a decision to write down here, not an accident.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,12 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"core"},
     "agents": {"core", "games"},
     # The rest may use everything below them; between them, only what exists today:
-    # play's CLI starts the web server, the simulations and training; the web app reuses play's words
-    # and the store.
-    "play": BASE | {"gamester", "sim", "web", "learn"},
-    "web": BASE | {"gamester", "play", "store"},
+    # play's CLI starts the web server, the simulations and training, and moves the server's
+    # database (gamester db export|import|upgrade, through store.database_command); the web app uses
+    # the store, and never play: the rules text and the lessons belong to the games, so no arrow
+    # runs from the server back up to the terminal.
+    "play": BASE | {"gamester", "sim", "web", "learn", "store"},
+    "web": BASE | {"gamester", "store"},
     "sim": BASE | {"gamester"},
     "store": BASE | {"gamester"},
     "interop": BASE | {"gamester"},
@@ -58,9 +61,9 @@ def layer_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else "gamester"
 
 
-def imported_names(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
-    """Every ``gamester...`` module ``source`` imports, with its line number."""
-    tree = ast.parse(source)
+def imported_names(source: str | ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """Every ``gamester...`` module ``source`` (text, or its parsed tree) imports, with its line number."""
+    tree = source if isinstance(source, ast.AST) else ast.parse(source)
     package = module.split(".") if is_package else module.split(".")[:-1]
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -314,3 +317,144 @@ def test_a_games_modules_import_each_other_in_no_loop(name: str) -> None:
     assert f"gamester.games.{name}.kit" not in graph[f"gamester.games.{name}.game"]
     cycle = import_cycle(graph)
     assert not cycle, f"{name}'s modules import each other in a loop: " + " -> ".join(cycle)
+
+
+# -- the web's doors -------------------------------------------------------------------------------
+# Issue 49: the store is reached only through its port (``gamester.store.port``) and the openers of
+# ``gamester.store`` (``OPENERS``), never through an adapter (the SQL modules, SQLAlchemy, Alembic);
+# inside the house (``store/``, ``web/``) no module takes another's private names; and the decisions
+# and the room's door say what they refuse with domain errors (web/errors.py), never with HTTP: the
+# edge (web/edge.py) alone knows statuses.
+STORE_LIBRARIES = ("sqlalchemy", "alembic")
+HOUSE = ("store", "web")
+NO_HTTP = {
+    "gamester.web.decisions",
+    "gamester.web.commands",
+    "gamester.web.errors",
+    "gamester.web.chat",
+    "gamester.web.jobs",
+    "gamester.web.room",
+}
+HTTP_LIBRARIES = ("fastapi", "starlette", "http", "httpx")
+
+
+@functools.cache
+def _openers() -> set[str]:
+    tree = ast.parse((SRC / "store" / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "OPENERS" for t in node.targets):
+            call = node.value
+            assert isinstance(call, ast.Call) and isinstance(call.args[0], ast.Set)
+            return {e.value for e in call.args[0].elts if isinstance(e, ast.Constant)}
+    raise AssertionError("gamester/store/__init__.py has no OPENERS")
+
+
+@functools.cache
+def _refusals() -> set[str]:
+    tree = ast.parse((SRC / "web" / "errors.py").read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def _from_module(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute module a ``from … import`` takes its names from."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def door_violations(source: str, module: str, is_package: bool = False) -> list[str]:
+    """One line per way ``source`` (the module ``module``) goes past the store's port, takes a
+    private name inside the house, or speaks HTTP where only domain errors belong."""
+    layer = layer_of(module)
+    tree = ast.parse(source)
+    out: list[str] = []
+    for line, name in imported_names(tree, module, is_package):
+        inside = name.startswith("gamester.store.") or name == "gamester.store"
+        if layer != "store" and inside and name not in ("gamester.store", "gamester.store.port"):
+            out.append(f"{module}:{line} imports {name}: outside store/, only gamester.store.port")
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            if isinstance(node, ast.Import):
+                libraries = [a.name for a in node.names]
+            else:
+                libraries = [node.module] if not node.level and node.module else []
+            for name in libraries:
+                if layer != "store" and _top(name) in STORE_LIBRARIES:
+                    out.append(f"{module}:{line} imports {name}: only store/ speaks to the database")
+                if module in NO_HTTP and _top(name) in HTTP_LIBRARIES:
+                    out.append(f"{module}:{line} imports {name}: no HTTP here (web/edge.py maps refusals)")
+        if isinstance(node, ast.ImportFrom):
+            taken_from = _from_module(node, module, is_package)
+            for a in node.names:
+                if layer != "store" and taken_from == "gamester.store" and a.name not in _openers():
+                    out.append(f"{module}:{line} imports {a.name} from gamester.store: only its openers")
+                if layer in HOUSE and taken_from.startswith("gamester.") and a.name.startswith("_"):
+                    out.append(f"{module}:{line} takes {taken_from}.{a.name}: a private name")
+        if module in NO_HTTP and isinstance(node, ast.Call):
+            called = getattr(node.func, "id", "") or getattr(node.func, "attr", "")
+            refusal = called in _refusals() or called.endswith(("Error", "Exception"))
+            for kw in node.keywords:
+                if refusal and kw.arg in ("status", "status_code"):
+                    out.append(f"{module}:{line} passes {called} {kw.arg}=: no HTTP statuses here")
+            if refusal and any(
+                isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool)
+                for a in node.args
+            ):
+                out.append(f"{module}:{line} gives {called} a number: a refusal has a code, not a status")
+    return out
+
+
+def test_the_store_is_reached_through_its_port_and_refusals_carry_no_http() -> None:
+    problems: list[str] = []
+    for path in all_modules():
+        module = module_name(path)
+        problems += door_violations(path.read_text(encoding="utf-8"), module, path.name == "__init__.py")
+    assert not problems, "wrong doors:\n" + "\n".join(problems)
+    assert {module_name(p) for p in all_modules()} >= NO_HTTP, "a module NO_HTTP names is gone: update it"
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("gamester.web.accounts", "from gamester.store.repository import SqlTableRepository"),
+        ("gamester.web.accounts", "from gamester.store.people import PeopleStore"),
+        ("gamester.web.routes", "from sqlalchemy import exc as sa_exc"),
+        ("gamester.web.app", "def f():\n    import sqlalchemy\n"),
+        ("gamester.web.app", "from gamester.store import SqlTableRepository"),
+        ("gamester.web.app", "from gamester.store import repository"),
+        ("gamester.play.cli", "import gamester.store.schema"),
+        ("gamester.web.health", "from ..store import repository"),
+        ("gamester.store.people", "from gamester.store.repository import _load"),
+        ("gamester.web.registry", "from gamester.web.room import _spawn"),
+        ("gamester.web.decisions", "from fastapi import HTTPException"),
+        ("gamester.web.commands", "from starlette.websockets import WebSocket"),
+        ("gamester.web.decisions", "raise NotFound('no table', status=404)"),
+        ("gamester.web.room", "raise SeatTaken('seat 1 is taken', 409)"),
+        ("gamester.web.decisions", "raise ServiceError('stale', 'moved on', status_code=409)"),
+    ],
+)
+def test_a_wrong_door_is_caught(module: str, source: str) -> None:
+    assert door_violations(source, module), f"{module}: {source!r} was not reported"
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("gamester.web.app", "from gamester.store import default_sqlite_url, open_stores"),
+        ("gamester.web.room", "from gamester.store.port import TableRepository, TableRow"),
+        ("gamester.store.people", "import sqlalchemy as sa\nfrom gamester.store.repository import load_json"),
+        ("gamester.web.routes", "from fastapi import APIRouter"),
+        ("gamester.web.edge", "from starlette.exceptions import HTTPException"),
+        ("gamester.web.decisions", "raise SeatTaken(f'seat {seat} is taken')"),
+        ("gamester.web.decisions", "raise BadInput('seat: expected a number', code='bad_seat')"),
+    ],
+)
+def test_a_right_door_is_accepted(module: str, source: str) -> None:
+    assert door_violations(source, module) == []

@@ -463,7 +463,7 @@ def test_teacher_labels_are_its_values_and_the_play_is_unchanged() -> None:
     """With a teacher, the first decision's samples are every legal action labelled by that teacher's
     own evaluation of the seat's view (a teacher rebuilt from the job's seed gives the same); the
     games played are those without a teacher (same observations)."""
-    from gamester.core.rng import make_rng
+    from gamester.core.rng import derive, make_rng
     from gamester.learn import selfplay
 
     game = load_game("piquesept")
@@ -481,7 +481,7 @@ def test_teacher_labels_are_its_values_and_the_play_is_unchanged() -> None:
         state.apply_action(state.legal_actions()[0])
     view = View(state, state.current_player())
     legal = state.legal_actions()
-    teacher = selfplay.make_teacher(game, spec, make_rng(4 ^ selfplay._TEACH_SALT).getrandbits(32))
+    teacher = selfplay.make_teacher(game, spec, make_rng(derive(4, "teacher")).getrandbits(32))
     values = selfplay.teacher_values(view, legal, teacher.evaluate(view))
     assert len(values) == len(legal) > 1 and len(set(values.values())) > 1
     assert taught.returns[: len(legal)].tolist() == pytest.approx([values[a] for a in legal])

@@ -14,6 +14,7 @@ import gamester
 from gamester.agents.base import View
 from gamester.core.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_of, mask_of, parse_card
 from gamester.core.protocol import State
+from gamester.core.rng import derive
 from gamester.games.penneech import heuristic, rules
 from gamester.games.penneech.game import PenneechGame, PenneechState, seat_knowledge_from_observation
 from gamester.games.penneech.solver import Solver, race
@@ -174,7 +175,7 @@ def _card_positions(spec: str, games: int, seed: int) -> list[PenneechState]:
     rng = random.Random(seed)
     out: list[PenneechState] = []
     for g in range(games):
-        s = game.new_initial_state(seed=seed * 1000 + g)
+        s = game.new_initial_state(seed=derive(seed, g))
         assert isinstance(s, PenneechState)
         while not s.is_terminal():
             la = s.legal_actions()

@@ -14,8 +14,10 @@ import random
 import pytest
 
 import gamester
-from gamester.core.cards import parse_card
+from gamester.core.cards import card_code, parse_card
 from gamester.core.errors import IllegalActionError, InvalidActionError, OptionError
+from gamester.core.position import join as join_position
+from gamester.core.position import split as split_position
 from gamester.core.protocol import TERMINAL
 from gamester.core.registry import load_game
 from gamester.games.pentyrch import PentyrchGame, PentyrchOptions, PentyrchState
@@ -23,9 +25,7 @@ from gamester.games.pentyrch.board import CELL_NAMES, FREE, parse_cell
 from gamester.games.pentyrch.game import (
     BIT,
     COMBO_BASE,
-    COURT_OF_CARD,
     NONCOURT,
-    SAFE,
     VALUE,
     _payments,
 )
@@ -91,48 +91,71 @@ def arrange(
     piles: dict[str, list[str]] | None = None,
     hands: dict[int, list[str]] | None = None,
 ) -> PentyrchState:
-    """Set up a position: court cards ('JH': 'c4', 'safe', 'off'; stacks listed bottom first),
-    chosen piles (bottom first) and hands; every other card lies one to a pile, extras at the bottom
-    of d7's pile, so the 40 cards stay conserved. Cards of a given hand count as dealt and unseen."""
+    """Set up a position, written in the game's position notation (docs/positions.md) and read back:
+    court cards ('JH': 'c4', 'safe', 'off'; stacks listed bottom first), chosen piles (bottom first)
+    and hands; every other card lies one to a pile, extras at the bottom of d7's pile, so the 40
+    cards stay conserved. Cards of a given hand count as dealt and unseen."""
+    spec, fields = split_position(s.position())
+    aside = fields.get("aside")
     piles = piles or {}
     hands = hands or {}
-    placed = [parse_card(c) for p in piles.values() for c in p] + [
-        parse_card(c) for h in hands.values() for c in h
-    ]
+    placed = [c for p in piles.values() for c in p] + [c for h in hands.values() for c in h]
     assert len(placed) == len(set(placed))
-    free_cards = [c for c in NONCOURT if c not in placed and c != s._setaside]
-    new_piles: list[list[int]] = [[] for _ in range(25)]
+    free_cards = [card_code(c) for c in NONCOURT if card_code(c) not in placed and card_code(c) != aside]
+    new_piles: list[list[str]] = [[] for _ in range(25)]
     for cell, codes in piles.items():
-        new_piles[parse_cell(cell)] = [parse_card(c) for c in codes]
+        new_piles[parse_cell(cell)] = list(codes)
     empty = [c for c in range(25) if c != FREE and not new_piles[c]]
     for cell in empty:
         new_piles[cell] = [free_cards.pop()]
     if free_cards:
         target = empty[0] if empty else 0
         new_piles[target] = free_cards + new_piles[target]
-    s._piles = new_piles
-    s._hands = [0] * s._n
-    for p, codes in hands.items():
-        for c in codes:
-            s._hands[p] |= BIT[parse_card(c)]
-    s._hidden = s._hands[:]
-    s._stacks = [[] for _ in range(25)]
-    for k in range(12):
-        if s._cpos[k] != -2:
-            s._cpos[k] = -1
+    stacks: list[list[str]] = [[] for _ in range(25)]
+    safe = []
     for court, where in (courts or {}).items():
-        k = COURT_OF_CARD[parse_card(court)]
         if where == "safe":
-            s._cpos[k] = SAFE
+            safe.append(court)
         elif where != "off":
-            c = parse_cell(where)
-            s._stacks[c].append(k)
-            s._cpos[k] = c
-    s._seat = seat
-    s._legal = None
-    s._combos = None
+            stacks[parse_cell(where)].append(court)
+    fields["board"] = "/".join(
+        (",".join(p) + ("+" + ",".join(k) if k else "")) or "-"
+        for p, k in zip(new_piles, stacks, strict=True)
+    )
+    n = s.game.num_players
+    fields["safe"] = ",".join(safe) or "-"
+    fields["hands"] = "/".join(",".join(hands.get(p, [])) or "-" for p in range(n))
+    fields["seen"] = "/".join("-" for _ in range(n))
+    fields["seat"] = str(seat)
+    s = s.game.read_position(join_position(spec, fields.items()))
+    assert isinstance(s, PentyrchState)
     check(s)
     return s
+
+
+def reposition(
+    s: PentyrchState, *, seat: int | None = None, moves: dict[str, str] | None = None
+) -> PentyrchState:
+    """The same position with another seat to move, or court cards moved (``{"JC": "d4"}``: to the
+    top of that cell's stack), through the position notation (docs/positions.md)."""
+    spec, fields = split_position(s.position())
+    if seat is not None:
+        fields["seat"] = str(seat)
+    cells = fields["board"].split("/")
+    for court, where in (moves or {}).items():
+        for i, cell in enumerate(cells):
+            pile, _, stack = cell.partition("+")
+            left = [k for k in stack.split(",") if k and k != court]
+            cells[i] = ((pile if pile != "-" else "") + ("+" + ",".join(left) if left else "")) or "-"
+        i = parse_cell(where)
+        pile, _, stack = cells[i].partition("+")
+        on = [k for k in stack.split(",") if k] + [court]
+        cells[i] = (pile if pile != "-" else "") + "+" + ",".join(on)
+    fields["board"] = "/".join(cells)
+    again = s.game.read_position(join_position(spec, fields.items()))
+    assert isinstance(again, PentyrchState)
+    check(again)
+    return again
 
 
 def targets(s: PentyrchState, court: str) -> set[str]:
@@ -299,8 +322,7 @@ def test_stack_of_three_is_full_and_only_the_top_moves() -> None:
     )
     assert s.stack("c4") == ["JH", "QH", "KC"]
     # North's Jack on c5 has only the free space; its King (top of c4) may move.
-    s._seat = 0
-    s._legal = None
+    s = reposition(s, seat=0)
     assert not any(m.startswith(("JH", "QH")) for m in legal(s))  # both covered
     s = arrange(new(), seat=2, courts={"JH": "e4", "QH": "e4", "KC": "e4", "KD": "f4"}, hands={2: []})
     assert "e4" not in targets(s, "KD")  # a King can never cover a King, and the stack is full
@@ -459,9 +481,7 @@ def test_must_move_and_pass_shows_the_hand() -> None:
         hands={0: ["3D", "2D"]},
         seat=0,
     )
-    s._stacks[FREE] = [COURT_OF_CARD[parse_card("JC")]]
-    s._cpos[COURT_OF_CARD[parse_card("JC")]] = FREE
-    s._legal = None
+    s = reposition(s, moves={"JC": "d4"})
     assert legal(s) == ["pass"]
     play(s, "pass")
     assert s.last_events() == [{"type": "pass", "seat": 0, "all_safe": False, "hand": ["3D", "2D"]}]
@@ -480,9 +500,7 @@ def test_pass_without_showing() -> None:
         hands={0: ["3D", "2D"]},
         seat=0,
     )
-    s._stacks[FREE] = [COURT_OF_CARD[parse_card("JC")]]
-    s._cpos[COURT_OF_CARD[parse_card("JC")]] = FREE
-    s._legal = None
+    s = reposition(s, moves={"JC": "d4"})
     assert legal(s) == ["pass"]
     play(s, "pass")
     assert s.last_events()[0]["hand"] is None
@@ -552,10 +570,7 @@ def test_seat_with_all_cards_safe_passes_until_its_team_finishes() -> None:
     assert s.last_events()[0] == {"type": "pass", "seat": 0, "all_safe": True, "hand": None}
     assert s.observation(1)["hands"][0]["unknown"] == 1  # not shown: a forced pass
     play(s, "JC @d7 TD")
-    s._cpos[COURT_OF_CARD[parse_card("KD")]] = parse_cell("a4")  # East's King to its goal
-    s._stacks[parse_cell("b4")] = []
-    s._stacks[parse_cell("a4")] = [COURT_OF_CARD[parse_card("KD")]]
-    s._legal = None
+    s = reposition(s, moves={"KD": "a4"})  # East's King to its goal
     play(s, "KD off", "JS @d1 TS")
     assert s.is_terminal()
     assert s.returns() == [1.0, -1.0, 1.0, -1.0]

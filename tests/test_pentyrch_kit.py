@@ -1,6 +1,6 @@
 """Pentyrch's kit: one definition of the heuristic's move score, read through the seat's view (the
 notation of its legal actions and its observation's board) or through a sampled world's read-only
-WorldView, and both agree; the world view shows the state's board as the public API does."""
+PentyrchWorld, and both agree; the world view shows the state's board as the public API does."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 import gamester
 from gamester.core.kit import View
+from gamester.core.rng import derive
 from gamester.games.pentyrch import heuristic, policy
 from gamester.games.pentyrch.board import CELL_NAMES, OFF
 from gamester.games.pentyrch.cards import codes, court_code
@@ -35,7 +36,7 @@ def positions(spec: str, games: int, seed: int) -> Iterator[PentyrchState]:
     game = gamester.load_game(spec)
     rng = random.Random(seed)
     for g in range(games):
-        state = game.new_initial_state(seed=seed * 100 + g)
+        state = game.new_initial_state(seed=derive(seed, g))
         assert isinstance(state, PentyrchState)
         while not state.is_terminal():
             yield state
@@ -116,7 +117,7 @@ def test_race_values_are_zero_sum_shares() -> None:
 
 
 def test_the_search_knowledge_reads_no_private_field_of_the_state() -> None:
-    """heuristic.py, policy.py and kit.py read a state only through its public methods, WorldView and
+    """heuristic.py, policy.py and kit.py read a state only through its public methods, PentyrchWorld and
     the engine's functions (``moves.decode``), never a private field."""
     here = Path(gamester.__file__).parent / "games" / "pentyrch"
     for name in ("heuristic.py", "policy.py", "kit.py"):

@@ -14,6 +14,7 @@ import pytest
 import gamester
 from gamester.core.errors import IllegalActionError
 from gamester.core.kit import Kit, View
+from gamester.core.rng import derive
 from gamester.games.piquesept import heuristic, rules
 from gamester.games.piquesept.game import CODE, FIRST, GIVE, PLAY, PiqueseptState
 from gamester.games.piquesept.kit import PiqueseptKit
@@ -44,7 +45,7 @@ def random_positions(count: int, seed: int, **options: object) -> list[Piquesept
     out: list[PiqueseptState] = []
     g = 0
     while len(out) < count:
-        st = game.new_initial_state(seed=seed * 1000 + g)
+        st = game.new_initial_state(seed=derive(seed, g))
         assert isinstance(st, PiqueseptState)
         g += 1
         while not st.is_terminal() and len(out) < count:
@@ -189,7 +190,7 @@ def test_engine_legal_cards_are_the_rules(options: dict[str, object]) -> None:
         st = game.new_initial_state(seed=seed)
         assert isinstance(st, PiqueseptState)
         while not st.is_terminal():
-            v = st.deal_view()
+            v = st.world_view()
             me = v.current
             hand = v.hands[me]
             if v.phase == FIRST:
@@ -217,14 +218,14 @@ def test_engine_legal_cards_are_the_rules(options: dict[str, object]) -> None:
 
 
 # -- The deal view of a world ------------------------------------------------------------------------
-def test_deal_view_matches_the_observations() -> None:
+def test_world_view_matches_the_observations() -> None:
     """The kit's typed view says what the observations say (and every hand)."""
     game = gamester.load_game("piquesept", deals=2)
     kit = game.kit()
     assert isinstance(kit, PiqueseptKit)
     last = -1
     for st in random_positions(400, seed=5, deals=2):
-        v = kit.deal_view(st)
+        v = kit.world_view(st)
         obs = st.observation(v.current)
         assert v.players == obs["players"] == len(v.hands)
         assert ("first_trick", "play", "give", "over")[v.phase] == obs["phase"]
@@ -285,9 +286,9 @@ def test_seen_record_by_hand() -> None:
     """The soloist counts the traded cards as seen; a defender only his hand and the cards played."""
     st = gamester.load_game("piquesept").new_initial_state(seed=3)
     assert isinstance(st, PiqueseptState)
-    while st.deal_view().phase != PLAY:
+    while st.world_view().phase != PLAY:
         st.apply_action(st.legal_actions()[0])
-    v = st.deal_view()
+    v = st.world_view()
     solo = heuristic.seen_from_world(st)
     assert solo.seat == v.soloist and solo.hand == v.hands[v.soloist]
     played = rules.ALL_CARDS & ~(v.hands[0] | v.hands[1] | v.hands[2] | v.hands[3])
@@ -307,7 +308,7 @@ def test_piquesept_solver_is_exact() -> None:
     piquesept.md, The remaining tricks; Scoring)."""
 
     def brute(s: PiqueseptState) -> int:
-        v = s.deal_view()
+        v = s.world_view()
         if v.phase != PLAY:
             return v.last_deal_points
         vals = []
@@ -324,13 +325,13 @@ def test_piquesept_solver_is_exact() -> None:
             s = game.new_initial_state(seed=seed)
             assert isinstance(s, PiqueseptState)
             rng = random.Random(seed)
-            while s.deal_view().phase != PLAY or s.deal_view().tricks_played < tricks:
+            while s.world_view().phase != PLAY or s.world_view().tricks_played < tricks:
                 la = s.legal_actions()
                 s.apply_action(la[rng.randrange(len(la))])
             for _ in range(seed % players):  # start inside a trick too
                 la = s.legal_actions()
                 s.apply_action(la[rng.randrange(len(la))])
-            v = s.deal_view()
+            v = s.world_view()
             exact = v.taken[v.soloist] + Solver(v).future(v)
             assert exact == brute(s)
             checked += 1
@@ -359,7 +360,7 @@ def test_illegal_action_messages_cite_docs_sections() -> None:
     seen = set()
     rng = random.Random(2)
     while not st.is_terminal():
-        hand = st.deal_view().hands[st.current_player()]
+        hand = st.world_view().hands[st.current_player()]
         for a in range(32):
             if hand >> a & 1 and a not in st.legal_actions():
                 with pytest.raises(IllegalActionError) as e:

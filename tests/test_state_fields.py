@@ -5,7 +5,7 @@
 - ``clone()`` copies every slot: for every game, rule set and several positions of seeded random
   games, each slot of the clone (found by walking ``__slots__`` over the MRO, so a field added later
   is covered without touching this file) equals the original's, and no mutable object is reachable
-  from both unless the field is listed in ``SHARED`` below with the reason it may be shared. Shared
+  from both unless the game declares the field in ``clone_shares`` with the reason it may be shared. Shared
   objects are then checked to really stay unchanged: the clone plays on and the original must still
   equal a deep snapshot taken before.
 - Clone and original, given the same random actions, produce the same records and observations.
@@ -20,20 +20,18 @@ import pytest
 
 import gamester
 from gamester.testing.clones import (
-    BASE_SHARED,
     check_clone_copies_every_field,
     declared_fields,
     differences,
     fields,
-    slots_of,
     views,
 )
 from gamester.testing.clones import spread_positions as random_positions
 
 GAMES = ("penneech", "piquesept", "pentyrch")
 
-# Extra configurations beyond each game's named rule sets: the options that change which fields
-# are used (matches, three players, partnerships, overpay caches).
+# Configurations beyond each game's named rule sets: the options that change which fields are used
+# (matches, three players, partnerships, overpay caches).
 EXTRA: dict[str, list[str]] = {
     "penneech": ["penneech(objective=deal)", "penneech(redeal=off,target=31)"],
     "piquesept": ["piquesept(players=3)", "piquesept(deals=3,trade_visible=true)"],
@@ -46,42 +44,8 @@ EXTRA: dict[str, list[str]] = {
     ],
 }
 
-# Fields whose contents a clone may share with its original, and why that is safe. A key
-# "Class.slot" lets the whole field be shared; "Class.slot[]" requires the container itself to be
-# copied but lets its entries be shared ("[][]": two levels copied, and so on). Anything not listed
-# here must be copied down to its last mutable part.
-SHARED: dict[str, str] = {
-    # the base State and Chance
-    **BASE_SHARED,
-    # Penneech
-    "PenneechState._pack": "the deal's pack as handed out by Chance (also in chance.log), read only",
-    "PenneechState._dealt": "the two hands as dealt, set once per deal, read only",
-    # Piquesept
-    "PiqueseptState._events": "a finished action's event list, replaced (never appended) by the next",
-    "PiqueseptState._forced": "set once per deal, read only",
-    "PiqueseptState._done[]": "the outer list is copied; each entry is a finished trick, never changed",
-    "PiqueseptState._past[]": "the outer list is copied; each entry is a finished deal, never changed",
-    # Pentyrch
-    "PentyrchState._events[]": "the outer list is copied; its entries are finished events",
-    "PentyrchState._taken": "the pile the last exchange took, off the board: replaced, never changed",
-    "PentyrchState._owner": "seat owners, set once per game of a match, replaced not changed",
-    "PentyrchState._unit": "finishing units, set once per game of a match, replaced not changed",
-    "PentyrchState._unit_seats": "finishing units' seats, set once per game, replaced not changed",
-    "PentyrchState._results[][]": "the outer list and each dict are copied; the values are finished",
-    "PentyrchState._past_games": "a tuple of finished games, replaced not changed",
-}
-
-
-def specs() -> list[str]:
-    out = []
-    for name in GAMES:
-        cls = gamester.core.registry.game_class(name)  # a game that fails to import fails here
-        out += [f"{name}(ruleset={rs})" for rs in cls.rulesets]
-        out += EXTRA[name]
-    return out
-
-
-SPECS = specs()
+# The named rule sets: check_game's clone check runs on them (tests/test_testing.py).
+SPECS = [spec for name in GAMES for spec in EXTRA[name]]
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -101,21 +65,12 @@ def test_states_have_no_dict(name: str) -> None:
             setattr(state, typo, 1)
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_shared_list_names_real_slots(name: str) -> None:
-    """Each SHARED entry for this game names a slot that exists (a renamed field must be re-listed)."""
-    state = gamester.load_game(name).new_initial_state(seed=1)
-    known = {f"{cls}.{slot}" for cls, slot in slots_of(type(state)) + slots_of(type(state.chance))}
-    cls_name = type(state).__name__
-    for key in SHARED:
-        if key.split(".")[0] in (cls_name, "State", "Chance"):
-            assert key.split("[")[0] in known, f"SHARED lists {key}, which is not a slot"
-
-
 @pytest.mark.parametrize("spec", SPECS)
 def test_clone_copies_every_slot(spec: str) -> None:
-    """gamester.testing.clones' check (what check_game runs), with this package's SHARED fields."""
-    check_clone_copies_every_field(spec, SHARED)
+    """gamester.testing.clones' check (what check_game runs), with what each game declares its
+    clones may share (``Game.clone_shares``): the named rule sets run in test_testing's check_game
+    test, so here only the variants beyond them."""
+    check_clone_copies_every_field(spec)
 
 
 @pytest.mark.parametrize("name", GAMES)

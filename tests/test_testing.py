@@ -124,6 +124,19 @@ def test_the_unbroken_game_passes_and_each_rule_set_is_named() -> None:
             check_game("minitrick", checks=["speed"])
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["penneech", "piquesept", "pentyrch"])
+def test_check_game_passes_on_every_shipped_game_with_no_arguments(name: str) -> None:
+    """What a game declares (the fields its clones may share, whether it hides anything) is all the
+    checks need: each shipped game passes every check on every named rule set, as a new game would."""
+    passed = check_game(name)
+    assert passed == [
+        f"{check}: {spec}"
+        for spec in game_specs(name)
+        for check in ("conformance", "records", "leaks", "clone")
+    ]
+
+
 def test_check_game_needs_no_pytest() -> None:
     """An author may run the checks from a plain script (or unittest): nothing imports pytest, and
     the checks hold under ``python -O`` too (they do not rely on ``assert``)."""

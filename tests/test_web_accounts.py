@@ -22,7 +22,7 @@ import sqlalchemy as sa  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from gamester.store import open_repository  # noqa: E402
-from gamester.store.people import Bucket  # noqa: E402
+from gamester.store.port import Bucket  # noqa: E402
 from gamester.web import create_app  # noqa: E402
 from gamester.web.accounts import DELETED, People  # noqa: E402
 from gamester.web.limits import OFF  # noqa: E402
@@ -50,7 +50,7 @@ def freeze(*clients: TestClient) -> None:
     """No try comes back during the test, however slow the machine."""
     for c in clients:
         p = people_of(c)
-        p.by_name.every = p.by_address.every = p.signups.every = 1e6
+        p.by_pair.every = p.by_address.every = p.by_device.every = p.signups.every = 1e6
 
 
 def log_in(c: TestClient, name: str, password: str) -> Any:
@@ -117,7 +117,7 @@ def test_failed_log_ins_of_a_name_are_counted_across_servers_and_restarts(db_url
             r = log_in(server, "Cat", PASSWORD)
             assert r.status_code == 429 and r.json()["error"] == "rate_limited", r.text
             assert int(r.headers["retry-after"]) >= 1 and "\n" not in r.json()["message"]
-            assert r.json()["message"].startswith("too many failed log-ins; try again in ")
+            assert r.json()["message"].startswith("too many log-ins; try again in ")
         assert log_in(two, "Dan", PASSWORD).status_code == 200, "one name's limit is its own"
     with TestClient(create_app(db_url, limits=OFF)) as three:
         freeze(three)
@@ -137,8 +137,9 @@ def test_a_right_password_gives_its_try_back(c: TestClient) -> None:
 def test_tries_sent_at_once_to_two_servers_pass_the_limit_no_more_than_five_times(
     db_url: str,  # noqa: F811
 ) -> None:
-    """Twelve wrong log-ins of one name at the same moment, half on each server: a try is taken
-    before the password is checked, so exactly five are checked (401) and seven refused (429)."""
+    """Twelve wrong log-ins of one name from one address at the same moment, half on each server: a
+    try is taken before the password is checked, so at most five are checked (401) and the rest are
+    refused (429)."""
     with (
         TestClient(create_app(db_url, limits=OFF)) as one,
         TestClient(create_app(db_url, limits=OFF)) as two,
@@ -160,7 +161,9 @@ def test_tries_sent_at_once_to_two_servers_pass_the_limit_no_more_than_five_time
             t.start()
         for t in threads:
             t.join(120)
-        assert sorted(codes) == [401] * 5 + [429] * 7, codes
+        # At most five checked; the rest refused, for the name's tries or for the address's share of
+        # the hashing line (two at once per server), which spends no try.
+        assert 1 <= codes.count(401) <= 5 and codes.count(401) + codes.count(429) == 12, codes
 
 
 @pytest.mark.slow
@@ -237,7 +240,10 @@ def test_a_database_at_0004_upgrades_keeps_its_tables_and_accounts_and_throttles
             rows = conn.execute(sa.text("SELECT kind, key, tokens FROM gm_throttle ORDER BY kind")).all()
     finally:
         engine.dispose()
-    assert [(k, key) for k, key, _ in rows] == [("login_address", "testclient"), ("login_name", "olda")]
+    assert [(k, key) for k, key, _ in rows] == [
+        ("login_address", "testclient"),
+        ("login_pair", "olda|testclient"),
+    ]
     assert all(tokens >= 0 for _, _, tokens in rows)
 
 

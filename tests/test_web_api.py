@@ -27,7 +27,7 @@ def c(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
 
 def test_health_and_games(c: TestClient) -> None:
-    assert c.get("/api/health").json() == {"ok": True, "database": "ok"}
+    assert c.get("/api/health").json().items() >= {"ok": True, "database": "ok"}.items()
     games = {g["name"]: g for g in c.get("/api/games").json()["games"]}
     assert {"penneech", "piquesept", "pentyrch"} <= set(games)  # other installed games may be listed too
     for g in games.values():

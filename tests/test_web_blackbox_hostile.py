@@ -321,7 +321,7 @@ async def run_flood(server: ServerProcess, api: Api) -> Tally:
     tally.cases += 1
     if any(v["seq"] != before[0] for v in views):
         tally.failures.append("20 spectators: some saw another seq")
-    assert httpx.get(f"{server.base}/api/health").json() == {"ok": True, "database": "ok"}
+    assert httpx.get(f"{server.base}/api/health").json().items() >= {"ok": True, "database": "ok"}.items()
     return tally
 
 
@@ -610,7 +610,7 @@ def test_bad_http_requests(server: ServerProcess, api: Api) -> None:
     assert api.join(table["id"], 1, "late") and api.wait_status(table["id"], "playing")["status"] == "playing"
     # docs/web.md: the record is handed out only once the game is over (403 before).
     assert api.record(table["id"]).status_code == 403
-    assert httpx.get(f"{server.base}/api/health").json() == {"ok": True, "database": "ok"}
+    assert httpx.get(f"{server.base}/api/health").json().items() >= {"ok": True, "database": "ok"}.items()
     tally.report("bad HTTP requests")
 
 

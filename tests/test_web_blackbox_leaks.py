@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 import gamester
+from gamester.core.rng import derive
 from tests.web_support import (
     Api,
     ServerProcess,
@@ -69,7 +70,7 @@ async def play_table(
     await asyncio.sleep(0.2)  # the spectator is in before the game starts
     humans = [i for i, kind in enumerate(seats) if kind == "human"]
     tokens = {i: api.join(table_id, i, f"guest{i}") for i in humans}
-    rngs = {i: random.Random(seed * 100 + i) for i in humans}
+    rngs = {i: random.Random(derive(seed, "seat", i)) for i in humans}
     players = [
         play_seat(server.ws_base, table_id, tokens[i], random_chooser(rngs[i]), f"seat {i}", 30)
         for i in humans

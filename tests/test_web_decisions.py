@@ -17,7 +17,8 @@ from gamester.core.protocol import State
 from gamester.core.registry import load_game
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
 from gamester.web import decisions as d
-from gamester.web.decisions import SPECTATOR, ServiceError
+from gamester.web.decisions import SPECTATOR
+from gamester.web.errors import Refused
 
 NOW = 1_000_000.0
 
@@ -85,7 +86,7 @@ def test_what_needs_a_runner_is_decided_once_and_stored() -> None:
     ],
 )
 def test_bad_tables_are_refused_with_one_line(seats: list[str], clock: Any, code: str) -> None:
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         table(seats, clock=clock)
     assert e.value.code == code and "\n" not in e.value.message
 
@@ -107,18 +108,18 @@ def test_the_table_starts_when_no_human_seat_is_free() -> None:
 def test_join_refuses_taken_bot_and_out_of_range_seats() -> None:
     row, _ = table(["human", "random"])
     for seat, code in ((1, "seat_taken"), (2, "bad_seat"), (True, "bad_seat"), ("0", "bad_seat")):
-        with pytest.raises(ServiceError) as e:
+        with pytest.raises(Refused) as e:
             d.join(row, seat, "Ann", None, "new")
         assert e.value.code == code
     plan = d.join(row, 0, "  Ann   Lee ", None, "new")
     assert plan.new and plan.name == "Ann Lee" and plan.token == "new"
     row.seats[0].token_hash = d.hash_token("new")
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.join(row, 0, "Bob", None, "other")
     assert e.value.code == "seat_taken"
     again = d.join(row, 0, None, "new", "unused")
     assert not again.new and again.token == "new", "a seat's own token joins again without a write"
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.join(row, 0, None, "wrong", "unused")
     assert e.value.code == "bad_token"
 
@@ -128,12 +129,12 @@ def test_leave_voids_the_token_for_acts() -> None:
     seat, held = d.leave(row, tokens[0])
     assert seat == 0 and held == d.hash_token(tokens[0])
     row.seats[0].token_hash = None
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.leave(row, tokens[0])
     assert e.value.code == "bad_token"
     assert not d.holds(row, 0, held)
     if state.current_player() == 0:
-        with pytest.raises(ServiceError) as e:
+        with pytest.raises(Refused) as e:
             d.act(row, state, 0, 0, mover(row, state)[1], 0, NOW, token_hash=held)
         assert e.value.code == "left"
 
@@ -170,7 +171,7 @@ def test_act_refusals(change: dict[str, Any], code: str) -> None:
     row, state, _ = seated(["human", "human"])
     p, text = mover(row, state)
     player = 1 - p if change.get("other") else p
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.act(row, state, 0, player, change.get("text", text), change.get("seq", 0), NOW)
     assert e.value.code == code
 
@@ -178,11 +179,11 @@ def test_act_refusals(change: dict[str, Any], code: str) -> None:
 def test_no_move_while_waiting_or_over() -> None:
     row, state = table(["human", "human"])
     p, text = mover(row, state)
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.act(row, state, 0, p, text, 0, NOW)
     assert e.value.code == "not_playing"
     row.status = "over"
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.act(row, state, 0, p, text, 0, NOW)
     assert e.value.code == "game_over"
 
@@ -190,7 +191,7 @@ def test_no_move_while_waiting_or_over() -> None:
 def test_a_timeout_move_only_once_the_clock_ran_out() -> None:
     row, state, _ = seated(["human", "human"], clock={"seconds_per_move": 30})
     p, text = mover(row, state)
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.act(row, state, 0, p, text, 0, NOW + 29, source="timeout")
     assert e.value.code == "stale"
     assert d.act(row, state, 0, p, text, 0, NOW + 31, source="timeout").text == text
@@ -350,17 +351,17 @@ def test_hints_only_for_the_seat_to_move_at_the_current_seq() -> None:
     p = state.current_player()
     d.check_hint(row, state, p, 0)
     for player, seq, code in ((1 - p, 0, "not_your_turn"), (p, 1, "stale"), (p, None, "bad_message")):
-        with pytest.raises(ServiceError) as e:
+        with pytest.raises(Refused) as e:
             d.check_hint(row, state, player, seq)
         assert e.value.code == code
 
 
 def test_record_and_replay_only_once_over() -> None:
     row, state, _ = seated(["human", "human"])
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.record(row, state)
     assert e.value.code == "not_over"
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.check_replay_seat(row, 9)
     assert e.value.code == "bad_seat"
 
@@ -399,7 +400,7 @@ def test_the_creator_is_seated_in_the_new_row() -> None:
         token="c",
     )
     assert alone.status == "playing", "no human seat left free: the table starts"
-    with pytest.raises(ServiceError) as e:
+    with pytest.raises(Refused) as e:
         d.new_table(
             "penneech", {}, ["human", "random"], None, table_id="t", seed=1, now=NOW, creator={"seat": 1}
         )

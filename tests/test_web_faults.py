@@ -35,7 +35,7 @@ def _answer(ws: Any) -> dict[str, Any]:
 def test_health_reports_a_writable_database(tmp_path: Path) -> None:
     with client_on(tmp_path / "h.db") as c:
         r = c.get("/api/health")
-        assert r.status_code == 200 and r.json() == {"ok": True, "database": "ok"}
+        assert r.status_code == 200 and r.json().items() >= {"ok": True, "database": "ok"}.items()
         # the probe wrote nothing that stays: no table appears
         assert c.get("/api/tables").json()["tables"] == []
 

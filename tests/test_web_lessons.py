@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from gamester.core.kit import View
+from gamester.core.lesson import closing, coach, free_decisions, lesson, lessons
 from gamester.core.record import replay
-from gamester.play.tutorials import closing, coach, tutorial
-from gamester.sim.review import review_record
+from gamester.sim.review import decisions, review_record
 from tests.web_helpers import client_on, database_at, drain_until_over, new_table, next_view
 
 GAMES = ["penneech", "piquesept", "pentyrch"]
+LESSONS = [t.id for t in lessons()]
 
 
 def test_every_game_has_a_lesson_listed(tmp_path: Path) -> None:
@@ -26,6 +26,7 @@ def test_every_game_has_a_lesson_listed(tmp_path: Path) -> None:
     assert r.status_code == 200
     listed = r.json()["tutorials"]
     assert {t["game"] for t in listed} == set(GAMES)
+    assert [t["id"] for t in listed] == LESSONS
     assert all(t["id"] and t["title"] for t in listed)
 
 
@@ -38,11 +39,12 @@ def test_an_unknown_lesson_is_a_404_naming_the_lessons(tmp_path: Path) -> None:
     assert bad.status_code == 422
 
 
-def _lesson_moves(c: TestClient, lesson: str) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
-    """Play the lesson as a pupil who makes the first wanted move (else the first legal one), and
-    tries one unwanted move at the first request that leaves a choice; returns the start answer, every
-    view of the pupil and the refusal's message."""
-    r = c.post(f"/api/tutorials/{lesson}", json={"name": "Pupil"})
+def _lesson_moves(c: TestClient, name: str) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+    """Play the lesson as a pupil who makes its line moves, and tries one unwanted move at the first
+    request that leaves a choice; returns the start answer, every view of the pupil and the refusal's
+    message."""
+    line = lesson(name).line
+    r = c.post(f"/api/tutorials/{name}", json={"name": "Pupil"})
     assert r.status_code == 201, r.text
     start = r.json()
     views: list[dict[str, Any]] = []
@@ -64,24 +66,24 @@ def _lesson_moves(c: TestClient, lesson: str) -> tuple[dict[str, Any], list[dict
                     err = ws.receive_json()
                 assert err["type"] == "error" and err["code"] == "not_the_lesson", err
                 refused = err["message"]
-            ws.send_json({"type": "act", "action": (expect or m["legal"])[0], "seq": m["seq"]})
+            ws.send_json({"type": "act", "action": line[m["seq"]], "seq": m["seq"]})
     raise AssertionError("the lesson did not end")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lesson", GAMES)
-def test_a_lesson_table_teaches_the_terminal_s_words(tmp_path: Path, lesson: str) -> None:
+@pytest.mark.parametrize("name", LESSONS)
+def test_a_lesson_table_teaches_the_terminal_s_words(tmp_path: Path, name: str) -> None:
     """Each view of the pupil carries the lesson's note for that position, computed from the position
     alone exactly as the terminal's lesson computes it; an unwanted move is refused, never played."""
-    t = tutorial(lesson)
+    t = lesson(name)
     with client_on(tmp_path / "t.db") as c:
-        start, views, refused = _lesson_moves(c, lesson)
+        start, views, refused = _lesson_moves(c, name)
         listed = c.get("/api/tables").json()["tables"]
         public = c.get(f"/api/tables/{start['table']}").json()
         record = c.get(f"/api/tables/{start['table']}/record").json()
     assert start["seat"] == t.seat
     assert start["table"] not in {x["id"] for x in listed}  # a lesson is nobody else's table
-    assert public["tutorial"] == lesson
+    assert public["tutorial"] == name
     state = t.new_state()
     assert record["chance"][0] == state.record()["chance"][0]  # the lesson's fixed deal
     assert views[0]["tutorial"]["text"].startswith(t.intro[:40])
@@ -100,15 +102,14 @@ def test_a_lesson_table_teaches_the_terminal_s_words(tmp_path: Path, lesson: str
         asked += bool(note.expect)
     assert asked > 0
     assert refused and "\n" not in refused  # at least one request left a choice to refuse
-    # The computer players make the terminal lesson's moves: one seeded bot per seat kept for the
-    # whole game, as `gamester play GAME --tutorial` keeps them, given the pupil's moves here.
-    terminal = {p: t.bot(p) for p in range(len(public["seats"])) if p != t.seat}
+    # The computer players make the lesson's moves (its line), as `gamester play GAME --tutorial`
+    # does, given the pupil's moves here; this pupil made the line's moves, so the game is the line.
     position = t.new_state()
     for text in record["actions"]:
-        p = position.current_player()
-        if p in terminal:
-            assert position.action_to_string(terminal[p].step(View(position, p))) == text
+        if position.current_player() != t.seat:
+            assert position.action_to_string(t.bot_move(position)) == text
         position.apply_action(position.string_to_action(text))
+    assert record["actions"] == list(t.line)
 
 
 def test_only_the_pupil_sees_the_lesson(tmp_path: Path) -> None:
@@ -195,3 +196,19 @@ def test_a_database_of_the_first_schema_upgrades_in_place(tmp_path: Path) -> Non
         assert repo.review("old", 0) is None
     finally:
         repo.dispose()
+
+
+@pytest.mark.slow
+def test_a_lesson_s_review_judges_only_the_pupil_s_own_choices(tmp_path: Path) -> None:
+    """A review of a lesson's game leaves out the moves the lesson made for the pupil (asked for or
+    narrowed): it judges the choices the lesson left to the pupil, and counts the others."""
+    t = lesson("penneech")
+    with client_on(tmp_path / "t.db") as c:
+        start, _, _ = _lesson_moves(c, t.id)
+        tid = start["table"]
+        record = c.get(f"/api/tables/{tid}/record").json()
+        assert c.post(f"/api/tables/{tid}/review", json={"seat": t.seat}).status_code == 202
+        done = _wait_review(c, tid, t.seat)
+    own = free_decisions(t, record["actions"])
+    assert own and [s["index"] for s in done["steps"]] == own
+    assert done["summary"]["lesson_moves"] == len(decisions(record, t.seat)) - len(own) > 0

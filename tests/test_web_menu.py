@@ -20,7 +20,7 @@ from gamester.agents import View, agent_refuses, best_agent_spec, make_agent  # 
 from gamester.agents import learned as learned_module  # noqa: E402
 from gamester.core.record import replay  # noqa: E402
 from gamester.core.registry import load_game  # noqa: E402
-from gamester.web.menu import MEASURED, MenuError, agent_menu, check_seat  # noqa: E402
+from gamester.web.menu import MEASURED, MenuError, agent_menu, caps_json, check_options, check_seat  # noqa: E402
 from tests.web_helpers import client_on, join, new_table, play_seat  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -205,3 +205,22 @@ def test_a_search_seat_may_read_the_moves_but_only_in_words_the_server_knows() -
     ]:
         with pytest.raises(MenuError, match=words):
             check_seat(game, spec, menu)
+
+
+@pytest.mark.parametrize(
+    ("game", "caps"),
+    [
+        ("penneech", {"target": 201}),
+        ("piquesept", {"deals": 16}),
+        ("pentyrch", {"max_rounds": 300, "games": 8}),
+    ],
+)
+def test_web_caps_are_the_games_own(game: str, caps: dict[str, int]) -> None:
+    """Each game declares its web caps (``web_maximum`` in its options); the menu only reads them:
+    a value at the cap is taken, one above it refused in one line, and the API keeps the whole range."""
+    assert caps_json(game) == caps
+    for key, cap in caps.items():
+        check_options(game, {key: cap})
+        with pytest.raises(MenuError, match=rf"^options\.{key}: at most {cap} on this server$"):
+            check_options(game, {key: str(cap + 1)})
+        assert load_game(game, **{key: cap + 1}).options_json()[key] == cap + 1

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("fastapi")
 
 from gamester.core.record import replay  # noqa: E402
-from gamester.web.pace import ThinkTimes  # noqa: E402
+from gamester.web.pace import TRICK_HOLD, ThinkTimes, completes_trick, trick_wait  # noqa: E402
 from tests.web_helpers import client_on, new_table, next_view  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -29,6 +29,33 @@ def test_a_forced_move_is_held_to_the_median_of_real_ones_within_the_budget() ->
     assert t.hold("heuristic", 0.1, 10.0) == pytest.approx(0.3)
     assert t.hold("heuristic", 0.5, 10.0) == 0.0, "already as long as usual"
     assert t.hold("rollout", 0.0, 10.0) == 0.0, "kept per spec"
+
+
+@pytest.mark.parametrize("game", ["penneech", "piquesept", "pentyrch"])
+def test_a_bot_after_a_completed_trick_waits_out_the_hold(game: str) -> None:
+    """Issue 43: a move whose public events complete a trick holds the next bot's answer until
+    TRICK_HOLD after it (minus what its thinking took), every other move none; Pentyrch has no
+    tricks, so its bots never wait."""
+    import random
+
+    from gamester.core.registry import load_game
+
+    state = load_game(game).new_initial_state(seed=4)
+    rng = random.Random(4)
+    tricks = others = 0
+    while not state.is_terminal() and tricks < 5:
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+        events = state.last_events_seen_by(None)
+        if completes_trick(events):
+            tricks += 1
+            assert trick_wait(100.0, events, 100.4) == pytest.approx(TRICK_HOLD - 0.4)
+            assert trick_wait(100.0, events, 100.0 + TRICK_HOLD + 1) == 0.0, "thought longer than the hold"
+        else:
+            others += 1
+            assert trick_wait(100.0, events, 100.0) == 0.0
+    assert others > 0
+    assert (tricks == 5) == (game != "pentyrch"), (game, tricks)
 
 
 SLOW = 0.4  # seconds every real decision is made to take in the test below

@@ -213,7 +213,7 @@ def test_an_account_keeps_its_newest_sessions_only(c: TestClient) -> None:
 def test_failed_log_ins_are_rate_limited_per_name_and_per_address(c: TestClient) -> None:
     c.post("/api/accounts", json={"name": "Cat", "password": PASSWORD})
     people = c.app.state.people  # type: ignore[attr-defined]
-    people.by_name.every = people.by_address.every = 1e6  # no refill during the test, however slow
+    people.by_pair.every = people.by_address.every = 1e6  # no refill during the test, however slow
     codes = [
         c.post("/api/session", json={"name": "Cat", "password": "wrong-one"}).status_code for _ in range(6)
     ]
@@ -252,7 +252,10 @@ def test_a_seat_joined_logged_in_is_the_accounts_on_every_device(c: TestClient) 
     assert {"table": tid, "seat": 0, "game": "penneech", "status": "waiting"} in me["seats"]
     # Another account, a guest, a forged session: none gets Ann's seat.
     assert c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=bob).status_code == 409
-    assert c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0, "name": "Ann"})).status_code == 409
+    assert c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0, "name": "Zed"})).status_code == 409
+    cyrillic = "\u0410nn"  # Cyrillic A
+    posing = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0, "name": cyrillic}))
+    assert posing.status_code == 422 and posing.json()["error"] == "bad_name", "a guest may not pose as Ann"
     forged = {"Authorization": "Bearer " + token}
     assert (
         c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=forged).status_code == 401
@@ -350,23 +353,44 @@ def test_bots_are_rated_but_not_on_the_leaderboard(c: TestClient) -> None:
 
 
 @pytest.mark.slow  # plays a game to its end, or waits for a clock
-def test_a_forfeit_on_the_clock_is_rated_too(c: TestClient) -> None:
+def test_a_forfeit_on_the_clock_is_rated_once_both_have_moved(c: TestClient) -> None:
+    """A forfeit is the loser's loss once both have played; a table where a player never moved was
+    not played and moves no rating (the rage-quit's rating side: docs/web.md, Fair play)."""
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
-    body = {"game": "penneech", "seats": ["human", "human"], "rated": True,
-            "clock": {"seconds_per_move": 1, "on_timeout": "forfeit"}}  # fmt: skip
-    tid = remember(c.post("/api/tables", json=body, headers=ann)).json()["id"]
-    token = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=ann).json()["token"]
-    c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 1}), headers=bob)
-    with c.websocket_connect(f"/ws/tables/{tid}?token={token}") as ws:  # nobody moves: the clock ends it
-        for _ in range(100):
-            m = next_view(ws)
-            if m["status"] == "over":
-                break
+    body = {"game": "penneech", "seats": ["human", "human"], "rated": True,  # time for both to move
+            "clock": {"seconds_per_move": 3, "on_timeout": "forfeit"}}  # fmt: skip
+
+    def forfeited(moves: int) -> tuple[str, dict[str, Any]]:
+        tid = remember(c.post("/api/tables", json=body, headers=ann)).json()["id"]
+        tokens = [
+            c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": s}), headers=h).json()["token"]
+            for s, h in ((0, ann), (1, bob))
+        ]
+        with (
+            c.websocket_connect(f"/ws/tables/{tid}?token={tokens[0]}") as w0,
+            c.websocket_connect(f"/ws/tables/{tid}?token={tokens[1]}") as w1,
+        ):
+            socks, made = (w0, w1), 0
+            views = [next_view(w) for w in socks]
+            while views[0]["status"] != "over":
+                mover = next((i for i, v in enumerate(views) if v["legal"]), None)
+                if mover is not None and made < moves:  # then nobody moves: the clock ends it
+                    v = views[mover]
+                    socks[mover].send_json({"type": "act", "action": v["legal"][0], "seq": v["seq"]})
+                    made += 1
+                views = [next_view(w) for w in socks]
+        return tid, views[0]
+
+    tid, m = forfeited(0)
     assert m["status"] == "over" and m["forfeit"] is not None
+    time.sleep(0.5)  # the rating thread had its chance
+    assert c.get("/api/players/Ann").json()["ratings"] == {}, "a player who never moved: not played"
+    tid, m = forfeited(2)
     loser = ("Ann", "Bob")[m["forfeit"]]
     winner = ("Bob", "Ann")[m["forfeit"]]
     got = {n: rating_after(c, n, "penneech", 1) for n in ("Ann", "Bob")}
     assert got[winner]["rating"] > 1500 > got[loser]["rating"] and got[winner]["games"] == 1
+    token = c.post(f"/api/tables/{tid}/join", json=invited(tid, {"seat": 0}), headers=ann).json()["token"]
     again = c.post(f"/api/tables/{tid}/rematch", json={"token": token})
     assert again.status_code == 200, again.text
     assert c.get(f"/api/tables/{again.json()['table']}").json()["clock"]["on_timeout"] == "forfeit"
@@ -396,12 +420,22 @@ def test_unrated_tables_move_no_rating(c: TestClient) -> None:
 
 
 def _finished_rated_table(repo: Any, tid: str, keys: list[str], returns: list[float]) -> None:
+    from gamester.core.registry import load_game
     from gamester.store import SeatRow, TableRow
+    from gamester.store.schema import actions
 
     seats = [SeatRow(seat=i, kind="human", name=k, token_hash=f"h{i}", account=k) for i, k in enumerate(keys)]
     row = TableRow(id=tid, game="penneech", options={}, seed=1, chance=[], clock=None, status="over", seq=9,
                    created=1.0, returns=returns, rated=True, seats=seats)  # fmt: skip
     repo.create(row)
+    state, moves = load_game("penneech").new_initial_state(seed=1), []
+    while {p for p, _ in moves} != set(range(len(keys))):  # every player has made a move of its own
+        a = state.legal_actions()[0]
+        moves.append((state.current_player(), state.action_to_string(a)))
+        state.apply_action(a)
+    with repo.write() as c:
+        c.execute(actions.insert(), [{"table_id": tid, "seq": i + 1, "action": m, "at": 1.0}
+                                     for i, (_, m) in enumerate(moves)])  # fmt: skip
 
 
 def test_a_table_whose_server_stopped_before_rating_it_is_rated_at_the_next_start(db_url: str) -> None:
@@ -695,11 +729,12 @@ def test_rematch_keeps_bots_and_accounts_and_two_asking_at_once_find_one_table(c
 # -- the join rules, as the room's decisions (no database) -----------------------------------------
 def test_decisions_seat_an_account_once_and_give_it_its_seat_back() -> None:
     from gamester.web import decisions as d
-    from gamester.web.decisions import SeatOwner, ServiceError
+    from gamester.web.decisions import SeatOwner
+    from gamester.web.errors import Refused
 
     ann = SeatOwner("ann", "Ann", lambda t, n: f"ann-{t}-{n}")
     row, _ = d.new_table("penneech", {}, ["human", "human"], None, table_id="t1", seed=7, now=1.0, rated=True)
-    with pytest.raises(ServiceError) as guest:
+    with pytest.raises(Refused) as guest:
         d.join(row, 1, "Guest", None, "new-token")
     assert guest.value.code == "account_needed"
     plan = d.join(row, 0, "typed", None, "new-token", ann)
@@ -708,10 +743,10 @@ def test_decisions_seat_an_account_once_and_give_it_its_seat_back() -> None:
     s.name, s.token_hash, s.account = plan.name, d.hash_token(plan.token), plan.account
     again = d.join(row, 0, None, None, "other", ann)
     assert (again.token, again.new) == ("ann-t1-0", False), "the account's seat, from another device"
-    with pytest.raises(ServiceError) as twice:
+    with pytest.raises(Refused) as twice:
         d.join(row, 1, None, None, "other", ann)
     assert twice.value.code == "seat_taken", "one seat per account at a rated table"
-    with pytest.raises(ServiceError) as bots:
+    with pytest.raises(Refused) as bots:
         d.new_table("penneech", {}, ["random", "random"], None, table_id="t2", seed=7, now=1.0, rated=True)
     assert bots.value.code == "bad_rated"
     made, _ = d.new_table(

@@ -60,12 +60,15 @@ class Victim:
     """Two players at one Penneech table, moving as fast as their views come, in a thread of their
     own; ``latencies`` holds each act-to-view time."""
 
-    def __init__(self, server: ServerProcess) -> None:
-        api = Api(server.base)
-        try:
-            self.table, self.tokens = open_table(api, "penneech", ["human", "human"])
-        finally:
-            api.close()
+    def __init__(self, server: ServerProcess, table: tuple[str, dict[int, str]] | None = None) -> None:
+        """``table``: its id and seat tokens (default: a Penneech table of two made from 127.0.0.1)."""
+        if table is None:
+            api = Api(server.base)
+            try:
+                table = open_table(api, "penneech", ["human", "human"])
+            finally:
+                api.close()
+        self.table, self.tokens = table
         self.ws_base = server.ws_base
         self.latencies: list[float] = []
         self.errors: list[str] = []

@@ -63,10 +63,12 @@ class ServerProcess:
         log_dir: Path | None = None,
         port: int | None = None,
         limits: str = "off",
+        args: Sequence[str] = (),
     ) -> None:
         # "off": these suites drive many tables from one address; the limits' own suite
         # (test_web_strangers.py) starts its servers with the defaults.
         self.limits = limits
+        self.args = list(args)  # more options for ``serve`` (--trusted-proxy, --log-format …)
         self.db_url = db_url
         self.port = port or free_port()
         self.env = {**os.environ, **TEST_ENV, **(env or {}), "PYTHONUNBUFFERED": "1"}
@@ -99,6 +101,7 @@ class ServerProcess:
             self.db_url,
             "--limits",
             self.limits,
+            *self.args,
         ]
         self.proc = subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
@@ -270,9 +273,14 @@ class WsClient:
         self.raw: list[str | bytes] = []
 
     @classmethod
-    async def open(cls, ws_base: str, table_id: str, token: str | None = None, label: str = "") -> WsClient:
+    async def open(
+        cls, ws_base: str, table_id: str, token: str | None = None, label: str = "", **connect_args: Any
+    ) -> WsClient:
+        """``connect_args``: more for ``websockets.connect`` (``ssl=`` for a ``wss://`` base)."""
         url = f"{ws_base}/ws/tables/{table_id}" + (f"?token={token}" if token is not None else "")
-        ws = await connect(url, max_size=2**22, open_timeout=20, ping_interval=None, close_timeout=2)
+        ws = await connect(
+            url, max_size=2**22, open_timeout=20, ping_interval=None, close_timeout=2, **connect_args
+        )
         http_base = "http" + ws_base.removeprefix("ws")
         return cls(ws, label or ("spectator" if token is None else "seat"), http_base, table_id)
 

@@ -91,6 +91,35 @@ def pentyrch(pages: Pages, server: Server, size: str, viewport: dict[str, int]) 
     shoot(page, f"pentyrch-{size}")
 
 
+def tricks(pages: Pages, server: Server, size: str, viewport: dict[str, int]) -> None:
+    """Penneech: a trick the bot won, held on the table with its winner (desktop); "Last trick"
+    pressed at the player's next turn (phone)."""
+    page = pages.new(viewport=viewport, animations=True)
+    page.goto(f"{server.base}/#/")
+    page.click("[data-testid=settings]")
+    page.select_option("[data-testid=pace]", "slow")  # time for the picture
+    page.click("[data-testid=settings]")
+    start_from_lobby(page, server, "penneech", ["you", "heuristic"])
+    held = "[data-testid=board][data-held] .trick.done:not(.peek) .trick-label:not(:has-text('You won'))"
+    for _ in range(300):
+        if page.locator(held).count():
+            break
+        if not (click_first(page, "[data-action=keep]") or click_first(page, ".hand .card-btn.playable")):
+            page.wait_for_timeout(50)
+    page.wait_for_timeout(600)  # the last card has landed
+    if size == "desktop":
+        shoot(page, "trick-held-desktop", full=False)
+        return
+    for _ in range(300):  # the player's turn with a card led: the last trick is no longer on the table
+        if page.locator(".hand .card-btn.playable").count() and not page.locator(".trick.done").count():
+            break
+        page.wait_for_timeout(50)
+    page.click("[data-testid=last-trick]")
+    page.wait_for_selector(".trick.peek")
+    page.wait_for_timeout(300)
+    shoot(page, "trick-last-phone", full=False)
+
+
 def lobby(pages: Pages, server: Server, size: str, viewport: dict[str, int]) -> None:
     page = pages.new(viewport=viewport)
     page.goto(f"{server.base}/#/")
@@ -111,6 +140,7 @@ def main() -> int:
                     penneech(pages, server, size, viewport)
                     piquesept(pages, server, size, viewport)
                     pentyrch(pages, server, size, viewport)
+                    tricks(pages, server, size, viewport)
                     lobby(pages, server, size, viewport)
             finally:
                 pages.close()

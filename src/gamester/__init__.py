@@ -11,15 +11,18 @@ from gamester.core import (
     IllegalActionError,
     InvalidActionError,
     OptionError,
+    PositionError,
     RecordError,
     game_names,
     load_game,
+    read_position,
     replay,
     summary,
 )
 from gamester.core.build import compiled as _compiled
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+"""The release (semantic versioning, CHANGELOG.md); ``pyproject.toml`` reads it from here."""
 compiled: bool = _compiled()
 """True in the build mypyc compiled (``pip install .`` with a C compiler), False in pure Python."""
 __all__ = [
@@ -29,9 +32,11 @@ __all__ = [
     "IllegalActionError",
     "InvalidActionError",
     "OptionError",
+    "PositionError",
     "RecordError",
     "game_names",
     "load_game",
+    "read_position",
     "replay",
     "summary",
 ]

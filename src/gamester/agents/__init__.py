@@ -6,7 +6,15 @@ game: what a game knows about playing itself (heuristic, solver, rollout model) 
 ``game.kit()`` (``gamester.core.kit``).
 """
 
-from gamester.agents.base import Agent, View, agent_names, agent_refuses, make_agent, register_agent
+from gamester.agents.base import (
+    Agent,
+    View,
+    agent_names,
+    agent_refuses,
+    agent_seed,
+    make_agent,
+    register_agent,
+)
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game
 from gamester.core.registry import load_game
@@ -24,4 +32,13 @@ def best_agent_spec(game: Game | str) -> str:
     return game.kit().recommended_agent
 
 
-__all__ = ["Agent", "View", "agent_names", "agent_refuses", "best_agent_spec", "make_agent", "register_agent"]
+__all__ = [
+    "Agent",
+    "View",
+    "agent_names",
+    "agent_refuses",
+    "agent_seed",
+    "best_agent_spec",
+    "make_agent",
+    "register_agent",
+]

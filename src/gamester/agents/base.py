@@ -16,6 +16,7 @@ from gamester.core._mypyc import mypyc_attr
 from gamester.core.errors import AgentError
 from gamester.core.kit import View as View  # re-exported: agents take a View
 from gamester.core.protocol import Game
+from gamester.core.rng import derive
 
 
 # Agents of other packages and of plain-Python code subclass these (interop's OpenSpiel ISMCTS agent,
@@ -106,6 +107,12 @@ def _factory(name: str) -> AgentFactory:
     return f
 
 
+def agent_factory(name: str) -> AgentFactory:
+    """The factory registered for the agent ``name`` (``AgentError`` if none), imported but not
+    called: what reads its parameters without building an agent (the web's canonical specs)."""
+    return _factory(name)
+
+
 # Agents whose spec's rest is another agent's whole spec, taken as one parameter ``agent``:
 # ``oracle:rollout:worlds=30`` is ``("oracle", {"agent": "rollout:worlds=30"})``.
 WRAPPERS = ("oracle",)
@@ -177,6 +184,14 @@ def make_agent(spec: str, *, game: Game | None = None, seed: int | None = None) 
             f"agent {name!r}: unknown parameter {unknown[0]!r}; valid parameters: " + ", ".join(valid)
         )
     return factory(game=game, **params)
+
+
+def agent_seed(seed: int, player: int) -> int:
+    """The seed of ``player``'s agent in the game dealt from ``seed``: ``derive(seed, "agent",
+    player)`` (docs/randomness.md). ``simulate``, ``tournament``, ``analyse`` and ``play`` seat
+    their agents with it, so a game between the same agents on the same deal is played the same by
+    each of them."""
+    return derive(seed, "agent", player)
 
 
 def agent_refuses(spec: str, game: Game) -> str | None:

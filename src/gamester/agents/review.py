@@ -1,47 +1,58 @@
-"""A review of one player's decisions in a game: the best agent's move and the chance of winning
-after the move played and after the best one, each estimated from that player's view only.
+"""A review of one player's decisions in a game: the best agent's move, the player's expected share of
+the best result after the move played and after the best one, each estimated from that player's view
+only, and for a mistake the reason in words.
 
 A *decision* is a turn of the reviewed player with more than one legal action (a forced move teaches
 nothing). At each one (docs/review.md):
 
 * **best**: what the best agent for the game (``best_agent_spec``, or the spec given) plays from a
   :class:`View` of the reviewed player, seeded from the review's seed and the action's index.
-* **p_played, p_best**: the chance of winning after each of the two moves, measured by the same
-  yardstick: ``worlds`` worlds drawn with ``view.determinize(rng)`` (what the player knew then, never
-  the hidden cards of the real game); in each world both moves are played, then the game is finished
-  by the game's cheap playout (the kit's rollout model to its stopping point, else the heuristic in
-  every seat to the end) with the same generator for
-  both moves (common random numbers, so the difference is measured with little noise). When the move
-  played is the best one, both chances are the same number.
+* **p_played, p_best**: the player's expected *share of the best result* after each of the two moves,
+  measured by the same yardstick: ``worlds`` worlds drawn with ``view.determinize(rng)`` (what the
+  player knew then, never the hidden cards of the real game); in each world both moves are played,
+  then the game is finished by the game's cheap playout (the kit's rollout model to its stopping
+  point, else the heuristic in every seat to the end) with the same generator for both moves (common
+  random numbers, so the difference is measured with little noise). The share of a finished game is
+  the game's own (``share`` in its ``review`` part: Pentyrch's is its place, so a lost game's moves
+  still rank), else 1 for a win, half for a draw, 0 for a loss: the chance of winning. When the move
+  played is the best one, both are the same number.
 * **mistake, blunder**: the drop ``p_best - p_played`` of at least :data:`MISTAKE` or :data:`BLUNDER`,
   and more than twice the standard error of the paired difference (a drop the worlds cannot tell from
   noise is not held against the player).
+* **why**: one sentence, from the same playouts: the game's ``review`` part reads each playout's
+  *facts* for the player (the trick the move goes into, the points taken, the court cards brought
+  home) and says what the best move does that the played one does not; without such a sentence, the
+  two shares in words.
 
 Everything a step reads is the View and the generators seeded from ``(seed, index)``: two games the
-player cannot tell apart get the same review, and one step can be computed in any process, in any order.
+player cannot tell apart get the same review, why included, and one step can be computed in any
+process, in any order. A caller may cap a step's work with a ``deadline`` (fewer worlds, so a
+different answer) or choose the ``worlds``.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from gamester.agents import best_agent_spec
 from gamester.agents.base import View, make_agent
-from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
-from gamester.core.protocol import State
+from gamester.core.protocol import Game, State
 from gamester.core.record import replay, winners
-from gamester.core.rng import below, make_rng
+from gamester.core.registry import game_part
+from gamester.core.rng import below, derive, make_rng
 
 MISTAKE = 0.10
-"""A drop in the chance of winning of at least this much (and clear of noise) is a mistake."""
+"""A drop in the expected share of at least this much (and clear of noise) is a mistake."""
 BLUNDER = 0.25
 """A drop of at least this much (and clear of noise) is a blunder."""
 WORLDS = 64
-"""Worlds per decision for the two chances, by default."""
+"""Worlds per decision for the two shares, by default."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,8 @@ class Step:
     p_best: float
     stderr: float
     """The standard error of the paired difference ``p_best - p_played`` (0 when they are one move)."""
+    why: str | None = None
+    """What the best move does that the played one does not (None when they are one move)."""
 
     @property
     def drop(self) -> float:
@@ -74,7 +87,7 @@ class Step:
         return ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "index": self.index,
             "action": self.action,
             "best": self.best,
@@ -82,6 +95,9 @@ class Step:
             "p_best": round(self.p_best, 4),
             "mark": self.mark,
         }
+        if self.mark and self.why:
+            out["why"] = self.why
+        return out
 
 
 def summarise(steps: list[Step]) -> dict[str, Any]:
@@ -93,9 +109,22 @@ def summarise(steps: list[Step]) -> dict[str, Any]:
     return {"accuracy": accuracy, "mistakes": marks.count("mistake"), "blunders": marks.count("blunder")}
 
 
-def review_json(player: int, steps: list[Step]) -> dict[str, Any]:
-    """The review as ``gamester review --json`` prints it."""
-    return {"seat": player, "steps": [s.to_json() for s in steps], "summary": summarise(steps)}
+def review_json(
+    player: int, steps: list[Step], lesson_moves: int | None = None, measure: str = "chance"
+) -> dict[str, Any]:
+    """The review as ``gamester review --json`` prints it: ``measure`` says what the numbers are
+    (:func:`measure_of`); a lesson's review also counts the pupil's decisions the lesson made for it
+    (``summary.lesson_moves``), which are not judged."""
+    summary = summarise(steps)
+    if lesson_moves is not None:
+        summary["lesson_moves"] = lesson_moves
+    return {"seat": player, "measure": measure, "steps": [s.to_json() for s in steps], "summary": summary}
+
+
+def measure_of(game: str) -> str:
+    """``"share"`` for a game (by name) reviewed by its own share of the best result (places:
+    Pentyrch), ``"chance"`` for one reviewed by the chance of winning."""
+    return "share" if hasattr(game_part(game, "review"), "share") else "chance"
 
 
 Job = tuple[dict[str, Any], int, int, str, int, int]
@@ -114,23 +143,50 @@ def decisions(record: dict[str, Any], player: int) -> list[int]:
     return out
 
 
-def review_job(job: Job) -> Step:
+def review_job(job: Job, deadline: float | None = None) -> Step:
     """One decision of a record reviewed: ``(record, player, index, spec, worlds, seed)``; a job that
-    runs the same in any process and any order."""
+    runs the same in any process and any order (``deadline``: a ``time.monotonic()`` after which no
+    more worlds are drawn)."""
     record, player, index, spec, worlds, seed = job
     state = replay({**record, "actions": record["actions"][:index]})
     played = state.string_to_action(record["actions"][index])
-    return review_step(state, player, index, played, spec, worlds, seed)
+    return review_step(state, player, index, played, spec, worlds, seed, deadline)
+
+
+def review_decisions(
+    record: dict[str, Any],
+    player: int,
+    spec: str | None = None,
+    worlds: int = WORLDS,
+    seed: int = 0,
+    *,
+    only: list[int] | None = None,
+    deadline: float | None = None,
+) -> list[Step]:
+    """Every decision of ``player`` (or those at the indices ``only``) reviewed in this process, one
+    after another, the judge ``spec`` (default: the game's best agent). Past ``deadline`` (a
+    ``time.monotonic()``) each remaining decision is measured on two worlds: a caller with a time
+    budget gets an answer, a coarser one."""
+    game = replay({**record, "actions": []}).game
+    spec = spec or best_agent_spec(game)
+    indices = decisions(record, player) if only is None else only
+    return [review_job((record, player, i, spec, worlds, seed), deadline) for i in indices]
 
 
 def step_seeds(seed: int, index: int) -> tuple[int, int]:
     """The agent's seed and the worlds' seed of the decision at ``index``."""
-    base = seed * 1_000_003 + index
-    return 2 * base, 2 * base + 1
+    return derive(seed, "review", index, "agent"), derive(seed, "review", index, "worlds")
 
 
 def review_step(
-    state: State, player: int, index: int, played: int, spec: str | None, worlds: int, seed: int
+    state: State,
+    player: int,
+    index: int,
+    played: int,
+    spec: str | None,
+    worlds: int,
+    seed: int,
+    deadline: float | None = None,
 ) -> Step:
     """Review ``played``, the move ``player`` made in ``state`` (the position before action
     ``index``), from ``View(state, player)`` only."""
@@ -147,55 +203,119 @@ def review_step(
         raise GameError(f"agent {spec!r} chose an illegal move at action {index}")
     text = view.action_to_string
     if best == played:
-        p = chances(view, [played], worlds, make_rng(world_seed))[played]
+        p = [v for v, _ in outcomes(view, [played], worlds, make_rng(world_seed), deadline)[played]]
         m = sum(p) / len(p)
         return Step(index, text(played), text(best), m, m, 0.0)
-    got = chances(view, [played, best], worlds, make_rng(world_seed))
-    a, b = got[played], got[best]
+    got = outcomes(view, [played, best], worlds, make_rng(world_seed), deadline)
+    a, b = [v for v, _ in got[played]], [v for v, _ in got[best]]
     diffs = [y - x for x, y in zip(a, b, strict=True)]
     n = len(diffs)
     mean = sum(diffs) / n
     err = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) if n > 1 else math.inf
-    return Step(index, text(played), text(best), sum(a) / n, sum(b) / n, err)
+    why = explain(view, text(played), text(best), got[played], got[best])
+    return Step(index, text(played), text(best), sum(a) / n, sum(b) / n, err, why)
+
+
+Outcome = tuple[float, dict[str, float]]
+"""One playout after a move: the player's share, and the facts the game's review part reads in it."""
 
 
 def chances(view: View, actions: list[int], worlds: int, rng: random.Random) -> dict[int, list[float]]:
-    """For each action, ``view.player``'s chance of winning after it in each of ``worlds`` worlds
-    drawn from the view; every action meets the same worlds and the same playout generator."""
+    """For each action, ``view.player``'s share after it in each of ``worlds`` worlds drawn from the
+    view; every action meets the same worlds and the same playout generator."""
+    return {a: [v for v, _ in got] for a, got in outcomes(view, actions, worlds, rng).items()}
+
+
+def outcomes(
+    view: View, actions: list[int], worlds: int, rng: random.Random, deadline: float | None = None
+) -> dict[int, list[Outcome]]:
+    """:func:`chances` with each playout's facts; past ``deadline`` no world is drawn beyond the
+    second."""
     me = view.player
-    out: dict[int, list[float]] = {a: [] for a in actions}
-    for _ in range(worlds):
+    part = review_part(view.game)
+    out: dict[int, list[Outcome]] = {a: [] for a in actions}
+    for k in range(worlds):
+        if deadline is not None and k >= 2 and time.monotonic() > deadline:
+            break
         world = view.determinize(rng)
         playout_seed = rng.getrandbits(64)
         for a in actions:
             w = world.clone()
             w.apply_action(a)
-            out[a].append(_playout(w, me, make_rng(playout_seed)))
+            # The events of the playout, for a part that reads them (Pentyrch's reads the end alone).
+            events = list(w.last_events()) if part is not None and getattr(part, "EVENTS", True) else None
+            value = _playout(w, me, make_rng(playout_seed), events)
+            seen = part.facts(world, w, events or [], me) if part is not None else {}
+            out[a].append((value, seen))
     return out
 
 
-def _terminal_chance(state: State, player: int) -> float:
-    return 1.0 if player in winners(state) else 0.0
+def review_part(game: Game) -> ModuleType | None:
+    """The game's ``review`` part (its share of a result, the facts of a playout, the sentence), if it
+    has one with ``facts`` and ``why``."""
+    part = game_part(game.name, "review")
+    return part if part is not None and hasattr(part, "facts") and hasattr(part, "why") else None
 
 
-def _playout(world: State, me: int, rng: random.Random) -> float:
-    """``me``'s chance of winning in a sampled world, played on by the game's cheap playout: the
-    kit's rollout model where it has one (Penneech: to the deal's end, then its race model), else
-    the heuristic in every seat, each from its own view of the world, to the end (as ``rollout`` and
-    ``lookahead`` finish their worlds); a game without a heuristic is played on at random."""
+def share(state: State, player: int) -> float:
+    """``player``'s share of the best result in a finished game (the module docstring)."""
+    part = game_part(state.game.name, "review")
+    if part is not None and hasattr(part, "share"):
+        return float(part.share(state, player))
+    if player in winners(state):
+        return 1.0
+    r = state.returns()
+    return 0.5 if all(x == r[0] for x in r) else 0.0
+
+
+def _means(got: list[Outcome]) -> dict[str, float]:
+    """The mean of each fact over the worlds that have it in every world, and of the share."""
+    keys = set(got[0][1]) if got else set()
+    for _, seen in got:
+        keys &= set(seen)
+    out = {k: sum(seen[k] for _, seen in got) / len(got) for k in sorted(keys)}
+    out["share"] = sum(v for v, _ in got) / len(got)
+    return out
+
+
+def explain(view: View, played: str, best: str, a: list[Outcome], b: list[Outcome]) -> str:
+    """Why ``best`` beats ``played``, in one sentence: the game's words from the playouts' facts, else
+    the two shares."""
+    p, q = _means(a), _means(b)
+    part = review_part(view.game)
+    said = part.why(view.observation(), played, best, p, q) if part is not None else None
+    if said:
+        return str(said)
+    if measure_of(view.game.name) == "share":
+        return f"{best} is worth {q['share']:.0%} of a win on average, {played} {p['share']:.0%}."
+    return f"{best} keeps a {q['share']:.0%} chance of winning the game, {played} {p['share']:.0%}."
+
+
+def _playout(world: State, me: int, rng: random.Random, events: list[dict[str, Any]] | None) -> float:
+    """``me``'s share in a sampled world, played on by the game's cheap playout: the kit's rollout
+    model where it has one (Penneech: to the deal's end, then its race model's chance), else the
+    heuristic in every seat, each from its own view of the world, to the end (as ``rollout`` and
+    ``lookahead`` finish their worlds); a game without either is played on at random. The events of
+    the playout are added to ``events`` when it is given."""
     kit = world.game.kit()
     model = kit.rollout_model
-    if model is not None:
-        value = model_rollout(world, model, rng)
-        if value is None:
-            return _terminal_chance(world, me)
-        return max(0.0, min(1.0, (value[me] + 1.0) / 2.0))  # zero-sum +1/-1: a chance p is 2p - 1
+    marker = model.start(world) if model is not None else None
+    steps = 0
     while not world.is_terminal():
+        if model is not None and model.stop(world, marker, steps):
+            # zero-sum +1/-1 returns: a chance p of winning is 2p - 1
+            return max(0.0, min(1.0, (model.value(world)[me] + 1.0) / 2.0))
         legal = world.legal_actions()
         if len(legal) == 1:
-            world.apply_action(legal[0])
-        elif kit.has_heuristic:
-            world.apply_action(kit.playout(world, legal, rng))
+            action = legal[0]
+        elif model is not None and model.policy is not None:
+            action = model.policy(world, legal, rng)
+        elif model is None and kit.has_heuristic:
+            action = kit.playout(world, legal, rng)
         else:
-            world.apply_action(legal[below(rng, len(legal))])
-    return _terminal_chance(world, me)
+            action = legal[below(rng, len(legal))]
+        world.apply_action(action)
+        if events is not None:
+            events.extend(world.last_events())
+        steps += 1
+    return share(world, me)

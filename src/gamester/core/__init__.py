@@ -9,10 +9,11 @@ from gamester.core.errors import (
     IllegalActionError,
     InvalidActionError,
     OptionError,
+    PositionError,
     RecordError,
 )
 from gamester.core.protocol import TERMINAL, Game, State
-from gamester.core.record import replay, summary
+from gamester.core.record import read_position, replay, summary
 from gamester.core.registry import game_names, load_game, register_game
 
 __all__ = [
@@ -22,11 +23,13 @@ __all__ = [
     "IllegalActionError",
     "InvalidActionError",
     "OptionError",
+    "PositionError",
     "RecordError",
     "State",
     "TERMINAL",
     "game_names",
     "load_game",
+    "read_position",
     "register_game",
     "replay",
     "summary",

@@ -31,6 +31,11 @@ class RecordError(GameError, ValueError):
     """A malformed or inconsistent record; the message names the first offending field."""
 
 
+class PositionError(GameError, ValueError):
+    """A position's text that does not read as a position of its game: the message names the field
+    that is wrong and why (docs/positions.md)."""
+
+
 class AgentError(GameError, ValueError):
     """An unknown agent name or parameter; the message lists the valid ones."""
 

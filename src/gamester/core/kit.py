@@ -14,8 +14,9 @@ What a kit may offer (each part is optional; ``None`` or ``has_heuristic = False
   agent drew itself through ``determinize``), computed as fast as the game can from what that seat
   knows; it must give every action the score ``heuristic`` gives it from that seat's view (Penneech
   and Piquesept choose identically, generator included; Pentyrch's playout draws for ties only).
-* A typed, read-only snapshot of a world for agents of one's own (``PenneechKit.world_view``,
-  ``PiqueseptKit.deal_view``, ``PentyrchState.world_view``): game-specific, so not part of this base.
+* ``world_view(world)``: a typed, read-only snapshot of a sampled world for agents of one's own
+  and the game's own search (each game's ``<Game>World``: ``PenneechWorld``, ``PiqueseptWorld``,
+  ``PentyrchWorld``; the state's ``world_view()`` makes it). Its type is the game's own.
 * ``rule_choice(view, legal)``: a decision the heuristic makes by rule, with its estimated chance of
   winning (no search needed).
 * ``rollout_model``: where a playout may stop, how to score it there and a cheap playout policy.
@@ -184,6 +185,11 @@ class Kit:
         """The heuristic's choice for the seat to move in a sampled ``world``, from that seat's view."""
         p = world.current_player()
         return self.heuristic(View(world, p), world.observation(p), legal, rng)
+
+    def world_view(self, world: State) -> object:
+        """A read-only snapshot of a sampled ``world`` with every card in the open, of the game's own
+        type (``<Game>World``); the base offers none."""
+        raise GameError(f"{self.game.name} offers no world view")
 
     def rule_choice(self, view: View, legal: list[int]) -> tuple[int, float] | None:
         """A decision made by rule, with the seat's estimated chance of winning; None: search it."""

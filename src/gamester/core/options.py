@@ -53,11 +53,14 @@ def option(
     maximum: int | None = None,
     parse: Callable[[Any], Any] | None = None,
     describe: str | None = None,
+    web_maximum: int | None = None,
 ) -> Any:
     """A dataclass field with what :func:`build_options` needs to coerce and explain it.
 
     ``parse`` (for values of their own shape) must return the coerced value or raise ``ValueError``
     with a message saying what is valid; ``describe`` says in words what values are accepted.
+    ``web_maximum``: the highest value a web table may use, for an option whose larger values would
+    make one table last for days (the command line and the Python API keep ``maximum``).
     """
     meta = {
         "doc": doc,
@@ -66,6 +69,7 @@ def option(
         "maximum": maximum,
         "parse": parse,
         "describe": describe,
+        "web_maximum": web_maximum,
     }
     return dataclasses.field(default=default, metadata=meta)
 
@@ -154,6 +158,30 @@ def coerce(f: dataclasses.Field[Any], value: Any) -> Any:
     return value
 
 
+def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
+    """Split ``"name(k=v,k2=v2)"`` into the name and its raw options."""
+    if not isinstance(spec, str):
+        raise OptionError(f"a game spec is text like 'penneech(target=41)', got {quote(spec)}")
+    spec = spec.strip()
+    if "(" not in spec:
+        return spec, {}
+    if not spec.endswith(")"):
+        raise OptionError(
+            f"{quote(spec)}: a game spec looks like name(option=value,...), closing ')' missing"
+        )
+    name, _, body = spec[:-1].partition("(")
+    opts: dict[str, str] = {}
+    for part in body.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise OptionError(f"{quote(spec)}: {quote(part)} is not option=value")
+        k, _, v = part.partition("=")
+        opts[k.strip()] = v.strip()
+    return name.strip(), opts
+
+
 def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[Any, Any], game: str) -> T:
     """Options of ``cls`` from a rule set (``raw['ruleset']``, default ``standard``) and overrides.
 
@@ -192,6 +220,16 @@ def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[An
         except ValueError as e:
             raise OptionError(f"{game}: {e}") from None
     return opts
+
+
+def web_caps(cls: type[Any]) -> dict[str, int]:
+    """The options of the options class ``cls`` that a web table may set only up to a cap, with the
+    cap (each field's ``web_maximum``)."""
+    return {
+        f.name: int(f.metadata["web_maximum"])
+        for f in dataclasses.fields(cls)
+        if f.metadata.get("web_maximum") is not None
+    }
 
 
 def options_to_json(opts: Any) -> dict[str, Any]:

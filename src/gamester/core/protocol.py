@@ -14,14 +14,16 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import random
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from typing import Any, ClassVar, Generic
 
 from gamester.core._mypyc import GameT, OptionsT, mypyc_attr
-from gamester.core.errors import GameError, quote
+from gamester.core.errors import GameError, PositionError, quote
 from gamester.core.kit import Kit
-from gamester.core.options import OpenValue, RuleSet, build_options, options_to_json
+from gamester.core.options import OpenValue, RuleSet, build_options, describe_options, options_to_json
 from gamester.core.rng import BitStream, Chance, make_rng, new_seed
 
 # The core's floors (tests/test_layering.py checks that no import loops among them): errors and
@@ -54,6 +56,12 @@ class Game(ABC, Generic[OptionsT]):
     open_space: ClassVar[Mapping[str, tuple[OpenValue, ...]]] = {}
     """The options whose value a source, a variant or a ruling leaves in doubt, each value with its
     source (``gamester explore`` measures every combination); empty: nothing declared open."""
+    clone_shares: ClassVar[Mapping[str, str]] = {}
+    """The fields of this game's states that ``clone()`` may share with the original instead of
+    copying, each with the reason that is safe (``"MyState._pack"``: the whole field; ``"MyState._done[]"``:
+    the list is copied, its entries shared; ``"[][]"``: two levels copied …). The protocol's own
+    (``State.game``, the ``Chance``) are allowed already; anything else a clone must copy down to its
+    last mutable part. ``gamester.testing.check_game`` checks exactly this (docs/new-game.md)."""
 
     options: OptionsT
 
@@ -115,6 +123,14 @@ class Game(ABC, Generic[OptionsT]):
     @abstractmethod
     def _new_state(self, seed: int, chance: Chance) -> State: ...
 
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> State:
+        """The state a position's text describes (the game's position notation, docs/positions.md:
+        what ``State.position()`` writes). ``chance``: the outcomes after the position (a record
+        that starts there), instead of its ``rng``/``next``. Its record starts at the position.
+        Bad text raises :class:`~gamester.core.errors.PositionError` (a ``ValueError``) in one line
+        naming the field. A game without a notation refuses every text."""
+        raise PositionError(f"position: {self.name} has no position notation")
+
     @classmethod
     def player_counts(cls) -> list[int]:
         """The numbers of players the game can be set for: its ``players`` option's choices, else the
@@ -128,6 +144,35 @@ class Game(ABC, Generic[OptionsT]):
     def seat_labels(cls, players: int) -> list[str]:
         """What a lobby calls each seat of a ``players``-player game (games with named seats say so)."""
         return [f"Seat {i + 1}" for i in range(players)]
+
+    @classmethod
+    def rules_text(cls) -> str:
+        """The game's rules as Markdown, in the project's words, then every option and rule set.
+
+        The prose is ``rules.md`` in the game's own package (package data beside its module; a game
+        without one gets its title and its package's docstring); the option list and the rule sets
+        are generated from the options dataclass and ``rulesets``, so they cannot drift from the code.
+        ``gamester rules`` prints it rewrapped for a terminal, the web's rules page as it is."""
+        # getattr: compiled (mypyc), a class object's __module__ is not read as an attribute.
+        module: str = getattr(cls, "__module__")  # noqa: B009
+        package = sys.modules[module].__package__ or module
+        try:
+            prose = resources.files(package).joinpath("rules.md").read_text(encoding="utf-8")
+        except (FileNotFoundError, OSError):
+            prose = f"# {cls.title}\n\n{sys.modules[package].__doc__ or ''}"
+        lines = [prose.rstrip(), "", "## Options (generated from the code)", ""]
+        for opt, default, values, doc in describe_options(cls.options_class):
+            lines.append(f"- {opt} (default {default!r}; {values}): {doc}")
+        lines += ["", "## Rule sets", ""]
+        for rs in cls.rulesets.values():
+            settings = ", ".join(f"{k}={v}" for k, v in rs.options.items()) or "all defaults"
+            lines.append(f"- {rs.name}: {settings}. {rs.reading}. Source: {rs.source}.")
+        lines += [
+            "",
+            f'Choose one with load_game("{cls.name}(ruleset=NAME)") or --option ruleset=NAME; '
+            "explicit options override the rule set.",
+        ]
+        return "\n".join(lines)
 
     @classmethod
     def drawing(cls) -> dict[str, Any]:
@@ -156,6 +201,13 @@ class Game(ABC, Generic[OptionsT]):
         ``gamester explore`` then leaves seat balance out of its score (docs/analysis.md). False
         unless a game says so."""
         return False
+
+    def hides_information(self) -> bool:
+        """Whether some seat can be unsure of a card (or anything else) another seat knows: OpenSpiel's
+        imperfect information. The leak checks then require look-alike states they build to differ
+        somewhere hidden (else they would test nothing). True unless a game says otherwise (two-player
+        Pentyrch: the two hands are the whole hand pack, so each knows the other's)."""
+        return True
 
     def kit(self) -> Kit:
         """What this game offers search (``gamester.core.kit``): heuristic, solver, rollout model….
@@ -288,7 +340,30 @@ class State(ABC, Generic[GameT]):
 
     @abstractmethod
     def history_strings(self) -> list[str]:
-        """Every player action so far, in notation (what a record's ``actions`` holds)."""
+        """Every player action so far, in notation (what a record's ``actions`` holds); for a state
+        read from a position, the actions the position holds and those after it."""
+
+    def position(self) -> str:
+        """This position in the game's position notation (docs/positions.md): one line holding
+        everything the state is, hidden cards, what each seat has seen and the chance still to come
+        included, that ``game.read_position`` reads back to a state that plays on exactly like this
+        one. It names every hidden card: never show it to a seat."""
+        raise GameError(f"{self.game.name} has no position notation")
+
+    # -- the sides --------------------------------------------------------------------------------
+    def roles(self) -> list[str]:
+        """Each player's part in the current deal, when the rules give the players different parts
+        (Piquesept: ``"soloist"`` and ``"defender"``), one per player; empty when every player plays
+        the same part. Public knowledge (a spectator knows it too). Tournaments and analyses report
+        results per role from it, never from a view's keys."""
+        return []
+
+    def teams(self) -> list[list[int]]:
+        """The players who win or lose together (a partnership, a side against a soloist), each team
+        sorted and the teams in the order of their first player; every player alone by default.
+        Public knowledge, like :meth:`roles`: estimates add a team's shares, tournaments tell sides
+        apart from it."""
+        return [[p] for p in range(self.game.num_players)]
 
     # -- what a seat knows -------------------------------------------------------------------
     def check_player(self, player: object) -> int:
@@ -367,18 +442,28 @@ class State(ABC, Generic[GameT]):
 
     def record(self) -> dict[str, Any]:
         """This state's record: the game, its options, the seed, the chance consumed so far (as
-        codes) and the actions taken. ``gamester.core.record.replay`` reads it back."""
+        codes) and the actions taken; for a state read from a position, the position and what came
+        after it. ``gamester.core.record.replay`` reads it back."""
         g = self.game
-        return {
+        origin = self.chance.origin
+        chance = self.chance.entries()
+        actions = self.history_strings()
+        record: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "version": RECORD_VERSION,
             "game": g.name,
             "rules_version": g.rules_version,
             "options": g.options_json(),
             "seed": self.seed,
-            "chance": [g.format_chance(e) for e in self.chance.entries()],
-            "actions": self.history_strings(),
         }
+        if origin is not None:
+            # Read from a position: the record starts there (docs/positions.md).
+            record["position"] = origin.position
+            chance = chance[origin.entries :]
+            actions = actions[origin.actions :]
+        record["chance"] = [g.format_chance(e) for e in chance]
+        record["actions"] = actions
+        return record
 
     def __str__(self) -> str:
         return f"<{self.game.spec()} after {len(self.history_strings())} actions>"

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gamester.core.errors import GameError, OptionError, RecordError, quote
+from gamester.core.errors import GameError, OptionError, PositionError, RecordError, quote
+from gamester.core.position import split as split_position
 from gamester.core.protocol import RECORD_FORMAT, RECORD_VERSION, TERMINAL, Game, State
-from gamester.core.registry import game_class, make_game
+from gamester.core.registry import game_class, load_game, make_game
 
 FORMAT = RECORD_FORMAT
 VERSION = RECORD_VERSION
@@ -165,7 +166,10 @@ def _replay(record: Any) -> State:
     chance = record.get("chance")
     if chance is not None and not isinstance(chance, list):
         raise RecordError(f"chance: expected a list, got {type(chance).__name__}")
-    if seed is None and chance is None:
+    position = record.get("position")
+    if position is not None and not isinstance(position, str):
+        raise RecordError(f"position: expected a position's text, got {quote(position)}")
+    if seed is None and chance is None and position is None:
         raise RecordError("seed, chance: a record needs at least one of them to replay")
     actions = record.get("actions", [])
     if not isinstance(actions, list):
@@ -177,12 +181,22 @@ def _replay(record: Any) -> State:
             raise RecordError(
                 f"actions[{i}]: {quote(text)} is too long for an action ({len(text)} characters)"
             )
-    try:
-        state = game.new_initial_state(seed=seed if seed is not None else 0, chance=chance)
-    except RecordError:
-        raise
-    except GameError as bad_chance:
-        raise RecordError(f"chance: {bad_chance}") from None
+    if position is not None:
+        # A record that starts at a position (docs/positions.md): its chance is what came after.
+        try:
+            state = game.read_position(position, chance)
+        except RecordError:
+            raise
+        except GameError as bad_position:
+            text = str(bad_position)
+            raise RecordError(text if text.startswith("position") else f"position: {text}") from None
+    else:
+        try:
+            state = game.new_initial_state(seed=seed if seed is not None else 0, chance=chance)
+        except RecordError:
+            raise
+        except GameError as bad_chance:
+            raise RecordError(f"chance: {bad_chance}") from None
     for i, text in enumerate(actions):
         if state.is_terminal():
             raise RecordError(f"actions[{i}]: {quote(text)} comes after the game is over")
@@ -193,8 +207,21 @@ def _replay(record: Any) -> State:
         except GameError as bad_action:
             raise RecordError(f"actions[{i}]: {bad_action}") from None
     if chance is not None:
-        _check_unused_chance(game, chance, len(state.chance.log))
+        origin = state.chance.origin
+        _check_unused_chance(game, chance, len(state.chance.log) - (0 if origin is None else origin.entries))
     return state
+
+
+def read_position(text: object, chance: list[Any] | None = None) -> State:
+    """The state a position's text describes, for any registered game (the spec it starts with
+    names the game): ``game.read_position(text, chance)`` (docs/positions.md). Bad text raises a
+    one-line :class:`~gamester.core.errors.PositionError`."""
+    spec, _ = split_position(text)
+    try:
+        game = load_game(spec)
+    except OptionError as e:
+        raise PositionError(f"position: {e}") from None
+    return game.read_position(str(text), chance)
 
 
 def _check_unused_chance(game: Game, chance: list[Any], used: int) -> None:

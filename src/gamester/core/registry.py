@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from gamester.core.errors import OptionError, quote
-from gamester.core.options import build_options
+from gamester.core.options import build_options, parse_spec
 from gamester.core.protocol import Game
 
 _GAMES: dict[str, type[Game]] = {}
@@ -88,30 +88,6 @@ def game_file(name: object, filename: str) -> Traversable | None:
         return None
     found = files(package).joinpath(filename)
     return found if found.is_file() else None
-
-
-def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
-    """Split ``"name(k=v,k2=v2)"`` into the name and its raw options."""
-    if not isinstance(spec, str):
-        raise OptionError(f"a game spec is text like 'penneech(target=41)', got {quote(spec)}")
-    spec = spec.strip()
-    if "(" not in spec:
-        return spec, {}
-    if not spec.endswith(")"):
-        raise OptionError(
-            f"{quote(spec)}: a game spec looks like name(option=value,...), closing ')' missing"
-        )
-    name, _, body = spec[:-1].partition("(")
-    opts: dict[str, str] = {}
-    for part in body.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "=" not in part:
-            raise OptionError(f"{quote(spec)}: {quote(part)} is not option=value")
-        k, _, v = part.partition("=")
-        opts[k.strip()] = v.strip()
-    return name.strip(), opts
 
 
 def load_game(spec: object, /, **options: Any) -> Game:

@@ -24,7 +24,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from hashlib import blake2b
-from typing import Any, Final, final
+from typing import Any, Final, NamedTuple, final
 
 from gamester.core._mypyc import mypyc_attr
 from gamester.core.cards import card_code
@@ -156,6 +156,47 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
+# -- Seeds made from seeds: "gamester-derive-1" ---------------------------------------------------
+DERIVE: Final = "gamester-derive-1"
+
+_DERIVE_PERSON: Final = b"gamester-derive1"  # BLAKE2b's 16-byte personalisation: no other hash collides
+
+
+def derive(seed: int, *keys: object) -> int:
+    """The seed of a stream of its own, named by ``seed`` and ``keys`` (docs/randomness.md).
+
+    Every seed gamester makes from another (an agent's from its deal's seed and seat, an estimate's
+    from its decision, a bot's from its table and move) is made here, so that different keys give
+    unrelated streams and the same keys the same one, with no two formulas that may collide. The
+    keys are ints (a seat, an index) and strings (what the stream is for: ``"agent"``,
+    ``"estimate"`` …). The seed is the 8-byte BLAKE2b digest (personalisation ``gamester-derive1``)
+    of each of ``seed, *keys`` in turn, read little-endian and shifted right by two, so that it is
+    below ``2**62`` (a database's signed 64-bit column holds it). An int goes in as ``b"i"``, its
+    length in one byte (at most 255) and its shortest two's-complement little-endian bytes (the
+    stream's own encoding of a seed); a string as ``b"s"``, its UTF-8 length in four little-endian
+    bytes and its UTF-8 bytes.
+
+    >>> derive(7, "agent", 0)
+    1627231003756495534
+    >>> derive(7, "agent", 1) != derive(7, "agent", 0) != derive(8, "agent", 0)
+    True
+
+    (``keys`` is typed ``object`` and checked here, so that both builds refuse a key of another
+    kind with this module's own ``TypeError``.)
+    """
+    h = blake2b(digest_size=8, person=_DERIVE_PERSON)
+    for k in (seed, *keys):
+        if isinstance(k, str):
+            b = k.encode("utf-8")
+            h.update(b"s" + len(b).to_bytes(4, "little") + b)
+        elif isinstance(k, int) and not isinstance(k, bool):
+            b = seed_bytes(k)
+            h.update(b"i" + len(b).to_bytes(1, "little") + b)
+        else:
+            raise TypeError(f"derive takes int and str keys, not {type(k).__name__}")
+    return int.from_bytes(h.digest(), "little") >> 2
+
+
 _HASH_STATE: Final = "gamester-blake2b-1"
 
 
@@ -194,7 +235,7 @@ class BitStream:
             raise ValueError("number of bits must be non-negative")
         key = self.key
         if not key:
-            key = self.key = _seed_bytes(self.seed)
+            key = self.key = seed_bytes(self.seed)
         b = self.block
         if not self.bits and k <= 512:  # the usual case: a fresh block serves the whole draw
             x = int.from_bytes(
@@ -260,11 +301,11 @@ def _stream_of_state(state: object) -> BitStream:
     s.buf = buf
     s.bits = bits
     if block:
-        s.key = _seed_bytes(seed)
+        s.key = seed_bytes(seed)
     return s
 
 
-def _seed_bytes(seed: int) -> bytes:
+def seed_bytes(seed: int) -> bytes:
     """The seed as the stream's blocks hash it: its shortest two's-complement little-endian bytes."""
     n = (seed.bit_length() + 8) // 8
     if seed >= 0:  # the same bytes (the top bit is 0), without the keyword call (a new game pays it)
@@ -350,6 +391,18 @@ def make_rng(seed: int | None) -> random.Random:
 _MAX_PACK = 104  # a record's pack longer than this is refused unread (the largest pack has 52 cards)
 
 
+class Origin(NamedTuple):
+    """Where a state read from a position begins (docs/positions.md): its record starts there."""
+
+    position: str
+    """The position's text, as the game writes it."""
+    actions: int
+    """How many of the state's actions (``history_strings()``) the position already holds."""
+    entries: int
+    """How many of its chance outcomes (``log``) the position already holds; the record's ``chance``
+    lists the ones after them, so a given list is read from this entry on."""
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # adapters subclass it (docs/compiled.md)
 class Chance:
     """Hands out chance outcomes in order, from a given list or from the state's generator.
@@ -359,7 +412,7 @@ class Chance:
     game, since only the game knows which cards a pack must hold.
     """
 
-    __slots__ = ("_rng", "_stream", "_owned", "given", "log")
+    __slots__ = ("_rng", "_stream", "_owned", "given", "log", "origin")
 
     def __init__(self, rng: random.Random | BitStream, given: Sequence[Any] | None = None) -> None:
         # A state's own generator is a BitStream (Game.new_initial_state): its HashRandom is made
@@ -373,6 +426,8 @@ class Chance:
         self._owned = True
         self.given = given
         self.log: list[Any] = []
+        # Set for a state read from a position: its record starts there (Origin).
+        self.origin: Origin | None = None
 
     @property
     def rng(self) -> random.Random:
@@ -415,10 +470,17 @@ class Chance:
         c._owned = self._owned = False
         c.given = self.given
         c.log = list(self.log)
+        c.origin = self.origin
         return c
 
+    def _given_index(self) -> int:
+        """The index in ``given`` (a record's ``chance``) of the next outcome: a position's own
+        outcomes (``Origin.entries``) come before the list."""
+        origin = self.origin
+        return len(self.log) - (0 if origin is None else origin.entries)
+
     def _given_entry(self) -> Any:
-        i = len(self.log)
+        i = self._given_index()
         assert self.given is not None
         if i >= len(self.given):
             raise RecordError(
@@ -450,7 +512,7 @@ class Chance:
                 self.log.append((p, top, rest_seed))
                 return p
         else:
-            i = len(self.log)
+            i = self._given_index()
             entry = self._given_entry()
             if isinstance(entry, str) and len(entry) <= 4 * _MAX_PACK:
                 entry = entry.replace(",", " ").split()
@@ -508,7 +570,7 @@ class Chance:
                     i = self._rng.getrandbits(k)
             c = candidates[i]
         else:
-            i = len(self.log)
+            i = self._given_index()
             entry = self._given_entry()
             try:
                 c = parse(entry)

@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from gamester.agents.base import Agent, View, make_agent
+from gamester.agents.base import Agent, View, agent_seed, make_agent
 from gamester.agents.learned import Model, action_tokens, afterstate_tensors, heuristic_move
 from gamester.core.errors import AgentError, GameError
 from gamester.core.kit import DealRace
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
-from gamester.core.rng import below, make_rng, unit
+from gamester.core.rng import below, derive, make_rng, unit
 
 MAX_TOKENS = 48  # action inputs kept per sample (a notation has far fewer)
 TARGETS = ("game", "deal")  # what a sample's label is (the module's docstring, docs/learning.md)
@@ -121,9 +121,6 @@ def check_teacher(game: Game, spec: str, target: str, share: float) -> None:
         raise GameError(f"teacher {spec!r}: {e}") from None
 
 
-_TEACH_SALT = 0x7EAC_4E55  # the teacher's generators, apart from the play's
-
-
 def make_teacher(game: Game, spec: str, seed: int) -> Agent:
     """The teacher for a job: the agent ``spec`` names, seeded; one clear line if it has no values."""
     agent = make_agent(spec, game=game, seed=seed)
@@ -187,7 +184,7 @@ def play_job(job: SelfPlayJob) -> Samples:
     check_target(game, job.target)
     race = game.kit().race if job.target == "deal" else None
     rng = make_rng(job.seed)
-    teach_rng = make_rng(job.seed ^ _TEACH_SALT)
+    teach_rng = make_rng(derive(job.seed, "teacher"))  # the teacher's draws, apart from the play's
     teacher = None if job.teacher is None else make_teacher(game, job.teacher, teach_rng.getrandbits(32))
     model = None if job.arrays is None else Model(job.arrays, job.meta)
     vocab = _vocab(job.meta)
@@ -324,7 +321,7 @@ def build_vocab(game: Game, seed: int, games: int = 200) -> list[str]:
     for g in range(games):
         st = game.new_initial_state(seed=rng.getrandbits(62))
         agents = [
-            make_agent("heuristic" if (g + p) % 2 else "random", game=game, seed=g * 10 + p)
+            make_agent("heuristic" if (g + p) % 2 else "random", game=game, seed=derive(seed, g, p))
             for p in range(game.num_players)
         ]
         while not st.is_terminal():
@@ -349,7 +346,7 @@ def evaluate(game: Game, model: Model, deals: int, seed: int, margin: float = 0.
         st = game.new_initial_state(seed=seed + d)
         me = d % n
         agents: list[Agent] = [
-            learner if p == me else make_agent("heuristic", game=game, seed=seed + d * n + p)
+            learner if p == me else make_agent("heuristic", game=game, seed=agent_seed(seed + d, p))
             for p in range(n)
         ]
         while not st.is_terminal():

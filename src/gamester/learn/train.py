@@ -28,6 +28,7 @@ from gamester.agents.learned import DENSE_LIMIT, FEATURES, Model
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game
 from gamester.core.registry import load_game
+from gamester.core.rng import derive
 from gamester.learn.selfplay import (
     MAX_TOKENS,
     SelfPlayJob,
@@ -205,7 +206,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                     game.spec(),
                     meta,
                     None if model is None else model.arrays(),
-                    seed=cfg.seed * 1_000_003 + rnd * 1_009 + j,
+                    seed=derive(cfg.seed, "selfplay", rnd, j),
                     games=cfg.games_per_job,
                     epsilon=cfg.epsilon,
                     heuristic_share=cfg.heuristic_share,
@@ -278,7 +279,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 last["teacher_labels_per_second"] = round(labels / max(1e-9, totals["teacher"]), 2)
             if rnd % cfg.eval_every == 0 or done:
                 t_eval = time.monotonic()
-                rets = evaluate(game, model, cfg.eval_deals, seed=10**9 + cfg.seed)
+                rets = evaluate(game, model, cfg.eval_deals, seed=derive(cfg.seed, "evaluate"))
                 totals["eval"] += time.monotonic() - t_eval
                 m, ci_lo, ci_hi = mean_ci(rets)
                 last["vs_heuristic"] = {"mean": m, "ci": [ci_lo, ci_hi], "deals": len(rets)}
@@ -303,7 +304,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     model.meta = {**meta, "games": games, "rounds": rnd}
     if heuristic_input:
         t_margin = time.monotonic()
-        scores = choose_margin(game, model, cfg.margin_deals, seed=2 * 10**9 + cfg.seed)
+        scores = choose_margin(game, model, cfg.margin_deals, seed=derive(cfg.seed, "margin"))
         best = max(scores, key=lambda m: (scores[m], -m))
         model.meta["margin"] = best
         with log_path.open("a") as f:

@@ -92,6 +92,10 @@ def _add_backend_options(sp: argparse.ArgumentParser) -> None:
     )
 
 
+SERVE_HELP = "run the web server: play in the browser, tables, bots (docs/web.md)"
+DB_HELP = "the web server's database: export, import, upgrade (docs/deploy.md)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = Parser(
         prog="gamester",
@@ -133,13 +137,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--tutorial",
-        action="store_true",
-        help="learn the game: a fixed deal whose lesson explains each rule as it first matters",
+        nargs="?",
+        const=1,
+        type=int,
+        metavar="N",
+        help="learn the game: a fixed deal whose lesson explains each rule as it first matters "
+        "(N: the game's second lesson, and so on)",
     )
     _add_game_options(sp)
 
-    sp = sub.add_parser("replay", help="replay a record; print a summary or a walk-through")
-    sp.add_argument("record", help="a record file (JSON), a .jsonl file of records, or - for standard input")
+    sp = sub.add_parser("replay", help="replay a record or a position; print a summary or a walk-through")
+    sp.add_argument(
+        "record",
+        nargs="?",
+        help="a record (JSON), a .jsonl file of records, a .pos file (a position), or - for standard input",
+    )
+    sp.add_argument(
+        "--position", metavar="TEXT", help="a position in the game's notation (docs/positions.md)"
+    )
     sp.add_argument(
         "--index",
         type=int,
@@ -201,38 +216,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("rules", help="the rules of a game, its options and rule sets")
     sp.add_argument("game")
 
-    sp = sub.add_parser("serve", help="run the web server: play in the browser, tables, bots (docs/web.md)")
-    sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    sp.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    sp.add_argument(
-        "--db",
-        metavar="URL",
-        default=None,
-        help="sqlite:///PATH or postgresql+psycopg://… (default: a SQLite file in your data "
-        "folder; its path is printed at start)",
-    )
-    sp.add_argument(
-        "--limits",
-        default="default",
-        metavar="default|off|FILE",
-        help="quotas per client address (docs/web.md, On the internet): the defaults, off (a load "
-        "test from one address), or a JSON file of limits",
-    )
-    sp.add_argument(
-        "--allow-origin",
-        action="append",
-        default=[],
-        metavar="URL",
-        help="another site whose pages may use this server (e.g. https://example.org); repeatable",
-    )
-    sp.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a name this server answers to besides localhost and its addresses (e.g. games.example.org;"
-        " on the loopback, other names are refused); repeatable",
-    )
+    from gamester.play.server_cli import add_db_arguments, add_serve_arguments
+
+    add_serve_arguments(sub.add_parser("serve", help=SERVE_HELP))
+    add_db_arguments(sub.add_parser("db", help=DB_HELP))
+
+    sp = sub.add_parser("admin", help="moderation on the server's machine: reports, bans, chat (docs/web.md)")
+    from gamester.web.admin import add_arguments as add_admin_arguments
+
+    add_admin_arguments(sp)
 
     sp = sub.add_parser("bench", help="playouts (or search iterations) per second")
     sp.add_argument("game")
@@ -317,12 +309,12 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from gamester.agents.base import Agent, make_agent
+    from gamester.agents.base import Agent, agent_seed, make_agent
     from gamester.core.record import replay
     from gamester.core.registry import game_class, load_game
     from gamester.play.terminal import TerminalGame
 
-    if args.tutorial:
+    if args.tutorial is not None:
         return _play_tutorial(args)
     opts = _options(args.option)
     if args.players is not None:
@@ -380,8 +372,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     base = state.seed if args.resume else args.seed
     agents: list[Agent | None] = [None] * n
     per_player: list[str | None] = [None] * n
-    for i, (p, spec) in enumerate(zip(others, specs, strict=True)):
-        agents[p] = make_agent(spec, game=game, seed=None if base is None else base * 100 + i)
+    for p, spec in zip(others, specs, strict=True):
+        agents[p] = make_agent(spec, game=game, seed=None if base is None else agent_seed(base, p))
         per_player[p] = spec
 
     def hint_factory() -> Agent:
@@ -417,9 +409,19 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_tutorial(args: argparse.Namespace) -> int:
     """``gamester play GAME --tutorial``: the lesson's deal, seat and computer players are fixed."""
+    from gamester.agents.base import Agent, View
+    from gamester.core.errors import GameError
+    from gamester.core.lesson import lessons
     from gamester.core.registry import game_class
     from gamester.play.terminal import TerminalGame
-    from gamester.play.tutorials import tutorial
+
+    class LinePlayer(Agent):
+        """A computer player of a lesson: the terminal asks the lesson for its moves (its line)."""
+
+        name = "playing the lesson's line"
+
+        def step(self, view: View) -> int:
+            raise GameError("a lesson's computer player makes the lesson's moves, not its own")
 
     fixed = [
         flag
@@ -435,11 +437,17 @@ def _play_tutorial(args: argparse.Namespace) -> int:
     ]
     if fixed:
         raise UsageError("--tutorial sets the deal, seats and opponents: drop " + ", ".join(fixed))
-    lesson = tutorial(game_class(args.game).name)
+    game = game_class(args.game).name
+    mine = [x for x in lessons() if x.game == game]
+    if not mine:
+        raise UsageError(f"{game} has no lesson")
+    if not 1 <= args.tutorial <= len(mine):
+        raise UsageError(f"--tutorial {args.tutorial}: {game} has lessons 1 to {len(mine)}")
+    lesson = mine[args.tutorial - 1]
     state = lesson.new_state()
     n = state.game.num_players
-    agents = [None if p == lesson.seat else lesson.bot(p) for p in range(n)]
-    specs = [None if p == lesson.seat else lesson.bots for p in range(n)]
+    agents: list[Agent | None] = [None if p == lesson.seat else LinePlayer() for p in range(n)]
+    specs: list[str | None] = [None] * n
     if args.save:
         _check_output_file(args.save, "--save")
     tg = TerminalGame(state, lesson.seat, agents, specs=specs, tutorial=lesson)
@@ -546,6 +554,39 @@ def default_opponent(game_name: str) -> str:
     return best_agent_spec(game_name)
 
 
+def _position_record(text: object) -> dict[str, Any]:
+    """The record that starts at a position and holds nothing after it (docs/positions.md)."""
+    from gamester.core.record import read_position
+
+    return read_position(text).record()
+
+
+def _read_source(args: argparse.Namespace) -> Any:
+    """What ``replay`` and ``review`` read: a record file, or a position (``--position TEXT`` or a
+    ``.pos`` file holding one line of notation) as the record that starts there."""
+    if (args.record is None) == (args.position is None):
+        raise UsageError("give a record file or --position TEXT (one of them)")
+    if args.position is not None:
+        return _position_record(args.position)
+    if args.record.endswith(".pos"):
+        return _position_record(_read_text(args.record))
+    return _read_record(args.record, getattr(args, "index", None))
+
+
+def _read_text(path: str) -> str:
+    """A small text file's content (a position), or a one-line error naming it."""
+    from gamester.core.errors import PositionError
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(40_000)
+        return data.decode("utf-8-sig").strip()
+    except OSError as e:
+        raise PositionError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise PositionError(f"{path} is not UTF-8 text") from None
+
+
 def _read_record(path: str, index: int | None = None) -> Any:
     """One record from a file: a JSON record, or line ``index`` (from 0) of a ``.jsonl`` file."""
     import os
@@ -591,7 +632,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from gamester.core.words import Names, and_list, cards, pretty
     from gamester.play.terminal import renderer
 
-    record = _read_record(args.record, args.index)
+    record = _read_source(args)
     state = replay(record)
     n = state.game.num_players
     seat = args.seat
@@ -719,7 +760,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 def cmd_review(args: argparse.Namespace) -> int:
     from gamester.sim.review_cli import run_review_cli
 
-    return run_review_cli(args, _read_record(args.record))
+    return run_review_cli(args, _read_source(args))
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -772,19 +813,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from gamester.play.server_cli import run_serve
+
+    return run_serve(args)
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from gamester.play.server_cli import run_db
+
+    return run_db(args)
+
+
+def cmd_admin(args: argparse.Namespace) -> int:
     try:
-        from gamester.web.server import serve
+        from gamester.web.admin import run
     except ImportError as e:  # the web extra is missing
-        say_error(f"gamester serve: needs the web extra ({e.name} is missing): pip install 'gamester[web]'")
+        say_error(f"gamester admin: needs the web extra ({e.name} is missing): pip install 'gamester[web]'")
         return 2
-    return serve(
-        args.host,
-        args.port,
-        args.db,
-        limits=args.limits,
-        allow_origins=args.allow_origin,
-        allow_hosts=args.allow_host,
-    )
+    return run(args)
 
 
 COMMANDS = {
@@ -798,5 +844,7 @@ COMMANDS = {
     "train": cmd_train,
     "rules": cmd_rules,
     "serve": cmd_serve,
+    "admin": cmd_admin,
     "bench": cmd_bench,
+    "db": cmd_db,
 }

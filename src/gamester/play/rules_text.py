@@ -1,42 +1,21 @@
-"""``gamester rules GAME``: the rules in the project's words, then every option and rule set.
+"""``gamester rules GAME``: the game's rules text, rewrapped for a terminal.
 
-The prose is the game's ``docs/rules/<game>.md``, shipped inside its package as ``rules.md``; the
-option table is generated from the options dataclass, so it cannot drift from the code. The web
-serves that Markdown as it is; the terminal gets it through :func:`for_terminal`, which rewraps it to
-80 columns.
+The text is the game's own (``Game.rules_text``: its ``rules.md``, shipped inside its package, then
+the options and rule sets generated from the code); the web serves that Markdown as it is. The
+terminal gets it through :func:`for_terminal`, which rewraps it to 80 columns.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 import textwrap
-from importlib import resources
 
-from gamester.core.options import describe_options
 from gamester.core.registry import game_class
 
 
 def rules_text(name: str) -> str:
-    cls = game_class(name)
-    package = sys.modules[cls.__module__].__package__ or cls.__module__
-    try:
-        prose = resources.files(package).joinpath("rules.md").read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
-        prose = f"# {cls.title}\n\n{sys.modules[package].__doc__ or ''}"
-    lines = [prose.rstrip(), "", "## Options (generated from the code)", ""]
-    for opt, default, values, doc in describe_options(cls.options_class):
-        lines.append(f"- {opt} (default {default!r}; {values}): {doc}")
-    lines += ["", "## Rule sets", ""]
-    for rs in cls.rulesets.values():
-        settings = ", ".join(f"{k}={v}" for k, v in rs.options.items()) or "all defaults"
-        lines.append(f"- {rs.name}: {settings}. {rs.reading}. Source: {rs.source}.")
-    lines += [
-        "",
-        f'Choose one with load_game("{name}(ruleset=NAME)") or --option ruleset=NAME; '
-        "explicit options override the rule set.",
-    ]
-    return "\n".join(lines)
+    """The rules text of the registered game ``name`` (``Game.rules_text``)."""
+    return game_class(name).rules_text()
 
 
 _ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")

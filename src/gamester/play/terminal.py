@@ -26,9 +26,9 @@ from gamester.core.columns import WIDTH as WIDTH  # re-exported: terminal play's
 from gamester.core.columns import fit as fit
 from gamester.core.columns import listing as listing
 from gamester.core.errors import GameError, IllegalActionError
+from gamester.core.lesson import Lesson, closing, coach, name_seats, refuse
 from gamester.core.protocol import State
 from gamester.core.words import Names, and_list, player_message, pretty
-from gamester.play.tutorials import Tutorial, closing, coach, refuse
 
 THINKING_AFTER = 0.6  # seconds before "thinking…" is shown
 COMMANDS_HELP = (
@@ -96,7 +96,7 @@ class TerminalGame:
         hint_factory: Callable[[], Agent] | None = None,
         specs: Sequence[str | None] | None = None,
         resumed: bool = False,
-        tutorial: Tutorial | None = None,
+        tutorial: Lesson | None = None,
     ) -> None:
         self.state = state
         self.tutorial = tutorial
@@ -137,10 +137,12 @@ class TerminalGame:
         )
 
     def teach(self, text: str) -> None:
-        """A sentence of the lesson, set apart from the narration."""
+        """A sentence of the lesson, set apart from the narration, each seat named as this screen
+        names it."""
+        names = self.names()
         self.say(
             textwrap.fill(
-                pretty(text),
+                pretty(name_seats(text, names)),
                 WIDTH,
                 initial_indent="Lesson: ",
                 subsequent_indent="        ",
@@ -221,7 +223,7 @@ class TerminalGame:
             if agent is None:
                 action = self.ask(show=not shown)
                 while action is not None and self.tutorial is not None:
-                    why = refuse(self.tutorial, st, coach(self.tutorial, st), st.action_to_string(action))
+                    why = refuse(self.tutorial, st, st.action_to_string(action))
                     if why is None:
                         break
                     self.teach(why)  # a move the lesson does not want is explained, never played
@@ -229,6 +231,9 @@ class TerminalGame:
                 if action is None:
                     return False
                 mover = "You"
+            elif self.tutorial is not None:  # the lesson's computer players play its line
+                action = self.tutorial.bot_move(st)
+                mover = self.names()(p, cap=True)
             else:
                 action = self.think(agent, p)
                 mover = self.names()(p, cap=True)

@@ -27,15 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gamester.agents import best_agent_spec
-from gamester.agents.base import View, make_agent, split_agents
+from gamester.agents.base import View, agent_seed, make_agent, split_agents
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.record import winners
 from gamester.core.registry import game_class, load_game
+from gamester.core.rng import derive
 from gamester.sim import metrics as M
 from gamester.sim.backend import check_backend, run_jobs
 from gamester.sim.estimate import Estimator
-from gamester.sim.tournament import agent_seed, check_out_dir
+from gamester.sim.tournament import check_out_dir
 
 MAX_ACTIONS = 20_000
 """A game still running after this many actions is stopped and counted as a timeout."""
@@ -67,13 +68,6 @@ class Analysis:
 
 
 # -- jobs (module-level so that every backend pickles them by name) --------------------------------
-def _roles(state: State) -> list[str]:
-    solo = state.observation(0).get("soloist")
-    if isinstance(solo, int) and not isinstance(solo, bool):
-        return ["soloist" if s == solo else "defender" for s in range(state.game.num_players)]
-    return []
-
-
 def _limited(state: State) -> bool:
     if not state.is_terminal():
         return True
@@ -94,7 +88,7 @@ def play_analysed(game_spec: str, specs: Sequence[str], deal_seed: int, worlds: 
     while not state.is_terminal() and len(legal_counts) < MAX_ACTIONS:
         legal_counts.append(len(state.legal_actions()))
         if estimator is not None:
-            key = (deal_seed * 1_000_003 + len(legal_counts)) % (1 << 61)
+            key = derive(deal_seed, "estimate", len(legal_counts))
             estimates.append([round(x, 4) for x in estimator.chances(state, key)])
         p = state.current_player()
         state.apply_action(agents[p].step(View(state, p)))
@@ -107,7 +101,7 @@ def play_analysed(game_spec: str, specs: Sequence[str], deal_seed: int, worlds: 
         "legal": legal_counts,
         "estimates": estimates,
         "timeout": _limited(state),
-        "roles": _roles(state),
+        "roles": state.roles(),
     }
 
 

@@ -11,7 +11,7 @@ metrics require. The playouts come from the game's kit (``game.kit()``; ``docs/a
   current deal), then the model's value (the race to the target) as a chance of winning.
 * A game whose kit evaluates positions (Pentyrch): every seat plays like ``heuristic``
   (``kit.playout``) for ``horizon`` actions, then ``kit.static_value`` (each seat's work left) is
-  turned into a share of the win (a partnership adds the partners' shares).
+  turned into a share of the win (a team, ``State.teams``, adds its players' shares).
 * Any other game (Piquesept): every seat plays like ``heuristic`` from its own view of the world to
   the end of the game (a Piquesept deal has at most 32 card plays); ``random`` without a heuristic.
 
@@ -28,7 +28,7 @@ from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.record import winners
-from gamester.core.rng import make_rng
+from gamester.core.rng import derive, make_rng
 
 Playout = Callable[[State, int, random.Random], float]
 
@@ -64,8 +64,10 @@ class Estimator:
 
     def chances(self, state: State, key: int) -> list[float]:
         """Every player's chance, each from its own view; seat ``s`` draws its worlds from a
-        generator seeded by ``(key, s)`` alone, so its estimate depends on nothing but its view."""
-        return [self.chance(View(state, s), make_rng(key * 8_191 + s)) for s in range(self.game.num_players)]
+        generator seeded by ``derive(key, "seat", s)`` alone, so its estimate depends on nothing but
+        its view."""
+        n = self.game.num_players
+        return [self.chance(View(state, s), make_rng(derive(key, "seat", s))) for s in range(n)]
 
     def chance(self, view: View, rng: random.Random) -> float:
         """The share of ``worlds`` playouts from worlds drawn in ``view`` that its player wins."""
@@ -105,10 +107,8 @@ class Estimator:
         assert value is not None
         # Zero-sum returns r = p - (1 - p) / (n - 1); turned back into shares.
         shares = [(r * (n - 1) + 1.0) / n for r in value]
-        share = shares[seat]
-        if getattr(world.game.options, "partners", False):
-            share += shares[(seat + 2) % 4]
-        return max(0.0, min(1.0, share))
+        team = next(t for t in world.teams() if seat in t)
+        return max(0.0, min(1.0, sum(shares[p] for p in team)))
 
     def _agent_playout(self, world: State, seat: int, rng: random.Random) -> float:
         policy = self._policy

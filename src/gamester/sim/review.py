@@ -11,7 +11,7 @@ from typing import Any
 
 from gamester.agents import best_agent_spec
 from gamester.agents.base import make_agent
-from gamester.agents.review import WORLDS, Job, Step, decisions, review_job, review_json
+from gamester.agents.review import WORLDS, Job, Step, decisions, measure_of, review_job, review_json
 from gamester.core.errors import GameError
 from gamester.core.record import replay
 from gamester.sim.backend import run_jobs
@@ -28,7 +28,8 @@ def review_record(
     progress: bool = False,
 ) -> dict[str, Any]:
     """The review of ``player``'s decisions in ``record`` as ``gamester review --json`` prints it."""
-    return review_json(player, review_steps(record, player, agent, worlds, seed, workers, progress))
+    steps = review_steps(record, player, agent, worlds, seed, workers, progress)
+    return review_json(player, steps, measure=measure_of(record["game"]))
 
 
 def review_steps(

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from gamester.core.columns import say_error, table
+from gamester.core.columns import WIDTH, say_error, table
 from gamester.core.errors import GameError, RecordError
 
 if TYPE_CHECKING:
@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 
 
 def add_review_arguments(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("record", help="a record file (JSON), or - for standard input")
+    sp.add_argument(
+        "record", nargs="?", help="a record file (JSON), a .pos file (a position), or - for standard input"
+    )
+    sp.add_argument(
+        "--position", metavar="TEXT", help="judge the seat's moves in this position (docs/positions.md)"
+    )
     sp.add_argument("--seat", type=int, required=True, metavar="N", help="the player to review")
     sp.add_argument("--json", action="store_true", help="print the review as one JSON object")
     sp.add_argument(
@@ -40,6 +45,8 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
         raise GameError(f"--seed must be 0 or more, not {args.seed}")
     if args.plot:
         _check_plot(args.plot)
+    if record.get("position") is not None and not record.get("actions"):
+        return judge_position(args, record)
     from gamester.agents.review import WORLDS, review_json
     from gamester.sim.review import review_steps
 
@@ -57,27 +64,86 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
         print(file=sys.stderr)
         say_error("gamester review: interrupted; nothing was reviewed")
         return 130
-    out = review_json(args.seat, steps)
+    out = review_json(args.seat, steps, measure="share" if _by_shares(record) else "chance")
     if args.plot:
         write_chart(args.plot, record.get("game", "?"), args.seat, steps)
     if args.json:
         print(json.dumps(out))
     else:
-        print(format_review(out, steps))
+        print(format_review(out, steps, shares=out["measure"] == "share"))
         if args.plot:
             print(f"wrote {args.plot}")
     return 0
 
 
-def format_review(out: dict[str, Any], steps: list[Step]) -> str:
-    """The readable table: one line per decision, the marks, and the summary."""
+def judge_position(args: argparse.Namespace, record: dict[str, Any]) -> int:
+    """``review`` of a position with no moves after it: each legal move of the seat to move, with
+    its chance of winning after it, estimated from that seat's view as a review's are, and the best
+    agent's choice (docs/positions.md, On the command line)."""
+    from gamester.agents import best_agent_spec
+    from gamester.agents.base import View, make_agent
+    from gamester.agents.review import WORLDS, chances, step_seeds
+    from gamester.core.record import replay
+    from gamester.core.rng import make_rng
+
+    state = replay(record)
+    seat = args.seat
+    if state.is_terminal():
+        raise GameError("the game is over in this position: there is no move to judge")
+    if seat != state.current_player():
+        raise GameError(f"it is player {state.current_player()}'s turn in this position, not player {seat}'s")
+    worlds = WORLDS if args.worlds is None else args.worlds
+    if worlds < 1:
+        raise GameError(f"--worlds must be at least 1 (got {worlds})")
+    view = View(state, seat)
+    legal = view.legal_actions()
+    agent_seed, world_seed = step_seeds(args.seed, len(state.history_strings()))
+    best = make_agent(args.agent or best_agent_spec(state.game), game=state.game, seed=agent_seed).step(view)
+    got = chances(view, legal, worlds, make_rng(world_seed))
+    text = view.action_to_string
+    ranked = sorted(
+        ((round(sum(p) / len(p), 4), text(a)) for a, p in got.items()), key=lambda m: (-m[0], m[1])
+    )
+    moves = [{"action": a, "p": p} for p, a in ranked]
+    out = {"seat": seat, "position": record["position"], "best": text(best), "moves": moves}
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    rows = [("move", "share" if _by_shares(record) else "chance", "")] + [
+        (a, f"{p:.0%}", "best" if a == out["best"] else "") for p, a in ranked
+    ]
+    what = "share of the best result" if _by_shares(record) else "chance of winning"
+    lines = [f"Seat {seat + 1} (player {seat}) to move: the {what} after each legal move ({worlds} worlds)"]
+    lines += table(rows, right=(1,), wrap=(0,))
+    lines.append(f"The best agent plays {out['best']}.")
+    print("\n".join(lines))
+    return 0
+
+
+def format_review(out: dict[str, Any], steps: list[Step], shares: bool = False) -> str:
+    """The readable table: one line per decision, the marks, why each marked move falls short, and
+    the summary. Seats are named as the web page names them, Seat 1 for player 0 (``shares``: the
+    game is reviewed by its share of the best result, not the chance of winning)."""
+    import textwrap
+
     from gamester.agents.review import BLUNDER, MISTAKE, summarise
 
     seat = out["seat"]
+    who = f"Seat {seat + 1} (player {seat}, --seat {seat})"
     if not steps:
-        return f"Player {seat} made no decision in this record (no turn with more than one legal move)."
-    lines = [f"Review of player {seat}: chance of winning after the move played and after the best"]
-    rows = [("#", "played", "chance", "best", "chance", "mark")]
+        return f"{who} made no decision in this record (no turn with more than one legal move)."
+    what = "share of the best result" if shares else "chance of winning"
+    lines = [f"Review of {who}:", f"the {what} after the move played and after the best"]
+    rows = [
+        (
+            "#",
+            "played",
+            "chance" if not shares else "share",
+            "best",
+            "chance" if not shares else "share",
+            "mark",
+        )
+    ]
     for s in steps:
         rows.append(
             (
@@ -91,12 +157,31 @@ def format_review(out: dict[str, Any], steps: list[Step]) -> str:
         )
     # A move with a long payment (Pentyrch for two pays up to six cards) continues under itself.
     lines += table(rows, right=(0, 2, 4), wrap=(1, 3))
+    marked = [s for s in steps if s.mark and s.why]
+    if marked:
+        lines.append("Why:")
+        for s in marked:
+            lines += textwrap.wrap(
+                f"{s.index} ({s.mark}): {s.why}",
+                WIDTH,
+                initial_indent="  ",
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
     summ = summarise(steps)
     lines.append(
         f"{len(steps)} decisions; accuracy {summ['accuracy']:.0%}; {summ['mistakes']} mistake(s) "
         f"(a drop of {MISTAKE:.0%} or more),\n{summ['blunders']} blunder(s) ({BLUNDER:.0%} or more)."
     )
     return "\n".join(lines)
+
+
+def _by_shares(record: dict[str, Any]) -> bool:
+    """Whether the record's game is reviewed by its own share of the best result (Pentyrch)."""
+    from gamester.agents.review import measure_of
+
+    return measure_of(str(record["game"])) == "share"
 
 
 def _check_plot(path: str) -> None:
@@ -114,7 +199,7 @@ def _check_plot(path: str) -> None:
 
 
 def write_chart(path: str, game: str, seat: int, steps: list[Step]) -> None:
-    """The chance of winning after each decision: the move played and the best, marks in colour."""
+    """The share after each decision: the move played and the best, marks in colour."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -130,8 +215,8 @@ def write_chart(path: str, game: str, seat: int, steps: list[Step]) -> None:
             ax.scatter([s.index for s in pts], [s.p_played for s in pts], color=colour, zorder=3, label=mark)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("action in the record")
-    ax.set_ylabel("chance of winning")
-    ax.set_title(f"{game}: review of player {seat}", fontsize=10)
+    ax.set_ylabel("share of the best result")
+    ax.set_title(f"{game}: review of Seat {seat + 1} (player {seat})", fontsize=10)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     try:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from gamester.agents.base import make_agent, split_agents
+from gamester.agents.base import agent_seed, make_agent, split_agents
 from gamester.core.columns import fit, labelled
 from gamester.core.errors import AgentError
 from gamester.core.record import winners
@@ -39,7 +39,7 @@ def play_one(
 ) -> tuple[dict[str, Any], list[float], list[int]]:
     """One complete game: its record, returns and winners."""
     game = load_game(game_spec, **options)
-    agents = [make_agent(s, game=game, seed=seed * 16 + i) for i, s in enumerate(specs)]
+    agents = [make_agent(s, game=game, seed=agent_seed(seed, i)) for i, s in enumerate(specs)]
     state = game.new_initial_state(seed=seed)
     while not state.is_terminal():
         p = state.current_player()

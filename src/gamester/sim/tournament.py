@@ -12,9 +12,10 @@ whatever the agents). Each deal is replayed under every *seating*:
 Per agent (agents with the same spec are one agent): win rate and mean return with 95% confidence
 intervals computed over *per-deal means* — a deal's seatings are averaged first, so the pairing is
 respected and the interval reflects the skill difference rather than the cards — an openskill
-(Plackett–Luce) rating, seconds per decision, and results per seat and per role (Piquesept: soloist or
-defender). Outputs: a terminal table, ``summary.json``, ``records.jsonl`` (each game's record with
-its seating and returns), ``chart.png`` (matplotlib, if installed).
+(Plackett–Luce) rating, seconds per decision, and results per seat and per role (as the game declares
+them, ``State.roles``; Piquesept: soloist or defender). Outputs: a terminal table, ``summary.json``,
+``records.jsonl`` (each game's record with its seating and returns), ``chart.png`` (matplotlib, if
+installed).
 
 This module plays the games (seatings, line-ups, the jobs) and holds the command; the standings are
 ``gamester.sim.standings``, the outputs ``gamester.sim.tournament_output``, the intervals
@@ -30,7 +31,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gamester.agents.base import make_agent, split_agents
+from gamester.agents.base import agent_seed, make_agent, split_agents
 from gamester.core.columns import listing, say_error
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
@@ -50,7 +51,6 @@ from gamester.sim.tournament_output import SIM_HINT, format_table, missing_extra
 __all__ = [
     "SIM_HINT",
     "Z95",
-    "agent_seed",
     "check_out_dir",
     "format_table",
     "main",
@@ -100,10 +100,6 @@ def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
 
 
 # -- one game --------------------------------------------------------------------------------
-def agent_seed(deal_seed: int, seat: int) -> int:
-    return (deal_seed * 1_000_003 + seat * 7_919 + 17) % (1 << 62)
-
-
 def play_game(game: Game, lineup: Sequence[str], deal_seed: int) -> dict[str, Any]:
     """One game of ``game`` with ``lineup[s]`` in seat ``s``; the chance of ``deal_seed``."""
     state = game.new_initial_state(seed=deal_seed)
@@ -142,26 +138,22 @@ def _winners(returns: Sequence[float]) -> list[int]:
 def roles(state: State, lineup: Sequence[str]) -> list[str]:
     """Each seat's role in the game, for per-role results.
 
-    A game with a soloist (its public view names a ``soloist`` seat: Piquesept): ``soloist vs X`` when
-    the defenders are all agent X, ``defender vs X`` when the defenders are all this seat's agent and
-    the soloist is X (a pure side), else ``soloist (mixed)`` / ``defender (mixed)``. Other games with
-    3-4 players: ``alone vs X`` for a seat facing only copies of agent X; otherwise ``seat s``.
+    A game that gives its players roles (``State.roles``; Piquesept: soloist, defender): ``R vs X`` for
+    a player of role R whose side (``State.teams``) is all one agent and whose opponents are all agent
+    X (``soloist vs heuristic``, ``defender vs rollout``), else ``R (mixed)``. Other games with 3-4
+    players: ``alone vs X`` for a seat facing only copies of agent X; otherwise ``seat s``.
     """
     n = state.game.num_players
-    if n > 2:
-        solo = _soloist(state)
-        if solo is not None:
-            defenders = {lineup[s] for s in range(n) if s != solo}
-            out = []
-            for s in range(n):
-                if s == solo:
-                    out.append(f"soloist vs {defenders.pop()}" if len(defenders) == 1 else "soloist (mixed)")
-                    defenders = {lineup[t] for t in range(n) if t != solo}
-                elif defenders == {lineup[s]}:
-                    out.append(f"defender vs {lineup[solo]}")
-                else:
-                    out.append("defender (mixed)")
-            return out
+    declared = state.roles() if n > 2 else []
+    if declared:
+        team_of = {p: team for team in state.teams() for p in team}
+        out = []
+        for s in range(n):
+            side = {lineup[t] for t in team_of[s]}
+            others = {lineup[t] for t in range(n) if t not in team_of[s]}
+            pure = len(side) == 1 and len(others) == 1
+            out.append(f"{declared[s]} vs {others.pop()}" if pure else f"{declared[s]} (mixed)")
+        return out
     out = []
     for s in range(n):
         others = {lineup[t] for t in range(n) if t != s}
@@ -171,11 +163,6 @@ def roles(state: State, lineup: Sequence[str]) -> list[str]:
             else f"seat {s}"
         )
     return out
-
-
-def _soloist(state: State) -> int | None:
-    solo = state.public_observation().get("soloist")
-    return solo if isinstance(solo, int) and not isinstance(solo, bool) else None
 
 
 # -- the tournament --------------------------------------------------------------------------

@@ -12,10 +12,14 @@ from alembic.config import Config
 _PG_LOCK = 0x67616D6573
 
 
+def location() -> str:
+    """The folder of the packaged migrations (Alembic's script location)."""
+    return str(resources.files("gamester.store").joinpath("migrations"))
+
+
 def upgrade(engine: sa.Engine) -> None:
-    location = str(resources.files("gamester.store").joinpath("migrations"))
     cfg = Config()
-    cfg.set_main_option("script_location", location)
+    cfg.set_main_option("script_location", location())
     with engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK})

@@ -9,18 +9,29 @@ makes sure a table's result moves the ratings exactly once, whatever the number 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from gamester.store.port import TableRow
-from gamester.store.repository import SqlTableRepository, _load, insert_table
+from gamester.store.moderation import ban_of, banned_clause, blocked_by, forget_blocks
+from gamester.store.port import (
+    AccountRow,
+    Bucket,
+    Participant,
+    PeopleRepository,
+    Rating,
+    RatingRule,
+    Rekey,
+    Revoked,
+    TableRow,
+)
+from gamester.store.repository import SqlTableRepository, insert_table, load_json
 from gamester.store.schema import (
     accounts,
     chat,
     rating_history,
+    rating_pairs,
     ratings,
     seats,
     sessions,
@@ -32,41 +43,27 @@ BOT_PREFIX = "bot:"
 """Rating keys of computer players: ``bot:`` + the agent spec (no account name has a colon)."""
 
 
-@dataclass(frozen=True)
-class AccountRow:
-    key: str
-    name: str
-    password_hash: str
-    seat_key: str
-    created: float
-
-
-@dataclass(frozen=True)
-class Rating:
-    rating: float
-    deviation: float
-    volatility: float
-    games: int
-
-
-@dataclass(frozen=True)
-class Participant:
-    """One seat of a finished rated table, as the rating rule sees it."""
-
-    seat: int
-    key: str  # account key or bot key
-    result: float  # the seat's return
-    before: Rating
-
-
-class Bucket(NamedTuple):
-    """A throttle's bucket: which limit (``kind``), what it limits (``key``), its size and how many
-    seconds bring one try back."""
-
-    kind: str
-    key: str
-    burst: float
-    every: float
+def _rekey(c: sa.Connection, key: str, rekey: Rekey) -> list[str]:
+    """Give the account a new seat key and every seat it holds the token that key derives (the old
+    tokens are void everywhere at once); the ids of those tables not over yet."""
+    c.execute(accounts.update().where(accounts.c.key == key).values(seat_key=rekey.seat_key))
+    held = c.execute(
+        sa.select(seats.c.table_id, seats.c.seat, tables.c.status)
+        .join(tables, tables.c.id == seats.c.table_id)
+        .where(seats.c.account == key, seats.c.token_hash.is_not(None))
+    ).all()
+    if held:
+        c.execute(
+            seats.update()
+            .where(
+                seats.c.table_id == sa.bindparam("t"),
+                seats.c.seat == sa.bindparam("s"),
+                seats.c.account == key,
+            )
+            .values(token_hash=sa.bindparam("h")),
+            [{"t": r.table_id, "s": r.seat, "h": rekey.token_hash(r.table_id, r.seat)} for r in held],
+        )
+    return sorted({r.table_id for r in held if r.status != "over"})
 
 
 class _Refused(Exception):
@@ -74,14 +71,15 @@ class _Refused(Exception):
         self.wait = wait
 
 
-RatingRule = Callable[[list[Participant]], list[tuple[Rating, float]]]
-"""Each participant's new rating and its result at the table from 0 to 1, in the same order."""
+DAY = 24 * 3600.0
+CHAT_KEPT = 500
+"""Chat lines a table keeps (its last ones): a table's chat cannot grow without end."""
 
 
 def _account(r: sa.Row[Any] | None) -> AccountRow | None:
     if r is None:
         return None
-    return AccountRow(r.key, r.name, r.password_hash, r.seat_key, r.created)
+    return AccountRow(r.key, r.name, r.password_hash, r.seat_key, r.created, r.skeleton)
 
 
 class PeopleStore:
@@ -89,16 +87,48 @@ class PeopleStore:
         self.repo = repo
         self.engine = repo.engine
         self.initial = initial
+        self._said = 0  # chat lines with an allowance, to forget full allowances now and then
 
     # -- accounts ------------------------------------------------------------------------------
-    def create_account(self, row: AccountRow) -> bool:
-        """False if the key (the name ignoring case) is taken."""
+    def create_account(self, row: AccountRow) -> str | None:
+        """None once made; else the name of the account in the way: the same key (the name ignoring
+        case), or one whose name reads alike (the same ``skeleton``; checked in the same transaction,
+        so of two look-alikes made at once on one database at most one is stored, SQLite writes being
+        one at a time and PostgreSQL's second insert waiting for the first's index entry)."""
         try:
             with self.repo.write() as c:
+                alike = c.execute(
+                    sa.select(accounts.c.name).where(
+                        sa.or_(accounts.c.key == row.key, accounts.c.skeleton == row.skeleton)
+                    )
+                ).first()
+                if alike is not None:
+                    return str(alike.name)
                 c.execute(accounts.insert().values(**row.__dict__))
         except sa.exc.IntegrityError:
-            return False
-        return True
+            return row.name
+        return None
+
+    def name_like(self, skeleton: str) -> str | None:
+        """The name of an account that reads like ``skeleton``, if any."""
+        q = sa.select(accounts.c.name).where(accounts.c.skeleton == skeleton).limit(1)
+        with self.engine.connect() as c:
+            v = c.execute(q).scalar()
+        return None if v is None else str(v)
+
+    def fill_skeletons(self, skeleton: Callable[[str], str], limit: int = 10_000) -> int:
+        """Give the accounts made before skeletons were kept (migration 0007) theirs."""
+        with self.engine.connect() as c:
+            rows = c.execute(
+                sa.select(accounts.c.key, accounts.c.name).where(accounts.c.skeleton.is_(None)).limit(limit)
+            ).all()
+        if rows:
+            with self.repo.write() as c:
+                for r in rows:
+                    c.execute(
+                        accounts.update().where(accounts.c.key == r.key).values(skeleton=skeleton(r.name))
+                    )
+        return len(rows)
 
     def account(self, key: str) -> AccountRow | None:
         with self.engine.connect() as c:
@@ -127,6 +157,7 @@ class PeopleStore:
             sa.select(accounts)
             .join(sessions, sessions.c.account == accounts.c.key)
             .where(sessions.c.token_hash == token_hash, sessions.c.expires > now)
+            .where(~banned_clause(accounts.c.key, now))  # a session opened as the ban was made
         )
         with self.engine.connect() as c:
             return _account(c.execute(q).first())
@@ -135,14 +166,10 @@ class PeopleStore:
         with self.repo.write() as c:
             c.execute(sessions.delete().where(sessions.c.token_hash == token_hash))
 
-    def drop_sessions(self, key: str) -> int:
-        with self.repo.write() as c:
-            return int(c.execute(sessions.delete().where(sessions.c.account == key)).rowcount)
-
-    def set_password(self, key: str, was: str, new_hash: str, keep: str) -> int | None:
-        """Replace the account's password hash ``was`` by ``new_hash`` and end every session of the
-        account but ``keep`` (a session's hash), in one transaction: the number of sessions ended, or
-        None if the hash is not ``was`` any more (changed meanwhile; nothing done)."""
+    def set_password(self, key: str, was: str, new_hash: str, keep: str, rekey: Rekey) -> Revoked | None:
+        """Replace the account's password hash ``was`` by ``new_hash``, end every session of the
+        account but ``keep`` (a session's hash) and void its seat tokens (``rekey``), in one
+        transaction; None if the hash is not ``was`` any more (changed meanwhile; nothing done)."""
         with self.repo.write() as c:
             n = c.execute(
                 accounts.update()
@@ -154,7 +181,13 @@ class PeopleStore:
             ended = c.execute(
                 sessions.delete().where(sessions.c.account == key, sessions.c.token_hash != keep)
             ).rowcount
-        return int(ended)
+            return Revoked(int(ended), _rekey(c, key, rekey))
+
+    def log_out_everywhere(self, key: str, rekey: Rekey) -> Revoked:
+        """End every session of the account and void its seat tokens (``rekey``), in one transaction."""
+        with self.repo.write() as c:
+            ended = c.execute(sessions.delete().where(sessions.c.account == key)).rowcount
+            return Revoked(int(ended), _rekey(c, key, rekey))
 
     def delete_account(self, key: str, was: str, shown_as: str) -> list[str]:
         """Delete the account (its login, sessions, ratings and rating history) in one transaction,
@@ -181,10 +214,15 @@ class PeopleStore:
             said_from_its_seats = sa.exists().where(
                 seats.c.table_id == chat.c.table_id, seats.c.seat == chat.c.seat, seats.c.account == key
             )
-            c.execute(chat.update().where(said_from_its_seats).values(name=shown_as))
+            c.execute(chat.update().where(said_from_its_seats).values(name=shown_as, account=None))
+            c.execute(chat.update().where(chat.c.account == key).values(name=shown_as, account=None))
             c.execute(seats.update().where(seats.c.account == key).values(name=shown_as, account=None))
             for t in (sessions, ratings, rating_history):
                 c.execute(t.delete().where(t.c.account == key))
+            c.execute(
+                rating_pairs.delete().where(sa.or_(rating_pairs.c.low == key, rating_pairs.c.high == key))
+            )
+            forget_blocks(c, key)
             c.execute(accounts.delete().where(accounts.c.key == key))
         return []
 
@@ -275,7 +313,7 @@ class PeopleStore:
                     "game": r.game,
                     "status": r.status,
                     "seat": r.seat,
-                    "returns": _load(r.returns),
+                    "returns": load_json(r.returns),
                     "rated": bool(r.rated),
                     "created": r.created,
                 }
@@ -285,7 +323,14 @@ class PeopleStore:
     def history_of(self, key: str, limit: int) -> list[dict[str, Any]]:
         """The account's rating after each rated table, oldest first (the newest ``limit``)."""
         h = rating_history
-        q = sa.select(h).where(h.c.account == key).order_by(h.c.at.desc(), h.c.table_id).limit(limit)
+        # A private table is never shown in public, on a player's page either (its rating moved, though).
+        public = sa.select(tables.c.id).where(tables.c.id == h.c.table_id, tables.c.private.is_(False))
+        q = (
+            sa.select(h)
+            .where(h.c.account == key, public.exists())
+            .order_by(h.c.at.desc(), h.c.table_id)
+            .limit(limit)
+        )
         with self.engine.connect() as c:
             rows = [
                 {"table": r.table_id, "game": r.game, "rating": r.rating, "deviation": r.deviation,
@@ -296,18 +341,64 @@ class PeopleStore:
         return rows
 
     # -- chat and rematches --------------------------------------------------------------------
-    def add_chat(self, table_id: str, seat: int | None, name: str, text: str, at: float) -> int:
+    def add_chat(
+        self,
+        table_id: str,
+        seat: int | None,
+        name: str,
+        text: str,
+        at: float,
+        allowance: list[Bucket] | None = None,
+        keep: int = CHAT_KEPT,
+        account: str | None = None,
+    ) -> int | None:
+        """Store a chat line (said by ``account``, a key, if any), spending a try of each
+        ``allowance`` bucket first, all or none: its id, or None if a bucket was empty (then nothing
+        is stored). The table keeps only its last ``keep`` lines: older ones go in the same
+        transaction as the new one."""
+        if allowance:
+            self._said += 1
+            if self._said % 512 == 0:  # now and then, forget the allowances that are full again
+                b = allowance[0]
+                self.forget_full_buckets(b.kind, at - b.burst * b.every)
+            if self.take_tokens(allowance, at) > 0:
+                return None
         with self.repo.write() as c:
-            r = c.execute(chat.insert().values(table_id=table_id, seat=seat, name=name, text=text, at=at))
+            r = c.execute(
+                chat.insert().values(
+                    table_id=table_id, seat=seat, name=name, text=text, at=at, account=account
+                )
+            )
+            oldest_kept = (
+                sa.select(chat.c.id)
+                .where(chat.c.table_id == table_id)
+                .order_by(chat.c.id.desc())
+                .offset(keep - 1)
+                .limit(1)
+                .scalar_subquery()
+            )
+            c.execute(chat.delete().where(chat.c.table_id == table_id, chat.c.id < oldest_kept))
             key = r.inserted_primary_key
             return int(key[0]) if key is not None else 0
+
+    def chat_count(self, table_id: str) -> int:
+        q = sa.select(sa.func.count()).select_from(chat).where(chat.c.table_id == table_id)
+        with self.engine.connect() as c:
+            return int(c.execute(q).scalar_one())
+
+    def blocked_by(self, account: str) -> frozenset[str]:
+        return blocked_by(self.engine, account)
+
+    def is_banned(self, account: str, now: float) -> bool:
+        return ban_of(self.engine, account, now) is not None
 
     def last_chat(self, table_id: str, limit: int) -> list[dict[str, Any]]:
         """The table's last ``limit`` chat messages, oldest first, each with its ``id``."""
         q = sa.select(chat).where(chat.c.table_id == table_id).order_by(chat.c.id.desc()).limit(limit)
         with self.engine.connect() as c:
             rows = [
-                {"id": r.id, "seat": r.seat, "name": r.name, "text": r.text, "at": r.at} for r in c.execute(q)
+                {"id": r.id, "seat": r.seat, "name": r.name, "text": r.text, "at": r.at, "account": r.account}
+                for r in c.execute(q)
             ]
         rows.reverse()
         return rows
@@ -347,11 +438,27 @@ class PeopleStore:
         with self.engine.connect() as c:
             return [r[0] for r in c.execute(q)]
 
-    def apply_rating(self, table_id: str, rule: RatingRule, now: float) -> bool:
+    def apply_rating(
+        self,
+        table_id: str,
+        rule: RatingRule,
+        now: float,
+        *,
+        bot_key: Callable[[str], str] = lambda spec: spec,
+        movers: set[int] | None = None,
+        pair_limit: int | None = None,
+    ) -> bool:
         """Move the ratings of a finished rated table's players, once: the flag that says so is set
         in the same transaction, by an update that only one transaction can make (on PostgreSQL the
         second waits for the first's row lock, then finds the flag set). False if there was nothing
-        to do (not rated, not over, or already applied)."""
+        to do (not rated, not over, or already applied).
+
+        A bot is rated under ``bot:`` + ``bot_key(spec)`` (one rating per agent however its spec is
+        written). ``movers``: the seats that made a move of their own; a table where a human seat made
+        none was not played, and counts for nobody. ``pair_limit``: between the same two players at
+        most this many results a day move ratings (counted in ``gm_rating_pairs``, read once both
+        players' rating rows are locked, so two tables of one pair ending at once are counted in turn);
+        past it that pair's comparison is left out of the table's result."""
         t = tables.c
         with self.repo.write() as c:
             n = c.execute(
@@ -362,35 +469,68 @@ class PeopleStore:
             if n != 1:
                 return False
             row = c.execute(sa.select(t.game, t.returns).where(t.id == table_id)).one()
-            returns = _load(row.returns) or []
+            returns = load_json(row.returns) or []
             keyed: list[tuple[int, str]] = []
             for s in c.execute(sa.select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat)):
                 if s.kind == "bot":
-                    keyed.append((s.seat, BOT_PREFIX + (s.agent or "random")))
-                elif s.account is not None:
+                    keyed.append((s.seat, BOT_PREFIX + bot_key(s.agent or "random")))
+                elif s.account is not None and (movers is None or s.seat in movers):
                     keyed.append((s.seat, s.account))
-                else:  # a guest at a rated table (cannot be joined so): the table counts for nobody
+                else:  # a guest (cannot sit at a rated table), or a person who never moved: not played
                     return True
             if len(keyed) < 2 or len(returns) != len(keyed) or len({k for _, k in keyed}) != len(keyed):
                 return True
             before = self._lock_ratings(c, row.game, sorted(k for _, k in keyed))
             people = [Participant(seat, key, float(returns[seat]), before[key]) for seat, key in keyed]
-            after = rule(people)
-            for p, (r, _) in zip(people, after, strict=True):
+            capped = self._used_up_pairs(c, people, now, pair_limit)
+            after = rule(people, capped)
+            moved = [(p, got) for p, got in zip(people, after, strict=True) if got is not None]
+            for p, (r, _) in moved:
                 c.execute(
                     ratings.update()
                     .where(ratings.c.account == p.key, ratings.c.game == row.game)
                     .values(rating=r.rating, deviation=r.deviation, volatility=r.volatility, games=r.games)
                 )
-            c.execute(
-                rating_history.insert(),
-                [
-                    {"table_id": table_id, "account": p.key, "game": row.game, "rating": r.rating,
-                     "deviation": r.deviation, "score": score, "at": now}
-                    for p, (r, score) in zip(people, after, strict=True)
-                ],
-            )  # fmt: skip
+            if moved:
+                c.execute(
+                    rating_history.insert(),
+                    [
+                        {"table_id": table_id, "account": p.key, "game": row.game, "rating": r.rating,
+                         "deviation": r.deviation, "score": score, "at": now}
+                        for p, (r, score) in moved
+                    ],
+                )  # fmt: skip
+            counted = [
+                {"table_id": table_id, "low": min(a.key, b.key), "high": max(a.key, b.key), "at": now}
+                for i, a in enumerate(people)
+                for j, b in enumerate(people)
+                if i < j and frozenset((a.seat, b.seat)) not in capped
+            ]
+            if counted:
+                c.execute(rating_pairs.insert(), counted)
         return True
+
+    @staticmethod
+    def _used_up_pairs(
+        c: sa.Connection, people: list[Participant], now: float, limit: int | None
+    ) -> set[frozenset[int]]:
+        """The pairs of seats whose two players have had ``limit`` results move ratings in the day
+        before ``now``."""
+        out: set[frozenset[int]] = set()
+        if limit is None:
+            return out
+        rp = rating_pairs.c
+        for i, a in enumerate(people):
+            for b in people[i + 1 :]:
+                low, high = min(a.key, b.key), max(a.key, b.key)
+                n = c.execute(
+                    sa.select(sa.func.count())
+                    .select_from(rating_pairs)
+                    .where(rp.low == low, rp.high == high, rp.at > now - DAY)
+                ).scalar_one()
+                if n >= limit:
+                    out.add(frozenset((a.seat, b.seat)))
+        return out
 
     def _lock_ratings(self, c: sa.Connection, game: str, keys: list[str]) -> dict[str, Rating]:
         """Every key's rating row for ``game`` (made at the initial rating if new), locked until the
@@ -410,3 +550,7 @@ class PeopleStore:
             .with_for_update()
         )
         return {r.account: Rating(r.rating, r.deviation, r.volatility, r.games) for r in c.execute(q)}
+
+
+def _conforms(store: PeopleStore) -> PeopleRepository:
+    return store  # mypy checks here that the adapter implements the whole port

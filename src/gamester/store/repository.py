@@ -71,7 +71,8 @@ def default_sqlite_url() -> str:
     return f"sqlite:///{path}"
 
 
-def _load(text: str | None) -> Any:
+def load_json(text: str | None) -> Any:
+    """A JSON column's value (None stays None); the other SQL adapters read their JSON with it too."""
     return None if text is None else json.loads(text)
 
 
@@ -94,7 +95,7 @@ def _table_values(t: TableRow) -> dict[str, Any]:
 
 def _table_row(r: sa.Row[Any]) -> TableRow:
     """The TableRow (without seats) of a gm_tables row."""
-    return TableRow(**{k: _load(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
+    return TableRow(**{k: load_json(v) if k in _JSON_COLUMNS else v for k, v in r._mapping.items()})
 
 
 # Every gm_seats column but the table's id maps to the SeatRow field of its name.
@@ -118,8 +119,13 @@ class SqlTableRepository:
         self.engine = engine
         # SQLite has one writer at a time; threads that find it busy sleep in coarse steps (up to
         # 100 ms) inside SQLite. Queueing them on a Python lock instead wakes each one the moment the
-        # previous write commits. PostgreSQL locks rows itself.
-        self._lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+        # previous write commits. PostgreSQL locks rows itself. Reentrant: the event loop holds it
+        # around a write it makes inline (writer_if_free), and the write takes it again.
+        self._lock = threading.RLock() if engine.dialect.name == "sqlite" else None
+        # Whatever the driver raises when the database cannot be reached or written is the port's
+        # StoreUnavailable: nobody outside the store catches a driver's or SQLAlchemy's errors.
+        self._error_watchers: list[Callable[[str], None]] = []
+        sa.event.listen(engine, "handle_error", self._on_error)
         # The SQLite file this server opened (device, inode): a file deleted or replaced under a
         # running server would otherwise take every later write into an unlinked inode, lost at exit.
         self._path: Path | None = None
@@ -149,6 +155,24 @@ class SqlTableRepository:
             self._check_file()
             with self.engine.begin() as c:
                 yield c
+
+    @contextlib.contextmanager
+    def writer_if_free(self) -> Iterator[bool]:
+        lock = self._lock
+        if lock is None:
+            yield True
+            return
+        free = lock.acquire(blocking=False)
+        try:
+            yield free
+        finally:
+            if free:
+                lock.release()
+
+    def notify_conninfo(self) -> str | None:
+        if self._lock is not None:
+            return None
+        return self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
     def write(self) -> contextlib.AbstractContextManager[sa.Connection]:
         """One write transaction, queued behind this server's other SQLite writes (for the other
@@ -183,7 +207,7 @@ class SqlTableRepository:
                         c.exec_driver_sql("PRAGMA busy_timeout = 10000")
             return None
         except StoreUnavailable as e:
-            return str(e)
+            return e.reason
         except sa.exc.DBAPIError as e:
             reason = str(e.orig).strip().splitlines()[0] if e.orig is not None else type(e).__name__
             return f"the database cannot be written: {reason}"[:300]
@@ -370,6 +394,23 @@ class SqlTableRepository:
         with self.engine.connect() as c:
             return int(c.execute(q).scalar_one())
 
+    def count_by_status(self) -> dict[str, int]:
+        q = sa.select(tables.c.status, sa.func.count()).group_by(tables.c.status)
+        with self.engine.connect() as c:
+            return {str(status): int(n) for status, n in c.execute(q)}
+
+    def watch_errors(self, fn: Callable[[str], None]) -> None:
+        self._error_watchers.append(fn)
+
+    def _on_error(self, ctx: sa.engine.ExceptionContext) -> None:
+        """The engine's ``handle_error``: told to the watchers (metrics), then translated to the
+        port's StoreUnavailable when the database cannot be reached or written."""
+        kind = type(ctx.sqlalchemy_exception or ctx.original_exception).__name__
+        if kind != "IntegrityError":
+            for fn in self._error_watchers:
+                fn(kind)
+        _unavailable(ctx)
+
     def waiting_since(self, before: float, limit: int) -> list[TableRow]:
         q = (
             sa.select(tables)
@@ -404,6 +445,35 @@ class SqlTableRepository:
             c.execute(actions.delete().where(actions.c.table_id == table_id))
             c.execute(chat.delete().where(chat.c.table_id == table_id))  # spectators may have talked
             c.execute(seats.delete().where(seats.c.table_id == table_id))
+            c.execute(tables.delete().where(tables.c.id == table_id))
+        return True
+
+    def idle_lessons(self, before: float, limit: int) -> list[str]:
+        """Lesson tables made before ``before`` with no move since (which of them go is the caller's)."""
+        moved = sa.select(actions.c.seq).where(actions.c.table_id == tables.c.id, actions.c.at >= before)
+        q = (
+            sa.select(tables.c.id)
+            .where(tables.c.lesson.is_not(None), tables.c.created < before, ~moved.exists())
+            .order_by(tables.c.created)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(q)]
+
+    def delete_idle_lesson(self, table_id: str, before: float) -> bool:
+        """Delete a lesson table (its moves, seats, chat and reviews) if still nobody has moved there
+        since ``before`` (a move at this instant wins)."""
+        moved = sa.select(actions.c.seq).where(actions.c.table_id == table_id, actions.c.at >= before)
+        with self._write() as c:
+            n = c.execute(
+                tables.update()
+                .where(tables.c.id == table_id, tables.c.lesson.is_not(None), ~moved.exists())
+                .values(status="expired")
+            ).rowcount
+            if n != 1:
+                return False
+            for t in (actions, chat, reviews, seats):
+                c.execute(t.delete().where(t.c.table_id == table_id))
             c.execute(tables.delete().where(tables.c.id == table_id))
         return True
 
@@ -486,7 +556,7 @@ class SqlTableRepository:
             r = c.execute(q).first()
         if r is None:
             return None
-        return ReviewRow(r.table_id, r.seat, r.status, _load(r.result), r.owner, r.started)
+        return ReviewRow(r.table_id, r.seat, r.status, load_json(r.result), r.owner, r.started)
 
     def claim_review(self, table_id: str, seat: int, owner: str, now: float, stale_before: float) -> bool:
         """Start the review of ``seat`` for ``owner``: True if there was none, or only one still
@@ -510,6 +580,18 @@ class SqlTableRepository:
                 reviews.update().where(reviews.c.table_id == table_id, reviews.c.seat == seat).values(values)
             )
             return True
+
+    def start_review(self, table_id: str, seat: int, owner: str, now: float) -> bool:
+        """``owner``'s claimed review begins to run now (its age counts from here): False if it is
+        not ``owner``'s ``working`` review any more (taken over meanwhile)."""
+        r = reviews.c
+        with self._write() as c:
+            n = c.execute(
+                reviews.update()
+                .where(r.table_id == table_id, r.seat == seat, r.owner == owner, r.status == "working")
+                .values(started=now)
+            ).rowcount
+        return bool(n == 1)
 
     def finish_review(self, table_id: str, seat: int, owner: str, status: str, result: Any) -> None:
         """Store ``owner``'s outcome (``done`` with the review, ``failed`` with the reason)."""
@@ -546,6 +628,20 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA wal_autocheckpoint=0")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+UNAVAILABLE = "the database is unavailable; try again"
+
+
+def _unavailable(ctx: sa.engine.ExceptionContext) -> None:
+    """An engine's ``handle_error``: a database that cannot be reached or used now (SQLAlchemy's
+    OperationalError: refused, gone, locked, read-only, out of disk) is the port's StoreUnavailable,
+    with the driver's own line as its reason."""
+    if not isinstance(ctx.sqlalchemy_exception, sa.exc.OperationalError):
+        return
+    orig = ctx.original_exception
+    reason = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    raise StoreUnavailable(UNAVAILABLE, f"the database cannot be written: {reason}"[:300]) from orig
 
 
 def make_engine(url: str) -> sa.Engine:

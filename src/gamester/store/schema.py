@@ -5,7 +5,9 @@ sessions, ratings and their history, chat; a table's ``rated`` and ``rating_appl
 ``rematch``; a seat's ``account``. 0004 (invites): a table's ``open``, ``private`` and ``watch_hash``; a
 seat's ``invite_hash``. 0005 (throttle): the token buckets of the log-in and sign-up limits, shared by
 every server on the database. 0006 (turns): a table's ``turns_key``, whose turn its bots take at the
-workers.
+workers. 0007 (fair): how an account's name reads (``skeleton``); the pairs of players whose rated
+results moved their ratings (``gm_rating_pairs``: a few a day per pair). 0008 (seeks): quick play's
+seeks, blocks between accounts, reports, bans, and the account a chat line was said from.
 """
 
 from __future__ import annotations
@@ -86,7 +88,10 @@ accounts = sa.Table(
     sa.Column("password_hash", sa.String(200), nullable=False),  # argon2id, PHC string
     sa.Column("seat_key", sa.String(64), nullable=False),  # derives the account's seat tokens
     sa.Column("created", sa.Float, nullable=False),
+    # How the name reads (web/names.py, skeleton): no two accounts, and no guest, may read alike.
+    sa.Column("skeleton", sa.String(80), nullable=True),
 )
+sa.Index("ix_gm_accounts_skeleton", accounts.c.skeleton)
 
 sessions = sa.Table(
     "gm_sessions",
@@ -123,6 +128,17 @@ rating_history = sa.Table(
 )
 sa.Index("ix_gm_rating_history_account", rating_history.c.account, rating_history.c.at)
 
+rating_pairs = sa.Table(
+    "gm_rating_pairs",
+    metadata,
+    sa.Column("table_id", sa.String(40), sa.ForeignKey("gm_tables.id"), primary_key=True),
+    # The two rating keys (accounts' or bots'), in order: a pair is one row per table whatever the seats.
+    sa.Column("low", sa.String(220), primary_key=True),
+    sa.Column("high", sa.String(220), primary_key=True),
+    sa.Column("at", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_rating_pairs_pair", rating_pairs.c.low, rating_pairs.c.high, rating_pairs.c.at)
+
 chat = sa.Table(
     "gm_chat",
     metadata,
@@ -132,6 +148,7 @@ chat = sa.Table(
     sa.Column("name", sa.String(80), nullable=False),
     sa.Column("text", sa.String(2000), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
+    sa.Column("account", sa.String(20), nullable=True),  # the speaker's account key (blocks hide it)
 )
 sa.Index("ix_gm_chat_table", chat.c.table_id, chat.c.id)
 
@@ -145,3 +162,62 @@ throttle = sa.Table(
     sa.Column("at", sa.Float, nullable=False),  # wall-clock time (every server on the database reads it)
 )
 sa.Index("ix_gm_throttle_kind_at", throttle.c.kind, throttle.c.at)
+
+# -- 0008: finding a game and the people in it (docs/web.md, Quick play; Blocks, reports and bans) --
+seeks = sa.Table(
+    "gm_seeks",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("token_hash", sa.String(64), nullable=False),  # SHA-256 of the seeker's token
+    # Who may sit together: a digest of the game, its options, rated, the player count and the clock.
+    sa.Column("pool", sa.String(64), nullable=False),
+    sa.Column("game", sa.String(40), nullable=False),
+    sa.Column("options", sa.Text, nullable=False),  # JSON: every option of the game, canonical
+    sa.Column("players", sa.Integer, nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("clock", sa.Text, nullable=True),  # JSON or NULL
+    sa.Column("bots_after", sa.Float, nullable=True),  # NULL: people only
+    sa.Column("fill_at", sa.Float, nullable=True),  # when bots take the empty seats (any server may)
+    sa.Column("account", sa.String(20), nullable=True),  # gm_accounts.key, NULL for a guest
+    sa.Column("name", sa.String(80), nullable=False),  # the name its seat will show
+    sa.Column("rating", sa.Float, nullable=True),  # the account's rating in the game when it sought
+    sa.Column("address_key", sa.String(64), nullable=False),  # a digest of the seeker's address
+    sa.Column("status", sa.String(10), nullable=False),  # waiting | matched | cancelled | expired
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("polled", sa.Float, nullable=False),  # last asked about by its seeker
+    sa.Column("ended", sa.Float, nullable=True),  # when it stopped waiting
+    sa.Column("table_id", sa.String(40), nullable=True),  # once matched: the table and the seat
+    sa.Column("seat", sa.Integer, nullable=True),
+)
+sa.Index("ix_gm_seeks_status_pool", seeks.c.status, seeks.c.pool, seeks.c.created)
+sa.Index("ix_gm_seeks_address", seeks.c.address_key, seeks.c.status)
+
+blocks = sa.Table(
+    "gm_blocks",
+    metadata,
+    sa.Column("blocker", sa.String(20), primary_key=True),  # account keys
+    sa.Column("blocked", sa.String(20), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_blocks_blocked", blocks.c.blocked)
+
+reports = sa.Table(
+    "gm_reports",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("reporter", sa.String(20), nullable=False),  # account keys
+    sa.Column("reported", sa.String(20), nullable=False),
+    sa.Column("table_id", sa.String(40), nullable=True),  # where it happened, if the reporter said
+    sa.Column("reason", sa.String(2000), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+)
+sa.Index("ix_gm_reports_created", reports.c.created)
+
+bans = sa.Table(
+    "gm_bans",
+    metadata,
+    sa.Column("account", sa.String(20), primary_key=True),  # gm_accounts.key
+    sa.Column("until", sa.Float, nullable=True),  # NULL: for good
+    sa.Column("reason", sa.String(500), nullable=True),
+    sa.Column("created", sa.Float, nullable=False),
+)

@@ -10,7 +10,7 @@ extra specs given) and runs on each:
   answered names no card hidden from them; twins a seat cannot tell apart look the same and give it
   the same worlds; a world's seed rebuilds nothing;
 - **clone** (:mod:`gamester.testing.clones`): ``clone()`` copies every field and shares nothing
-  mutable it has not declared.
+  mutable the game has not declared (``Game.clone_shares``).
 
 A failure raises :class:`CheckFailed` (an ``AssertionError``) naming the check, the spec and what was
 wrong. Each check is also a function of its module, to run alone or with other arguments. The game's
@@ -68,7 +68,8 @@ CHECKS: dict[str, Callable[[str, Callable[[State], None] | None, Iterable[int]],
     "records": _records,
     "leaks": _leaks,
 }
-"""The named groups of checks :func:`check_game` runs (``clone`` is run with the game's ``shared``)."""
+"""The named groups of checks :func:`check_game` runs (``clone`` is run with the fields the game
+declares its clones may share, ``Game.clone_shares``)."""
 
 
 def game_specs(game: str | type[Game[Any]] | Game[Any], extra: Iterable[str] = ()) -> list[str]:
@@ -95,8 +96,9 @@ def check_game(
     passed, or raise :class:`CheckFailed`.
 
     ``invariant(state)``: the game's own invariant (cards conserved …), called after every action of
-    the conformance games. ``shared``: the state's fields a clone may share with its original, each
-    with its reason (see :mod:`gamester.testing.clones`). ``seeds``: of the random conformance games.
+    the conformance games. ``shared``: fields a clone may share with its original beyond those the
+    game declares (``Game.clone_shares``), each with its reason (see :mod:`gamester.testing.clones`).
+    ``seeds``: of the random conformance games.
     """
     all_specs = game_specs(game, specs)
     if only is not None:

@@ -7,8 +7,10 @@ it may be shared. Shared objects are then checked to really stay unchanged: the 
 original must still equal a deep snapshot taken before; the original then plays the same actions and
 must end where the clone did.
 
-``shared`` maps ``"Class.field"`` (the whole field may be shared) or ``"Class.field[]"`` (the
-container must be copied, its entries may be shared; ``"[][]"``: two levels copied …) to the reason.
+What a clone may share is declared by the game (``Game.clone_shares``, on top of the protocol's own
+:data:`BASE_SHARED`); a caller's ``shared`` adds to it. Each maps ``"Class.field"`` (the whole field
+may be shared) or ``"Class.field[]"`` (the container must be copied, its entries may be shared;
+``"[][]"``: two levels copied …) to the reason.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gamester.core.protocol import State
-from gamester.core.rng import choice, make_rng
+from gamester.core.rng import choice, derive, make_rng
 from gamester.testing._common import GameLike, as_game, expect
 
 BASE_SHARED: dict[str, str] = {
@@ -145,7 +147,7 @@ def spread_positions(game: GameLike, seed: int, count: int) -> Iterator[tuple[St
         s = g.new_initial_state(seed=seed)
         for a in actions[:i]:
             s.apply_action(a)
-        yield s, make_rng(seed * 1000 + i)
+        yield s, make_rng(derive(seed, "clone", i))
 
 
 def snapshot(state: State) -> dict[str, Any]:
@@ -176,9 +178,16 @@ def views(state: State) -> dict[str, Any]:
 def check_clone_copies_every_field(
     game: GameLike, shared: Mapping[str, str] | None = None, seeds: range = range(3), count: int = 5
 ) -> None:
-    """See the module's docstring; ``shared`` adds the game's own fields to :data:`BASE_SHARED`."""
+    """See the module's docstring: :data:`BASE_SHARED`, the game's ``clone_shares`` and ``shared``."""
     g = as_game(game)
-    allowed = {**BASE_SHARED, **(shared or {})}
+    allowed = {**BASE_SHARED, **g.clone_shares, **(shared or {})}
+    state = g.new_initial_state(seed=0)
+    known = {f"{cls}.{slot}" for cls, slot in slots_of(type(state))}
+    for key in g.clone_shares:
+        expect(
+            key.split("[")[0] in known,
+            f"{g.spec()}: clone_shares names {key}, which is not a field of {type(state).__name__}",
+        )
     for seed in seeds:
         for state, rng in spread_positions(g, seed, count):
             clone = state.clone()

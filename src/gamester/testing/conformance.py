@@ -24,10 +24,31 @@ from gamester.testing._common import GameLike, as_game, expect
 Invariant = Callable[[State], None]
 
 
+def check_sides(state: State, where: str) -> None:
+    """The roles and teams the game declares: no role, or one word per player; the teams a
+    partition of the players, each sorted, in the order of their first player."""
+    n = state.game.num_players
+    roles = state.roles()
+    expect(
+        roles == [] or (len(roles) == n and all(isinstance(r, str) and r for r in roles)),
+        f"{where}: roles() must be empty or name one role per player, not {roles!r}",
+    )
+    teams = state.teams()
+    flat = [p for t in teams for p in t]
+    expect(
+        sorted(flat) == list(range(n))
+        and all(t == sorted(t) and t for t in teams)
+        and teams == sorted(teams),
+        f"{where}: teams() must split the players 0-{n - 1} into sorted teams, not {teams!r}",
+    )
+
+
 def check_position(state: State, rng: random.Random) -> None:
-    """One position: legal actions, notation, an illegal action refused harmlessly, the views."""
+    """One position: legal actions, notation, an illegal action refused harmlessly, the views, the
+    sides."""
     game = state.game
     where = f"{game.spec()} after {len(state.history_strings())} actions"
+    check_sides(state, where)
     legal = state.legal_actions()
     if state.is_terminal():
         expect(legal == [], f"{where}: legal actions after the end")

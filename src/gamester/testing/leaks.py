@@ -26,7 +26,7 @@ from gamester.core.errors import GameError
 from gamester.core.kit import View
 from gamester.core.protocol import State, field_names
 from gamester.core.record import summary
-from gamester.core.rng import below, choice, make_rng, sample
+from gamester.core.rng import below, choice, derive, make_rng, sample
 from gamester.testing._common import GameLike, as_game, expect, random_positions
 
 CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
@@ -132,7 +132,7 @@ def twin(state: State, seat: int, salt: int) -> State:
     w = state.determinize(seat, make_rng(salt))
     # A seed of its own (the chance list decides the cards), so that a world holding on to its
     # state's seed tells the two apart.
-    return gamester.replay({**w.record(), "seed": 1_000_003 * (salt + 1) + state.seed % 1000})
+    return gamester.replay({**w.record(), "seed": derive(state.seed, "twin", salt)})
 
 
 def world_fingerprint(w: State) -> Any:
@@ -222,13 +222,15 @@ def pair_positions(game: GameLike, seed: int = 17) -> Iterator[tuple[State, int]
         yield positions[i], below(rng, g.num_players)
 
 
-def check_twins(game: GameLike, salts: int = 2, must_differ: bool = True) -> None:
+def check_twins(game: GameLike, salts: int = 2, must_differ: bool | None = None) -> None:
     """Two states a seat cannot tell apart show that seat the same things at every step of their
     history, and their worlds (same generator) are identical in everything a world exposes: nothing
     in a world can tell which of the two is the real game. ``must_differ``: some pair must differ in
-    a card another seat sees (else the twins test nothing); pass False for a game that hides nothing
-    from a seat."""
+    a card another seat sees (else the twins test nothing); by default, when the game says it hides
+    something from a seat (``Game.hides_information``)."""
     g = as_game(game)
+    if must_differ is None:
+        must_differ = g.hides_information()
     differed = 0
     for state, seat in pair_positions(g):
         for salt in range(salts):

@@ -1,12 +1,14 @@
 """``create_app``: the composition root of the web server.
 
 ``create_app(db_url)`` resolves the settings (arguments first, then ``GAMESTER_*`` environment
-variables), and builds the app from its parts: its lifespan opens the repository (running the
-migrations), the notifier, the :class:`~gamester.web.registry.Registry` of rooms (which starts the bot
-worker pool and the lease loop), the people, the chat hub and the health probe, and stops them again.
-Around the routes sit the middleware (:class:`~gamester.web.guard.Guard` outermost, then
-:class:`BodyLimit`) and, under them, the error handlers that make every failure one JSON line with a
-status. The routes themselves live elsewhere: the table routes and the table WebSocket in
+variables), and builds the app from its parts: its lifespan opens the stores (running the
+migrations; only through :func:`gamester.store.open_stores` and the port), the notifier, the
+:class:`~gamester.web.registry.Registry` of rooms (which starts the bot worker pool and the lease
+loop), the people, the review desk and the health probe, puts them on ``app.state.parts``
+(:class:`~gamester.web.routes.Parts`) and stops them again. Around the routes sit the middleware
+(:class:`~gamester.web.guard.Guard` outermost, then :class:`BodyLimit`) and, under them, the edge's
+error handlers (:mod:`gamester.web.edge`) that make every failure one JSON line with a status. The
+routes themselves live elsewhere: the table routes and the table WebSocket in
 :mod:`gamester.web.routes`, accounts and people in :mod:`gamester.web.accounts`.
 """
 
@@ -14,34 +16,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import os
-import time
 from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI
 from fastapi.responses import JSONResponse
-from sqlalchemy import exc as sa_exc
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gamester.core.errors import GameError
-from gamester.store.port import StoreUnavailable
-from gamester.store.repository import default_sqlite_url, open_repository
+from gamester.store import default_sqlite_url, open_stores
+from gamester.web import edge
+from gamester.web import seeks as seek_times
 from gamester.web.accounts import People, Throttle
 from gamester.web.accounts import router as people_router
-from gamester.web.chat import ChatHub
-from gamester.web.decisions import ServiceError
+from gamester.web.commands import Notice
+from gamester.web.fair import TableQuota
 from gamester.web.guard import Guard
 from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
+from gamester.web.lobby import Lobby, lobby_router
+from gamester.web.metrics import Observe, ServerMetrics, install, observe_parts
+from gamester.web.names import skeleton
 from gamester.web.notifier import LocalNotifier, Notifier, PostgresNotifier
+from gamester.web.proxy import ClientAddress, parse_trusted
+from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry, new_server_id
 from gamester.web.reviews import ReviewDesk
-from gamester.web.routes import DB_DOWN, static_dir, table_router
+from gamester.web.routes import Parts, static_dir, table_router
 
 MAX_BODY = 64 * 1024
 
@@ -53,7 +56,7 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
+def _error(status: int, code: str, message: str) -> JSONResponse:  # below the app's own handlers
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
@@ -108,20 +111,23 @@ def create_app(
     limits: Limits | None = None,
     allow_origins: Sequence[str] = (),
     allow_hosts: Iterable[str] | None = None,
+    trusted_proxies: Sequence[str] = (),
+    metrics_allow: Sequence[str] = (),
 ) -> FastAPI:
     """The web app on ``db_url`` (default: the per-user SQLite file). ``allow_hosts``: the names it
-    answers to in ``Host`` (None: any; web/guard.py)."""
+    answers to in ``Host`` (None: any; web/guard.py). ``trusted_proxies``: the proxies whose
+    ``X-Forwarded-For`` names the client (web/proxy.py); ``metrics_allow``: who besides the loopback
+    may read ``/metrics`` (web/metrics.py)."""
     url = db_url or default_sqlite_url()
     workers = bot_workers if bot_workers is not None else int(_env_float("GAMESTER_BOT_WORKERS", 2))
     lease = lease_seconds if lease_seconds is not None else _env_float("GAMESTER_LEASE_SECONDS", 10.0)
     sid = server_id or new_server_id()
     quota = limits or Limits()
-    holder: dict[str, Any] = {}
-    people_holder: dict[str, People] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        repo = await asyncio.to_thread(open_repository, url)
+        stores = await asyncio.to_thread(open_stores, url, INITIAL, seek_times.TIMES)
+        repo = stores.tables
         # Load every game once before serving: the first lookups then never race each other.
         from gamester.core.registry import game_class, game_names
 
@@ -129,17 +135,14 @@ def create_app(
             with contextlib.suppress(Exception):
                 game_class(name)
         notifier: Notifier
-        sqlite = repo.engine.dialect.name == "sqlite"
-        if not sqlite:
-            conninfo = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-            notifier = PostgresNotifier(conninfo, sid)
-        else:
-            notifier = LocalNotifier()
+        conninfo = repo.notify_conninfo()
+        notifier = LocalNotifier() if conninfo is None else PostgresNotifier(conninfo, sid)
         registry = Registry(
             repo,
+            stores.people,
             notifier,
             server_id=sid,
-            inline_writes=sqlite,
+            inline_writes=conninfo is None,
             workers=workers,
             lease_seconds=lease,
             bot_seconds=_env_float("GAMESTER_BOT_SECONDS", 10.0),
@@ -147,18 +150,31 @@ def create_app(
             unjoined_seconds=60.0 * quota.unjoined_minutes,
             bots_per_address=quota.bots_per_address if quota.per_address else 0,
         )
-        desk = ReviewDesk(registry)
-        people = People(repo)
-        registry.on_end.append(people.table_over)
-        people_holder["people"] = people
+        desk = ReviewDesk(registry, budget_seconds=_env_float("GAMESTER_REVIEW_SECONDS", 60.0))
+        people = People(stores.people, tables=repo, moderation=stores.moderation)
+        registry.on_end.append(people.rate_soon)
+        people.on_revoke = functools.partial(_close_revoked, registry)
+        await asyncio.to_thread(people.store.fill_skeletons, skeleton)
         _app.state.people = people
-        # Tables made per address, counted where every server on this database sees them (web/guard.py).
+        # Tables made per address, counted where every server on this database sees them (web/fair.py).
         per_minute = float(quota.tables_per_minute)
         _app.state.table_quota = Throttle(people.store, "tables", burst=per_minute, every=60.0 / per_minute)
-        hub = ChatHub(people.store, notifier.publish, time.time)
-        notifier.subscribe(hub.on_notice)
-        holder.update(repo=repo, registry=registry, health=DatabaseHealth(repo), desk=desk, chat=hub)
+        tables = TableQuota(
+            _app.state.table_quota,
+            lambda key: registry.db(repo.waiting_count, key),
+            per_minute=quota.tables_per_minute,
+            waiting_cap=quota.waiting_per_address,
+            enabled=quota.per_address,
+        )
+        _app.state.parts = Parts(
+            registry=registry, health=DatabaseHealth(repo), desk=desk, people=people, quota=tables
+        )
+        observe_parts(metrics, registry, people, desk)
+        # Quick play, the lobby socket, your tables, blocks and reports (web/lobby.py).
+        _app.state.lobby = lobby = Lobby(registry, people, stores.seeks, stores.moderation, quota)
+        metrics.probe("seeks", "Open quick-play seeks, made on any server on the database", lobby.open_seeks)
         await registry.start()
+        await lobby.start()
         catching_up = asyncio.create_task(_rating_catch_up(people))
         if getattr(_app.state, "freeze_gc", False):
             # Everything loaded so far (modules, schema, engines) lives as long as the server: keep
@@ -172,61 +188,38 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await catching_up
             await desk.stop()
+            await lobby.stop()
             await registry.stop()
-            repo.dispose()
+            stores.dispose()
 
+    trusted = parse_trusted(trusted_proxies)
+    metrics = ServerMetrics()
     app = FastAPI(title="gamester", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit)
-    app.add_middleware(
-        Guard, limits=limits, allow_origins=allow_origins, allow_hosts=allow_hosts
-    )  # outermost: runs first
+    app.add_middleware(Guard, limits=limits, allow_origins=allow_origins, allow_hosts=allow_hosts)
+    app.add_middleware(Observe, metrics=metrics)
+    app.add_middleware(ClientAddress, trusted=trusted)  # outermost: who the client is, decided once
+    app.state.metrics = metrics
+    install(app, metrics, metrics_allow, trusted)
     app.state.db_url = url
     app.state.server_id = sid
-    app.include_router(people_router(people_holder))
-    _errors(app)
-    app.include_router(table_router(holder, people_holder, quota))
+    app.include_router(people_router())
+    edge.install(app)
+    app.include_router(table_router(quota))
+    app.include_router(lobby_router())
     app.mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static")
     return app
 
 
-def _errors(app: FastAPI) -> None:
-    """Every failure is one JSON line with a status; the client's input is never echoed back."""
-
-    @app.exception_handler(ServiceError)
-    async def _service_error(_r: Request, e: ServiceError) -> JSONResponse:
-        return _error(e.status, e.code, e.message)
-
-    @app.exception_handler(GameError)
-    async def _game_error(_r: Request, e: GameError) -> JSONResponse:
-        return _error(422, "bad_request", str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http_error(r: Request, e: StarletteHTTPException) -> JSONResponse:
-        if e.status_code == 404:
-            return _error(404, "not_found", f"no such path: {r.url.path[:100]}")
-        if e.status_code == 405:
-            return _error(405, "method_not_allowed", f"{r.method} is not allowed on {r.url.path[:100]}")
-        return _error(e.status_code, "http_error", str(e.detail)[:200])
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation_error(_r: Request, e: RequestValidationError) -> JSONResponse:
-        errs = e.errors()
-        first = errs[0] if errs else {}
-        where = ".".join(str(x) for x in first.get("loc", ()))
-        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid')}"[:200])
-
-    @app.exception_handler(sa_exc.OperationalError)
-    async def _db_down(_r: Request, _e: Exception) -> JSONResponse:
-        return _error(503, "unavailable", DB_DOWN)
-
-    @app.exception_handler(StoreUnavailable)
-    async def _store_gone(_r: Request, e: StoreUnavailable) -> JSONResponse:
-        return _error(503, "unavailable", str(e))
-
-    @app.exception_handler(Exception)
-    async def _unexpected(_r: Request, e: Exception) -> JSONResponse:
-        # Reached only through a bug; still a JSON answer, and the client's input is not echoed.
-        return _error(500, "internal", f"internal error ({type(e).__name__})")
+async def _close_revoked(registry: Registry, table_ids: list[str]) -> None:
+    """An account's seat tokens changed at these tables (a new password, "log out everywhere"):
+    each room here reads its table again and closes the sockets holding the old tokens, as after a
+    leave, and every other server is told to do the same."""
+    for tid in table_ids:
+        if tid in registry.rooms:
+            with contextlib.suppress(Exception):
+                await registry.call(tid, Notice("table"))
+        registry.publish(tid, "table")
 
 
 RATING_CATCH_UP_SECONDS = 60.0

@@ -8,10 +8,13 @@ fail too, a seeded random legal move), so a table never stalls on a slow or brok
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import signal
-from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Any
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import Any, cast
 
 from gamester.agents import View, make_agent
 from gamester.core.record import replay
@@ -40,13 +43,12 @@ def choose(
     record: dict[str, Any], player: int, spec: str, budget: float, seed: int, lesson: str | None = None
 ) -> str:
     """The move (in notation) of agent ``spec`` for ``player`` in the record's position; at a lesson's
-    table (``lesson``: the tutorial's id) the move the terminal's lesson makes there, so the web teaches
-    the line the lesson was written for."""
+    table (``lesson``: the lesson's id) the lesson's own move there (its line, web/lessons.py)."""
     state = replay(record)
     if lesson is not None:
-        from gamester.play.tutorials import tutorial
+        from gamester.web.lessons import bot_move
 
-        return state.action_to_string(tutorial(lesson).bot_move(state))
+        return bot_move(lesson, state)
     view = View(state, player)
     legal = view.legal_actions()
     if not legal:
@@ -102,8 +104,39 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def make_pool(workers: int) -> Executor:
-    # spawn: the server has threads and an event loop, which fork would copy half-way.
-    return ProcessPoolExecutor(
-        max_workers=max(1, workers), mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
-    )
+class _Spawning:
+    """The ``spawn`` context (the server has threads and an event loop, which fork would copy half-way)
+    that keeps the worker processes it starts, so their pool can end them."""
+
+    def __init__(self) -> None:
+        self._ctx = multiprocessing.get_context("spawn")
+        self.started: list[BaseProcess] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    def Process(self, *args: Any, **kwargs: Any) -> BaseProcess:  # noqa: N802 - the context's name
+        p = self._ctx.Process(*args, **kwargs)
+        self.started.append(p)
+        return p
+
+
+class WorkerPool(ProcessPoolExecutor):
+    """The bot (or review) workers: a process pool that can be stopped at once."""
+
+    def __init__(self, workers: int) -> None:
+        self._spawning = _Spawning()
+        context = cast(BaseContext, self._spawning)
+        super().__init__(max_workers=max(1, workers), mp_context=context, initializer=_worker_init)
+
+    def stop_now(self) -> None:
+        """Stop without waiting: queued jobs are dropped and a worker deep in a search is ended."""
+        self.shutdown(wait=False, cancel_futures=True)
+        for p in self._spawning.started:
+            with contextlib.suppress(Exception):
+                if p.is_alive():
+                    p.terminate()
+
+
+def make_pool(workers: int) -> WorkerPool:
+    return WorkerPool(workers)

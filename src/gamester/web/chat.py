@@ -1,29 +1,34 @@
-"""Table chat and rematch offers over the table's WebSockets (docs/web.md, People).
+"""Table chat's rules (docs/web.md, People): what a line may say, and whether one is taken now.
 
 A seat or a spectator sends ``{"type": "chat", "text": "…"}``; every socket of the table, on every
-server, gets ``{"type": "chat", "seat": N|null, "name", "text", "at"}``. Text is 1 to 500 characters
-after trimming, one line, with no control, invisible or text-turning character; each socket may send
-5 at once and then one every 2 s (else ``rate_limited``). Messages are stored with the table
-(``gm_chat``); a socket that connects gets the last 100, then the table's rematch if there is one.
+server, gets ``{"type": "chat", "seat": N|null, "name", "text", "at", "account"}`` (``account``: the
+speaker's account name, null for a guest), except the sockets of accounts that block the speaker
+(docs/web.md, Blocks, reports and bans; a block made meanwhile counts from its notice on: the room's
+``Reblock``). A banned account's line is refused (``banned``). When the moderator deletes lines
+(``gamester admin chat-delete``) every socket gets ``{"type": "chat_deleted"}`` and then the lines
+left. Text is 1 to 500 characters after trimming, one line, with no control, invisible or
+text-turning character, and something a reader can see (not only blank letters or combining marks);
+each address, account and seat at a table may send 5 at once and then one every 2 s (else
+``rate_limited``): the allowances are buckets in the database (:func:`allowance`, over web/fair.py's
+``chat_keys``), so a reconnected socket keeps its count. Lines are stored with the table (``gm_chat``,
+its last 500); a socket that connects gets the last 100, then the table's rematch if there is one.
 
-:class:`ChatHub` keeps this server's sockets per table apart from the live-table runtime: it hears
-the notifier (``chat`` and ``rematch`` notices, this server's and, through PostgreSQL, the others') and
-reads what is new from the database, so a message said on one server reaches the sockets of another.
+Chat is part of the table's room (web/room.py): a line said goes through the room's queue like a
+move, so it reaches every socket in the order the table lived it, and lines said through another
+server come in as that room's notices. This module holds only the decisions, with no I/O:
+:func:`chat_text` (what is stored) and :func:`allowance` (whose allowances a line spends).
 """
 
 from __future__ import annotations
 
-import asyncio
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
-
-from gamester.store.people import PeopleStore
-from gamester.web.decisions import ServiceError
+from gamester.store.port import Bucket
+from gamester.web.errors import BadInput
+from gamester.web.names import only_filler
 
 MAX_CHAT = 500
 HISTORY = 100
@@ -31,142 +36,54 @@ BURST = 5.0
 EVERY = 2.0
 _REFUSED = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
 
-Send = Callable[[dict[str, Any]], Awaitable[None] | None]
-"""A socket's send: a coroutine function, or a plain one that queues the message (an outbox)."""
-
 
 def chat_text(text: Any) -> str:
-    """The text to store (trimmed), or ServiceError ``bad_chat`` saying why not."""
+    """The text to store (trimmed), or ``BadInput`` (``bad_chat``) saying why not."""
     if not isinstance(text, str):
-        raise ServiceError("bad_chat", "chat: text: expected text")
+        raise BadInput("chat: text: expected text", code="bad_chat")
     t = text.strip()
     if not 1 <= len(t) <= MAX_CHAT:
-        raise ServiceError("bad_chat", f"chat: text: 1 to {MAX_CHAT} characters after trimming")
+        raise BadInput(f"chat: text: 1 to {MAX_CHAT} characters after trimming", code="bad_chat")
     for ch in t:
         if unicodedata.category(ch) in _REFUSED:
-            raise ServiceError(
-                "bad_chat",
+            raise BadInput(
                 f"chat: the character U+{ord(ch):04X} is not allowed (control, invisible or text-turning)",
+                code="bad_chat",
             )
+    if only_filler(t):
+        raise BadInput("chat: text: nothing a reader could see (blank or combining marks)", code="bad_chat")
     return t
 
 
-@dataclass(eq=False)
-class Talker:
-    """One socket of a table, as the chat knows it."""
+def allowance(keys: list[str]) -> list[Bucket]:
+    """The buckets a line spends, one per key (web/fair.py's ``chat_keys``), all or none: ``BURST`` at
+    once, then one every ``EVERY`` seconds each."""
+    return [Bucket("chat", k[:120], BURST, EVERY) for k in keys]
 
-    send: Send
+
+@dataclass(eq=False)
+class Speaker:
+    """One socket of a table, as the chat knows it: who its lines go under, whose allowances they
+    spend (``keys``: the address's, the account's and the seat's at the table, web/fair.py's
+    ``chat_keys``), and the lines it has been sent (so a line heard twice, from history and from a
+    notice, shows once)."""
+
     seat: int | None
     name: str
-    tokens: float = BURST
-    at: float = 0.0
-    seen: OrderedDict[int, None] = field(default_factory=OrderedDict)  # chat ids sent to it
+    keys: list[str]
+    seen: OrderedDict[int, None] = field(default_factory=OrderedDict)
+    account: str | None = None  # the key of the account speaking through it (None: a guest)
+    blocked: frozenset[str] = frozenset()  # the accounts it blocks: their lines never reach it
 
-    async def give(self, m: dict[str, Any]) -> None:
-        if m["id"] in self.seen:
-            return
-        self.seen[m["id"]] = None
+    def hears(self, line: dict[str, Any]) -> bool:
+        """Whether a stored line may reach this socket: not one said by an account it blocks."""
+        return line.get("account") is None or line["account"] not in self.blocked
+
+    def fresh(self, line_id: int) -> bool:
+        """Whether the line ``line_id`` is new to this socket (and note that it has it now)."""
+        if line_id in self.seen:
+            return False
+        self.seen[line_id] = None
         while len(self.seen) > 4 * HISTORY:
             self.seen.popitem(last=False)
-        await _send(self.send, _message(m))
-
-
-@dataclass
-class _Table:
-    talkers: set[Talker] = field(default_factory=set)
-    rematch: str | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-class ChatHub:
-    def __init__(
-        self, store: PeopleStore, publish: Callable[[str, str], None], now: Callable[[], float]
-    ) -> None:
-        self.store = store
-        self.publish = publish
-        self.now = now
-        self.tables: dict[str, _Table] = {}
-        self.loop: asyncio.AbstractEventLoop | None = None
-
-    async def attach(self, table_id: str, send: Send, seat: int | None, name: str) -> Talker:
-        """Register a socket and send it the table's last messages (and its rematch, if any)."""
-        self.loop = asyncio.get_running_loop()
-        talker = Talker(send, seat, name, at=self.now())
-        t = self.tables.setdefault(table_id, _Table())
-        async with t.lock:
-            t.talkers.add(talker)
-            history = await run_in_threadpool(self.store.last_chat, table_id, HISTORY)
-            for m in history:
-                await talker.give(m)
-            if t.rematch is None:
-                t.rematch = await run_in_threadpool(self.store.rematch_of, table_id)
-            if t.rematch is not None:
-                await _send(send, {"type": "rematch", "table": t.rematch})
-        return talker
-
-    def detach(self, table_id: str, talker: Talker) -> None:
-        t = self.tables.get(table_id)
-        if t is None:
-            return
-        t.talkers.discard(talker)
-        if not t.talkers and not t.lock.locked():
-            del self.tables[table_id]
-
-    async def say(self, table_id: str, talker: Talker, text: Any) -> None:
-        clean = chat_text(text)
-        now = self.now()
-        talker.tokens = min(BURST, talker.tokens + (now - talker.at) / EVERY)
-        talker.at = now
-        if talker.tokens < 1.0:
-            raise ServiceError("rate_limited", f"chat: at most one message every {EVERY:g} s; slow down")
-        talker.tokens -= 1.0
-        await run_in_threadpool(self.store.add_chat, table_id, talker.seat, talker.name, clean, now)
-        self.publish(table_id, "chat")
-
-    # -- notices -------------------------------------------------------------------------------
-    def on_notice(self, table_id: str, kind: str, _remote: bool) -> None:
-        """From the notifier (any thread): a chat message or a rematch was stored somewhere."""
-        loop = self.loop
-        if kind not in ("chat", "rematch") or table_id not in self.tables or loop is None or loop.is_closed():
-            return
-        job = self._deliver_chat if kind == "chat" else self._deliver_rematch
-        loop.call_soon_threadsafe(lambda: _spawn(job(table_id)))
-
-    async def _deliver_chat(self, table_id: str) -> None:
-        t = self.tables.get(table_id)
-        if t is None:
-            return
-        async with t.lock:
-            rows = await run_in_threadpool(self.store.last_chat, table_id, 50)
-            for m in rows:
-                for talker in list(t.talkers):
-                    await talker.give(m)
-
-    async def _deliver_rematch(self, table_id: str) -> None:
-        t = self.tables.get(table_id)
-        if t is None or t.rematch is not None:
-            return
-        async with t.lock:
-            t.rematch = await run_in_threadpool(self.store.rematch_of, table_id)
-            if t.rematch is not None:
-                for talker in list(t.talkers):
-                    await _send(talker.send, {"type": "rematch", "table": t.rematch})
-
-
-_tasks: set[asyncio.Task[None]] = set()
-
-
-def _spawn(coro: Awaitable[None]) -> None:
-    task: asyncio.Task[None] = asyncio.ensure_future(coro)
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
-
-
-async def _send(send: Send, message: dict[str, Any]) -> None:
-    sent = send(message)
-    if sent is not None:
-        await sent
-
-
-def _message(m: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "chat", "seat": m["seat"], "name": m["name"], "text": m["text"], "at": m["at"]}
+        return True

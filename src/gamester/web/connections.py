@@ -7,7 +7,8 @@
   the connection opening) gets 408 and the connection closes: a half-sent request (slowloris) holds
   a socket for seconds, not for ever;
 - one address holds at most ``limits.connections_per_address`` connections (then 429 and close),
-  unless ``limits.per_address`` is off.
+  unless ``limits.per_address`` is off. A trusted proxy (``--trusted-proxy``, web/proxy.py) is not
+  capped: it carries every client's connections, and caps its own clients (docs/deploy.md).
 A connection upgraded to a WebSocket leaves these counts: sockets have their own quota (guard.py).
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -36,8 +38,11 @@ def _answer(status: int, code: str, message: str) -> bytes:
     return b"\r\n".join(head) + b"\r\n\r\n" + body
 
 
-def guarded_protocol(limits: Limits) -> type[HttpToolsProtocol]:
-    """A protocol class for ``uvicorn.Config(http=...)`` that applies ``limits``."""
+def guarded_protocol(
+    limits: Limits, uncapped: Callable[[str], bool] = lambda _addr: False
+) -> type[HttpToolsProtocol]:
+    """A protocol class for ``uvicorn.Config(http=...)`` that applies ``limits`` (the connection cap
+    to every peer but those ``uncapped`` says are trusted proxies)."""
     per_address: dict[str, int] = {}
 
     class Guarded(HttpToolsProtocol):
@@ -51,7 +56,7 @@ def guarded_protocol(limits: Limits) -> type[HttpToolsProtocol]:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._addr = self.client[0] if self.client else None
-            if self._addr is not None:
+            if self._addr is not None and not uncapped(self._addr):
                 held = per_address.get(self._addr, 0)
                 if limits.per_address and held >= limits.connections_per_address:
                     self._close_with(

@@ -5,7 +5,9 @@ Everything a table decides is here: whether a move is taken and what the row bec
 leaves (:func:`leave`), the end on time (:func:`forfeit`), what each viewer is shown (:func:`frame`,
 :func:`view_text`, :func:`public`), and what is due next — a bot's turn, a timer, a timeout
 (:func:`due`). The room (``room.py``) awaits the repository and applies what these return; the tests
-(``tests/test_web_decisions.py``) call them without a database.
+(``tests/test_web_decisions.py``) call them without a database. A refusal is a domain error
+(:mod:`gamester.web.errors`: ``NotYourTurn``, ``SeatTaken``, ``Stale``…) with a machine code and one
+line; what it becomes over HTTP or a WebSocket is the edge's business (:mod:`gamester.web.edge`).
 
 What a viewer may see is built once per action from ``observation(seat)`` / ``public_observation()``
 and the game's ``action_event_seen_by`` / ``last_events_seen_by``: nothing else of a state is ever
@@ -26,8 +28,24 @@ from typing import Any
 from gamester.agents import best_agent_spec
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
+from gamester.core.rng import derive
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
-from gamester.web import lessons
+from gamester.web import lessons, slow
+from gamester.web.errors import (
+    BadInput,
+    BadToken,
+    Conflict,
+    IllegalAction,
+    Left,
+    Malformed,
+    NotAllowed,
+    NotOver,
+    NotPlaying,
+    NotTheLesson,
+    NotYourTurn,
+    SeatTaken,
+    Stale,
+)
 from gamester.web.menu import MenuError, agent_menu, check_options, check_seat
 
 SPECTATOR = -1
@@ -37,7 +55,7 @@ MAX_NAME = 40
 MAX_SPEC = 200
 MAX_ACTION = 80
 KEEP_FRAMES = 8
-MAX_CLOCK_SECONDS = 7 * 24 * 3600
+MAX_CLOCK_SECONDS = slow.MAX_SECONDS
 
 Frame = dict[int, tuple[str, str, str, str, str]]
 """Per viewer (a seat or SPECTATOR): the JSON text of its view, its events and its legal moves, the
@@ -54,16 +72,7 @@ class SeatOwner:
     key: str
     name: str
     token_for: Callable[[str, int], str]
-
-
-class ServiceError(Exception):
-    """A refused request: ``code`` for WebSocket errors, ``status`` for HTTP."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+    shunned: frozenset[str] = frozenset()  # accounts it blocks or is blocked by: never at one table
 
 
 def hash_token(token: str) -> str:
@@ -229,30 +238,30 @@ def new_table(
     owner: SeatOwner | None = None,
     access: tuple[bool, bool] = (False, False),
 ) -> tuple[TableRow, State]:
-    """The row and initial state of a new table (``ServiceError`` on bad input). With ``creator``
-    (``{"seat": N, "name": "..."}``) that seat is taken with ``token`` in the same write, so nobody can
-    sit down between creating and joining. ``access``: whether the table is open and whether it is
-    private (``validate.access``); the caller gives out the invites (:func:`issue_invites`)."""
+    """The row and initial state of a new table (a refusal, web/errors.py, on bad input). With
+    ``creator`` (``{"seat": N, "name": "..."}``) that seat is taken with ``token`` in the same write,
+    so nobody can sit down between creating and joining. ``access``: whether the table is open and
+    whether it is private (``validate.access``); the caller gives out the invites
+    (:func:`issue_invites`)."""
     from gamester.core.registry import load_game
 
     try:
         game = load_game(game_name, **options)
     except GameError as e:
-        raise ServiceError("bad_game", str(e), 422) from None
+        raise BadInput(str(e), code="bad_game") from None
     except (TypeError, ValueError, RecursionError) as e:
-        raise ServiceError("bad_game", f"options: {type(e).__name__}: not valid", 422) from None
+        raise BadInput(f"options: {type(e).__name__}: not valid", code="bad_game") from None
     try:
         check_options(game.name, game.options_json())
     except MenuError as e:
-        raise ServiceError("bad_options", str(e), 422) from None
+        raise BadInput(str(e), code="bad_options") from None
     menu = agent_menu(game.name)
     n = game.num_players
     if len(seat_kinds) != n:
-        raise ServiceError(
-            "bad_seats",
+        raise BadInput(
             f"seats: {game.spec()} has {n} players, "
             f'so give {n} entries ("human" or an agent spec), not {len(seat_kinds)}',
-            422,
+            code="bad_seats",
         )
     seats: list[SeatRow] = []
     for i, kind in enumerate(seat_kinds):
@@ -260,15 +269,15 @@ def new_table(
             seats.append(SeatRow(seat=i, kind="human"))
             continue
         if len(kind) > MAX_SPEC:
-            raise ServiceError("bad_seats", f"seats[{i}]: agent spec longer than {MAX_SPEC}", 422)
+            raise BadInput(f"seats[{i}]: agent spec longer than {MAX_SPEC}", code="bad_seats")
         try:  # read against the menu, never built here (the bot workers build it)
             check_seat(game, kind, menu)
         except MenuError as e:
-            raise ServiceError("bad_seats", f"seats[{i}]: {e}", 422) from None
+            raise BadInput(f"seats[{i}]: {e}", code="bad_seats") from None
         seats.append(SeatRow(seat=i, kind="bot", agent=kind))
     checked = check_clock(clock)
     if rated and not any(s.kind == "human" for s in seats):
-        raise ServiceError("bad_rated", "rated: a rated table needs a human seat (an account)", 422)
+        raise BadInput("rated: a rated table needs a human seat (an account)", code="bad_rated")
     state = game.new_initial_state(seed=seed)
     status = "waiting" if any(s.kind == "human" for s in seats) else "playing"
     row = TableRow(
@@ -292,7 +301,7 @@ def new_table(
     row.deadline = deadline(row, state, now) if status == "playing" else None
     if creator is not None:
         if not isinstance(creator, dict) or set(creator) - {"seat", "name"} or token is None:
-            raise ServiceError("bad_join", 'join: expected {"seat": N, "name": "..."} (a human seat)', 422)
+            raise BadInput('join: expected {"seat": N, "name": "..."} (a human seat)', code="bad_join")
         plan = join(row, creator.get("seat"), creator.get("name"), None, token, owner)
         taken = row.seats[plan.seat]
         taken.name, taken.token_hash, taken.account = plan.name, hash_token(plan.token), plan.account
@@ -318,27 +327,24 @@ def check_clock(clock: Any) -> dict[str, Any] | None:
     if clock is None:
         return None
     if not isinstance(clock, dict):
-        raise ServiceError(
-            "bad_clock", 'clock: expected null or {"seconds_per_move": S, "on_timeout": "bot"|"forfeit"}', 422
+        raise BadInput(
+            'clock: expected null or {"seconds_per_move": S, "on_timeout": "bot"|"forfeit"}', code="bad_clock"
         )
     unknown = sorted(set(clock) - {"seconds_per_move", "on_timeout"})
     if unknown:
-        raise ServiceError(
-            "bad_clock",
-            f"clock: unknown field {short(unknown[0])}; valid: seconds_per_move, on_timeout",
-            422,
+        raise BadInput(
+            f"clock: unknown field {short(unknown[0])}; valid: seconds_per_move, on_timeout", code="bad_clock"
         )
     s = clock.get("seconds_per_move")
     if isinstance(s, bool) or not isinstance(s, int | float) or not 1 <= s <= MAX_CLOCK_SECONDS:
-        raise ServiceError(
-            "bad_clock",
-            f"clock.seconds_per_move: expected a number of seconds from 1 "
-            f"to {MAX_CLOCK_SECONDS}, got {short(s)}",
-            422,
+        raise BadInput(
+            f"clock.seconds_per_move: expected a number of seconds from 1 to {MAX_CLOCK_SECONDS} "
+            f"(over {slow.GUEST_SECONDS}: a slow table, accounts only), got {short(s)}",
+            code="bad_clock",
         )
     t = clock.get("on_timeout", "bot")
     if t not in ("bot", "forfeit"):
-        raise ServiceError("bad_clock", f'clock.on_timeout: expected "bot" or "forfeit", got {short(t)}', 422)
+        raise BadInput(f'clock.on_timeout: expected "bot" or "forfeit", got {short(t)}', code="bad_clock")
     return {"seconds_per_move": s, "on_timeout": t}
 
 
@@ -391,47 +397,49 @@ def join(
     owner: SeatOwner | None = None,
     invite: Any = None,
 ) -> Join:
-    """Who joins which seat (``ServiceError`` if not): ``new_token`` is the token handed out if the
+    """Who joins which seat (a refusal if not): ``new_token`` is the token handed out if the
     seat is taken now; a seat's own token given back joins again without a write. With ``owner`` (a
     logged-in player) the seat is the account's, under its name and with its token for the seat, so
     the account sitting down again, from any device, gets it back. A rated table seats accounts only,
     each once (docs/web.md, People). A seat with an invite is taken only with its code (``invite``)."""
     n = len(row.seats)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ServiceError(
-            "bad_seat", f"seat: expected a seat number from 0 to {n - 1}, got {short(seat)}", 422
-        )
+        raise BadInput(f"seat: expected a seat number from 0 to {n - 1}, got {short(seat)}", code="bad_seat")
     if name is None:
         name = f"Player {seat + 1}"
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-        raise ServiceError("bad_name", f"name: expected a name of 1 to {MAX_NAME} characters", 422)
+        raise BadInput(f"name: expected a name of 1 to {MAX_NAME} characters", code="bad_name")
     name = " ".join(name.split())
     s = row.seats[seat]
     if s.kind != "human":
-        raise ServiceError("seat_taken", f"seat {seat} is a computer player ({s.agent})", 409)
+        raise SeatTaken(f"seat {seat} is a computer player ({s.agent})")
     if token is not None:
         if (
             not isinstance(token, str)
             or s.token_hash is None
             or not hmac.compare_digest(hash_token(token), s.token_hash)
         ):
-            raise ServiceError("bad_token", f"seat {seat}: that token is not this seat's", 403)
+            raise BadToken(f"seat {seat}: that token is not this seat's")
         return Join(seat, name, token, new=False)
     if owner is not None:
         mine = owner.token_for(row.id, seat)
         if s.account == owner.key and s.token_hash is not None:  # its own seat, from another device
             return Join(seat, owner.name, mine, new=False, account=owner.key)
         if row.rated and any(o.account == owner.key for o in row.seats):
-            raise ServiceError("seat_taken", "rated: an account takes one seat of a rated table", 409)
+            raise SeatTaken("rated: an account takes one seat of a rated table")
+        if any(o.account in owner.shunned for o in row.seats if o.token_hash is not None):
+            raise Conflict("someone at this table has blocked you, or you them", code="blocked")
         name, new_token = owner.name, mine
     elif row.rated:
-        raise ServiceError("account_needed", "rated: log in to sit at a rated table", 422)
+        raise BadInput("rated: log in to sit at a rated table", code="account_needed")
+    elif slow.is_slow(row.clock):
+        raise BadInput("a slow table (a long clock) seats accounts: log in first", code="account_needed")
     if s.token_hash is not None:
-        raise ServiceError("seat_taken", f"seat {seat} is taken", 409)
+        raise SeatTaken(f"seat {seat} is taken")
     if s.invite_hash is not None and not _matches(invite, s.invite_hash):
         if invite is None:
-            raise ServiceError("invite_needed", f"seat {seat} is kept for a friend: use its invite link", 403)
-        raise ServiceError("bad_invite", f"seat {seat}: that invite is not this seat's", 403)
+            raise NotAllowed(f"seat {seat} is kept for a friend: use its invite link", code="invite_needed")
+        raise NotAllowed(f"seat {seat}: that invite is not this seat's", code="bad_invite")
     return Join(seat, name, new_token, new=True, account=None if owner is None else owner.key)
 
 
@@ -444,11 +452,11 @@ def starts(row: TableRow, state: State, now: float) -> float | bool | None:
 
 
 def leave(row: TableRow, token: Any) -> tuple[int, str]:
-    """The seat ``token`` leaves and its token hash (``ServiceError`` if it holds none)."""
+    """The seat ``token`` leaves and its token hash (``BadToken`` if it holds none)."""
     seat = authenticate(row, token)
     held = row.seats[seat].token_hash if seat is not None else None
     if seat is None or held is None:
-        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
+        raise BadToken("token: not a seat's token at this table")
     return seat, held
 
 
@@ -485,10 +493,10 @@ def issue_invites(row: TableRow, secret: str) -> dict[str, Any]:
 
 
 def invites_for(row: TableRow, token: Any) -> dict[str, Any]:
-    """The codes ``issue_invites`` gave out with the creator's ``token``, again (``ServiceError``
+    """The codes ``issue_invites`` gave out with the creator's ``token``, again (``BadToken``
     unless the token is a seat's; another seat's token finds none)."""
     if authenticate(row, token) is None:
-        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
+        raise BadToken("token: not a seat's token at this table")
     out: dict[str, Any] = {"invites": {}}
     for s in row.seats:
         code = _code(token, row.id, f"seat{s.seat}")
@@ -519,7 +527,7 @@ def may_watch(row: TableRow, invite: Any = None, token: Any = None, account: str
 
 def check_watch(row: TableRow, invite: Any = None, token: Any = None, account: str | None = None) -> None:
     if not may_watch(row, invite, token, account):
-        raise ServiceError("private_table", "this table is private: open it with its invite link", 403)
+        raise NotAllowed("this table is private: open it with its invite link", code="private_table")
 
 
 # -- moves ----------------------------------------------------------------------------------------
@@ -551,43 +559,43 @@ def act(
     source: str = "human",
     token_hash: str | None = None,
 ) -> Move:
-    """Play ``text`` for ``player`` if ``seq`` is the table's (``ServiceError`` if not). With
+    """Play ``text`` for ``player`` if ``seq`` is the table's (a refusal if not). With
     ``token_hash`` (a human's socket) the move is refused (``left``) unless that token still holds the
     seat; a ``timeout`` move only once the clock has run out. ``state`` is not changed."""
     if isinstance(seq, bool) or not isinstance(seq, int):
-        raise ServiceError("bad_message", "seq: required, a whole number (the view's seq)")
+        raise Malformed("seq: required, a whole number (the view's seq)")
     if not isinstance(text, str) or not text or len(text) > MAX_ACTION:
-        raise ServiceError("bad_message", f"action: expected an action in notation, got {short(text)}")
+        raise Malformed(f"action: expected an action in notation, got {short(text)}")
     if token_hash is not None and not holds(row, player, token_hash):
-        raise ServiceError("left", "this token has left the seat")
+        raise Left("this token has left the seat")
     if row.status == "waiting":
-        raise ServiceError("not_playing", "the table is waiting for players")
+        raise NotPlaying("the table is waiting for players")
     if row.status == "over":
-        raise ServiceError("game_over", "the game is over")
+        raise NotPlaying("the game is over", code="game_over")
     if seq != row.seq:
-        raise ServiceError("stale", f"seq {seq} is not the table's ({row.seq}): the view is out of date")
+        raise Stale(f"seq {seq} is not the table's ({row.seq}): the view is out of date")
     if state.current_player() != player:
-        raise ServiceError("not_your_turn", f"it is not seat {player}'s turn")
+        raise NotYourTurn(f"it is not seat {player}'s turn")
     if source == "timeout" and (row.deadline is None or row.deadline > now):
-        raise ServiceError("stale", "the clock has not run out")
+        raise Stale("the clock has not run out")
     try:
         a = state.string_to_action(text)
     except GameError as e:
-        raise ServiceError("illegal_action", str(e)) from None
+        raise IllegalAction(str(e)) from None
     except Exception:  # noqa: BLE001 - any parse failure is bad input
-        raise ServiceError("illegal_action", f"{short(text)} is not an action") from None
+        raise IllegalAction(f"{short(text)} is not an action") from None
     if a not in state.legal_actions():
         legal = sorted(state.legal_action_strings())
-        raise ServiceError("illegal_action", f"{text!r} is not legal now; legal: " + " ".join(legal))
+        raise IllegalAction(f"{text!r} is not legal now; legal: " + " ".join(legal))
     canonical = state.action_to_string(a)
     if row.lesson is not None and source == "human":
         why = lessons.refusal(row.lesson, state, player, canonical)
         if why is not None:  # explained, never played: as the terminal's lesson does
-            raise ServiceError("not_the_lesson", why)
+            raise NotTheLesson(why)
     new = state.clone()
     new.apply_action(a)
     over = new.is_terminal()
-    chance_now = len(new.chance.entries())
+    chance_now = len(new.chance.log)  # counted, not completed (a pack is a shuffle)
     return Move(
         seq=seq,
         action=a,
@@ -695,7 +703,7 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
         player=p,
         spec=spec,
         record=state.record(),
-        seed=(row.seed * 31 + row.seq * 7919 + (1 if kind == "hint" else 0)) % (1 << 62),
+        seed=derive(row.seed, kind, row.seq),
         kind=kind,
         lesson=row.lesson if kind == "bot" else None,
     )
@@ -703,21 +711,20 @@ def job(row: TableRow, state: State, kind: str) -> Job | None:
 
 def check_hint(row: TableRow, state: State, player: int, seq: Any) -> None:
     if isinstance(seq, bool) or not isinstance(seq, int):
-        raise ServiceError("bad_message", "seq: required, a whole number (the view's seq)")
+        raise Malformed("seq: required, a whole number (the view's seq)")
     if row.status != "playing":
-        raise ServiceError(
-            "not_playing" if row.status == "waiting" else "game_over", "no hints: the table is not playing"
-        )
+        code = "not_playing" if row.status == "waiting" else "game_over"
+        raise NotPlaying("no hints: the table is not playing", code=code)
     if seq != row.seq:
-        raise ServiceError("stale", f"seq {seq} is not the table's ({row.seq})")
+        raise Stale(f"seq {seq} is not the table's ({row.seq})")
     if state.current_player() != player:
-        raise ServiceError("not_your_turn", f"it is not seat {player}'s turn")
+        raise NotYourTurn(f"it is not seat {player}'s turn")
 
 
 # -- after the end --------------------------------------------------------------------------------
 def record(row: TableRow, state: State) -> dict[str, Any]:
     if row.status != "over":
-        raise ServiceError("not_over", "the record is given out once the game is over", 403)
+        raise NotOver("the record is given out once the game is over")
     rec = state.record()
     if row.forfeit is not None:
         rec["result"] = {"forfeit": row.forfeit, "returns": row.returns}
@@ -727,7 +734,7 @@ def record(row: TableRow, state: State) -> dict[str, Any]:
 def check_replay_seat(row: TableRow, seat: Any) -> None:
     n = len(row.seats)
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-        raise ServiceError("bad_seat", f"seat: expected a seat number from 0 to {n - 1}", 422)
+        raise BadInput(f"seat: expected a seat number from 0 to {n - 1}", code="bad_seat")
 
 
 def replay(row: TableRow, rec: dict[str, Any], seat: Any) -> dict[str, Any]:

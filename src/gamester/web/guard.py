@@ -10,8 +10,9 @@
 - A state-changing request (POST, PUT, PATCH, DELETE) under ``/api`` that carries a body needs
   ``Content-Type: application/json``: else 415 ``unsupported_media_type``. A page elsewhere can
   then not post to the API with a plain form.
-- Per client address: tables created a minute (counted in the database, so every server on it
-  counts the same ones) and open WebSockets on this server (429 ``rate_limited``).
+- Per client address: open WebSockets on this server (close 1008 ``rate_limited``), and requests to
+  the API, reads and writes alike, from one token bucket per address (429 ``rate_limited``). (Tables
+  made are counted where they are made, whatever makes them: web/fair.py's ``TableQuota``.)
 - Every HTTP answer carries the security headers (``SECURITY_HEADERS`` and a Content-Security-Policy
   that allows no inline script).
 """
@@ -26,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gamester.web.limits import Limits
@@ -38,12 +38,6 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cross-origin-opener-policy", b"same-origin"),
 )
 _WRITES = {"POST", "PUT", "PATCH", "DELETE"}
-
-
-def _creates_table(path: str) -> bool:
-    """A request that makes a table: a new table, or a lesson's (``/api/tutorials/{id}``)."""
-    path = path.rstrip("/")
-    return path == "/api/tables" or path.startswith("/api/tutorials/")
 
 
 def csp(host: str) -> bytes:
@@ -88,11 +82,31 @@ def netloc(origin: str) -> str | None:
 
 @dataclass
 class Quotas:
-    """Per-address counters of one server process: its open sockets. (Tables created per address
-    are counted in the database, shared by every server on it: :func:`table_wait`.)"""
+    """Per-address counters of one server process: its open sockets and its API requests (a token
+    bucket each: ``request_burst`` at once, then ``requests_per_second``). (Tables created per
+    address are counted in the database, shared by every server on it: web/fair.py's
+    ``TableQuota``.)"""
 
     limits: Limits
     sockets: dict[str, int] = field(default_factory=dict)
+    requests: dict[str, tuple[float, float]] = field(default_factory=dict)  # address -> (tokens, at)
+
+    def request(self, addr: str, now: float) -> float:
+        """Take one request from ``addr``'s bucket: 0.0, or the seconds until it has one again."""
+        lim = self.limits
+        if not lim.per_address:
+            return 0.0
+        burst, rate = float(lim.request_burst), lim.requests_per_second
+        tokens, at = self.requests.get(addr, (burst, now))
+        tokens = min(burst, tokens + max(0.0, now - at) * rate)
+        if tokens < 1.0:
+            self.requests[addr] = (tokens, now)
+            return (1.0 - tokens) / rate
+        self.requests[addr] = (tokens - 1.0, now)
+        if len(self.requests) > 10_000:  # forget the buckets that are full again
+            full = burst / rate
+            self.requests = {a: v for a, v in self.requests.items() if now - v[1] < full}
+        return 0.0
 
     def open_socket(self, addr: str) -> bool:
         if self.limits.per_address and self.sockets.get(addr, 0) >= self.limits.sockets_per_address:
@@ -106,19 +120,6 @@ class Quotas:
             self.sockets[addr] = left
         else:
             self.sockets.pop(addr, None)
-
-
-async def table_wait(scope: Scope) -> float:
-    """Seconds the request's address must wait before it may create a table (0.0: now), taking one
-    from its bucket if not. The buckets are the app's ``state.table_quota`` (web/accounts.py's
-    ``Throttle``, kept in the database), so that every server on one database counts the same
-    creations; an app not started yet has none, and nothing could be created through it anyway."""
-    app = scope.get("app")
-    quota = getattr(getattr(app, "state", None), "table_quota", None)
-    if quota is None:
-        return 0.0
-    wait: float = await run_in_threadpool(quota.take, _client(scope), time.time())
-    return wait
 
 
 def _client(scope: Scope) -> str:
@@ -200,6 +201,18 @@ class Guard:
             await _refuse(send, 403, "bad_origin", "requests from another site's page are refused")
             return
         method, path = scope["method"], scope["path"]
+        if path.startswith("/api/"):
+            wait = self.quotas.request(_client(scope), time.monotonic())
+            if wait > 0.0:
+                rate, seconds = self.quotas.limits.requests_per_second, max(1, round(wait))
+                await _refuse(
+                    send,
+                    429,
+                    "rate_limited",
+                    f"too many requests from this address: at most {rate:g} a second; wait {seconds} s",
+                    [(b"retry-after", str(seconds).encode())],
+                )
+                return
         if method in _WRITES and path.startswith("/api/"):
             ctype = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
             length = _header(scope, b"content-length")
@@ -212,18 +225,6 @@ class Guard:
                     "send the body as Content-Type: application/json",
                 )
                 return
-            if method == "POST" and _creates_table(path) and self.quotas.limits.per_address:
-                wait = await table_wait(scope)
-                if wait > 0.0:
-                    await _refuse(
-                        send,
-                        429,
-                        "rate_limited",
-                        f"too many tables created from this address: at most "
-                        f"{self.quotas.limits.tables_per_minute} a minute; try again in {wait:.0f} s",
-                        [(b"retry-after", str(max(1, round(wait))).encode())],
-                    )
-                    return
         host = (_header(scope, b"host") or "").lower()
         policy = csp(host if all(ch.isalnum() or ch in ".:-[]" for ch in host) else "")
 

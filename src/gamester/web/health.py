@@ -41,7 +41,9 @@ class DatabaseHealth:
 
     async def answer(self) -> tuple[int, dict[str, Any]]:
         """(HTTP status, body) of ``/api/health``."""
+        from gamester import __version__  # the release (docs/deploy.md, Upgrades)
+
         problem = await self.problem()
         if problem is None:
-            return 200, {"ok": True, "database": "ok"}
-        return 503, {"ok": False, "database": problem}
+            return 200, {"ok": True, "database": "ok", "version": __version__}
+        return 503, {"ok": False, "database": problem, "version": __version__}

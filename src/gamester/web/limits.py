@@ -36,6 +36,11 @@ class Limits:
     unjoined_minutes: float = 60.0
     """A waiting table nobody but its creator has joined, and nobody watches, expires (is deleted)
     this long after it was made."""
+    requests_per_second: float = 20.0
+    """API requests (reads and writes alike: the health probe, the leaderboards, a table's page) one
+    address may make a second, on average (then 429 rate_limited)."""
+    request_burst: int = 200
+    """API requests one address may make at once before ``requests_per_second`` holds it back."""
     per_address: bool = True
     """False (``--limits off``): no per-address quota."""
 
@@ -54,6 +59,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "waiting_per_address": (1, 100_000),
     "unjoined_minutes": (1, 30 * 24 * 60),
     "bots_per_address": (1, 1000),
+    "requests_per_second": (0.1, 100_000),
+    "request_burst": (1, 1_000_000),
 }
 
 

@@ -6,7 +6,8 @@ in the worker processes, and nothing (no agent, no bank, no cache file) is made 
 to check a request. A spec may change only the parameters listed in ``CAPS``, each within its range;
 so one request cannot ask for a search that runs for minutes or fills the memory.
 
-Options whose values would make a game last days are capped for the web (``OPTION_CAPS``): the
+Options whose values would make a game last days are capped for the web by the game itself (each
+such option's ``web_maximum`` in its options dataclass, ``gamester.core.options.web_caps``): the
 command line and the Python API keep the whole range.
 """
 
@@ -21,8 +22,9 @@ from typing import Any
 from gamester.agents import agent_refuses, best_agent_spec
 from gamester.agents.base import parse_agent_spec
 from gamester.core.errors import GameError
+from gamester.core.options import web_caps
 from gamester.core.protocol import Game
-from gamester.core.registry import load_game
+from gamester.core.registry import game_class, load_game
 
 # Per agent: parameter -> (lowest, highest, whole number?). An agent missing here takes no parameter.
 CAPS: dict[str, dict[str, tuple[float, float, bool]]] = {
@@ -41,14 +43,6 @@ CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
 CHOICES["futures"] = {"infer": ("heuristic", "policy", "none")}
 for _name in CHOICES:
     CAPS[_name]["pool"] = (2, 64, True)  # policy inference's candidate worlds a batch
-
-# Per game: option -> highest value a web table may use.
-OPTION_CAPS: dict[str, dict[str, int]] = {
-    "penneech": {"target": 201},
-    "piquesept": {"deals": 16},
-    "pentyrch": {"max_rounds": 300, "games": 8},
-}
-
 
 # The stars (``strength``): 0 plays any legal move; 1 is the level of the game's heuristic; 2 is
 # measured clearly above the heuristic without being the best; 3 is the game's best agent at about a
@@ -208,7 +202,7 @@ def check_seat(game: Game, spec: str, menu: list[dict[str, Any]]) -> None:
 
 def check_options(game_name: str, options: dict[str, Any]) -> None:
     """No option above its web cap (the game checks everything else when the table is made)."""
-    for key, cap in OPTION_CAPS.get(game_name, {}).items():
+    for key, cap in caps_json(game_name).items():
         value = options.get(key)
         if value is None:
             continue
@@ -221,4 +215,5 @@ def check_options(game_name: str, options: dict[str, Any]) -> None:
 
 
 def caps_json(game_name: str) -> dict[str, int]:
-    return dict(OPTION_CAPS.get(game_name, {}))
+    """Each option the game caps for web tables, with its cap (``web_maximum`` in its options)."""
+    return web_caps(game_class(game_name).options_class)

@@ -4,8 +4,8 @@
 once it has been idle for ``IDLE_SECONDS`` (no socket, nothing queued, nothing thinking, no lease
 held). It is the rooms' host: database calls (PostgreSQL's in threads, so the event loop never waits for
 a round trip; SQLite's writes inline, see :meth:`Registry.db`), the worker pool for bot moves and
-hints, and the notifier. Other servers'
-notices go to the room of their table, if this server has one.
+hints (web/jobs.py), and the notifier. Other servers' notices — a move, a seat, a chat line, a rematch —
+go to the room of their table as commands, if this server has one.
 
 The lease loop renews this server's leases in one write per round, takes tables nobody runs (and
 those of servers on this machine that died), pokes its rooms so a missed timer or a failed bot move is
@@ -23,14 +23,15 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from gamester.core.protocol import State
-from gamester.store.port import TableRepository, TableRow
-from gamester.web import bots
+from gamester.store.port import ChatRepository, TableRepository, TableRow
+from gamester.web import bots, jobs
 from gamester.web import decisions as d
+from gamester.web.commands import Command, Heard, Lease, Notice, Rematched, RoomCommand
 from gamester.web.fair import FairGate
 from gamester.web.notifier import Notifier
 from gamester.web.pace import ThinkTimes
@@ -72,6 +73,7 @@ class Registry:
     def __init__(
         self,
         repo: TableRepository,
+        chat: ChatRepository,
         notifier: Notifier,
         *,
         server_id: str,
@@ -85,6 +87,7 @@ class Registry:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
+        self.chat = chat
         self.notifier = notifier
         self.server_id = server_id
         self.workers = workers
@@ -95,7 +98,7 @@ class Registry:
         self.now = clock
         self._next_expiry = 0.0
         self.rooms: dict[str, Room] = {}
-        self.pool: Executor | None = None
+        self.pool: bots.WorkerPool | None = None
         # Turns at the workers by client address (0: no cap per address, still in turns).
         self.gate = FairGate(workers, bots_per_address or workers)
         self._db_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="gamester-db")
@@ -103,18 +106,24 @@ class Registry:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lease_task: asyncio.Task[None] | None = None
         self.on_end: list[Callable[[str], Any]] = []
+        self.on_created: list[Callable[[TableRow], None]] = []  # a table made here (metrics, logs)
+        self.thinking: dict[str, int] = {"bot": 0, "hint": 0}  # jobs at or waiting for the workers
         self.think_times = ThinkTimes()  # a forced bot move takes as long as a real one (web/pace.py)
         self._ending: set[asyncio.Future[Any]] = set()
 
     # -- the rooms' host -------------------------------------------------------------------------
     async def db(self, fn: Callable[..., T], *args: Any, write: bool = False, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` of the repository. On PostgreSQL every call runs in a thread, so the
-        event loop never waits for a round trip. On SQLite a write runs on the event loop itself: a
-        local commit of well under a millisecond, where a hand-off to a thread and back costs more and,
-        on a busy machine, waits for the thread to be scheduled (500 tables: p99 23 ms inline against
-        546 ms through a writer thread, benchmarks/web_load.py). Reads run in threads either way."""
+        event loop never waits for a round trip. On SQLite a write runs on the event loop itself when
+        the writer is free: a local commit of well under a millisecond, where a hand-off to a thread
+        and back costs more and, on a busy machine, waits for the thread to be scheduled (500 tables:
+        p99 23 ms inline against 546 ms through a writer thread, benchmarks/web_load.py). When a
+        thread holds the writer (an account's write, a rating), the write goes to a thread too and
+        waits there: the event loop never waits for a lock a thread holds. Reads run in threads."""
         if write and self.inline_writes:
-            return fn(*args, **kwargs)
+            with self.repo.writer_if_free() as free:
+                if free:
+                    return fn(*args, **kwargs)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._db_pool, lambda: fn(*args, **kwargs))
 
@@ -143,12 +152,16 @@ class Registry:
         """``fn(*args)`` in a bot worker, once it is ``key``'s turn there (web/fair.py). A job that has
         not answered well past its budget (``kind``'s) is given up (TimeoutError): its turn at the
         workers goes to the next, so a worker that never answers cannot keep a slot for ever."""
-        limit = 3 * self.job_seconds(kind) + 10.0
+        limit = jobs.lost_after(self.job_seconds(kind))
 
         async def job() -> Any:
             return await asyncio.wait_for(self._in_pool(fn, *args), limit)
 
-        return await self.gate.run(key, job, urgent=urgent)
+        self.thinking[kind] = self.thinking.get(kind, 0) + 1
+        try:
+            return await self.gate.run(key, job, urgent=urgent)
+        finally:
+            self.thinking[kind] -= 1
 
     async def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()
@@ -184,17 +197,34 @@ class Registry:
         self.rooms[table_id] = r
         return r
 
-    async def call(self, table_id: str, kind: str, *args: Any, **kwargs: Any) -> Any:
-        """A command to the table's room (opened if need be; again if it was just evicted)."""
+    async def call(self, table_id: str, cmd: Command[T]) -> T:
+        """``cmd`` to the table's room (opened if need be; again if it was just evicted): its answer."""
         while True:
             try:
-                return await self.room(table_id).call(kind, *args, **kwargs)
+                return await self.room(table_id).call(cmd)
             except RoomClosed:
                 continue
 
+    def tell(self, table_id: str, cmd: RoomCommand) -> None:
+        """``cmd`` to the table's room if this server has it open (nobody waits for it)."""
+        r = self.rooms.get(table_id)
+        if r is not None:
+            r.post(cmd)
+
     def adopt(self, row: TableRow, state: State) -> Room:
         """The room of a table just created here (its row and state are known: nothing to read)."""
-        return self._open(row.id, row, state)
+        room = self._open(row.id, row, state)
+        for fn in self.on_created:
+            fn(row)
+        return room
+
+    def seen(self, table_id: str) -> tuple[TableRow, Callable[[int], list[Any] | None]] | None:
+        """The row of a table whose room is open here, and its moves' events as spectators were
+        told them (None: not open here)."""
+        r = self.rooms.get(table_id)
+        if r is None or r.row is None:
+            return None
+        return r.row, r.spectator_events
 
     def connected(self, table_id: str) -> dict[int, int]:
         r = self.rooms.get(table_id)
@@ -211,9 +241,14 @@ class Registry:
         loop.call_soon_threadsafe(self._notice, table_id, kind)
 
     def _notice(self, table_id: str, kind: str) -> None:
-        r = self.rooms.get(table_id)
-        if r is not None:
-            r.post("notice", kind)
+        cmd: RoomCommand
+        if kind == "chat":
+            cmd = Heard()
+        elif kind == "rematch":
+            cmd = Rematched()
+        else:
+            cmd = Notice(kind)
+        self.tell(table_id, cmd)
 
     def _on_listener_back(self) -> None:
         """From the listener's thread: notices from other servers may have been missed meanwhile."""
@@ -223,7 +258,8 @@ class Registry:
 
     def _catch_up(self) -> None:
         for r in list(self.rooms.values()):
-            r.post("notice", "table")
+            r.post(Notice("table"))
+            r.post(Heard())
 
     # -- life cycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -247,11 +283,7 @@ class Registry:
         if self.pool is not None:
             # A worker deep in a search would hold the exit up until its move is done: stop it now
             # (the move was not stored, so the next server to hold the lease plays it again).
-            procs = list(getattr(self.pool, "_processes", {}).values())
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            for p in procs:
-                with contextlib.suppress(Exception):
-                    p.terminate()
+            self.pool.stop_now()
         # Hand the tables over at once rather than after the lease would expire.
         with contextlib.suppress(Exception):
             await self.db(self.repo.release_leases, self.server_id, write=True)
@@ -289,7 +321,7 @@ class Registry:
             for r in watched:
                 got = seqs.get(r.id)
                 if r.row is not None and got is not None and got != (r.row.seq, r.row.status):
-                    r.post("notice", "act")
+                    r.post(Notice("act"))
         free = await self.db(self.repo.unleased, now, 200)
         others = await self.db(self.repo.leases_held_by_others, self.server_id, 500)
         dead = [i for i in others if owner_dead(i.owner)]
@@ -312,7 +344,7 @@ class Registry:
                 info.owner if info in dead else None,
             )
             if ok:
-                self.room(info.id).post("lease", until)
+                self.room(info.id).post(Lease(until))
         if now >= self._next_expiry:
             self._next_expiry = now + min(60.0, self.unjoined_seconds / 4)
             await self._expire(now)
@@ -326,6 +358,16 @@ class Registry:
             if not d.expires(row, r is not None and bool(r.conns), now, self.unjoined_seconds):
                 continue
             if await self.db(self.repo.delete_abandoned, row.id, d.ALONE, write=True) and r is not None:
+                r.stop()
+                r.forget()
+        # A lesson is one pupil's table: nobody moving at it, nor watching it here, for as long, it
+        # goes too (docs/web.md, Fair play), whatever its status, rather than stay leased for ever.
+        idle = now - self.unjoined_seconds
+        for tid in await self.db(self.repo.idle_lessons, idle, 200):
+            r = self.rooms.get(tid)
+            if r is not None and r.conns:
+                continue
+            if await self.db(self.repo.delete_idle_lesson, tid, idle, write=True) and r is not None:
                 r.stop()
                 r.forget()
 

@@ -20,7 +20,10 @@ from gamester.core.registry import load_game
 from gamester.store.port import NO_RUNNER, SeatRow, TableRow
 from gamester.web import decisions as d
 from gamester.web.accounts import People
-from gamester.web.decisions import SeatOwner, ServiceError
+from gamester.web.commands import Join, Record, Rematched
+from gamester.web.decisions import SeatOwner
+from gamester.web.errors import BadToken, Conflict, NoTable, SeatTaken
+from gamester.web.fair import TableQuota, address_key
 from gamester.web.registry import Registry
 
 
@@ -59,7 +62,7 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
         open=old.open,
         private=old.private,
         watch_hash=old.watch_hash,  # who could watch the last game can watch this one
-        turns_key=old.turns_key,  # its bots take turns as the last table's did
+        turns_key=old.turns_key,  # its bots take turns as the last table's did (``ask``: the asker's)
         seats=seats,
     )
     if not d.needs_runner(row):
@@ -67,37 +70,42 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
     return row
 
 
-async def ask(reg: Registry, people: People, table_id: str, token: Any) -> dict[str, Any]:
-    """The rematch for the seat of ``token``: ``{"table", "seat", "token"}``."""
+async def ask(
+    reg: Registry, people: People, table_id: str, token: Any, quota: TableQuota, address: str
+) -> dict[str, Any]:
+    """The rematch for the seat of ``token``: ``{"table", "seat", "token"}``. The seat that makes it
+    is charged for a table made (``quota``: its tables a minute and its tables waiting), as at any
+    other way of making a table; its bots then take turns as that seat's address."""
     old = await reg.db(reg.repo.get, table_id)
     if old is None:
-        raise ServiceError("no_table", f"no table {table_id!r}", 404)
+        raise NoTable(f"no table {table_id!r}")
     seat = d.authenticate(old, token)
     if seat is None:
-        raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
+        raise BadToken("token: not a seat's token at this table")
     if old.status != "over":
-        raise ServiceError("not_over", "a rematch is offered once the game is over", 409)
+        raise Conflict("a rematch is offered once the game is over", code="not_over")
     made = False
     rid = old.rematch
     if rid is None:
-        final = replay(await reg.call(table_id, "record"))
+        final = replay(await reg.call(table_id, Record()))
         new = next_table(old, final.public_observation().get("dealer"), reg.now())
-        rid = await reg.db(people.store.link_rematch, table_id, new, write=True)
-        made = rid == new.id
+        new.turns_key = address_key(address)
+        async with quota.making(address, waiting=new.status == "waiting"):
+            linked = await reg.db(people.store.link_rematch, table_id, new, write=True)
+        rid, made = linked, linked == new.id
     mine = old.seats[seat]
     owner = None
     if mine.account is not None:
         row = await reg.db(people.store.account, mine.account)
         if row is not None:
-            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+            related = people.moderation.related if people.moderation is not None else None
+            shunned = frozenset() if related is None else await reg.db(related, row.key)  # blocks since
+            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
     if made:
-        reg.publish(table_id, "rematch")
+        reg.tell(table_id, Rematched(rid))  # this server's sockets of the old table
+        reg.publish(table_id, "rematch")  # and the other servers'
     try:
-        joined = await reg.call(rid, "join", seat, mine.name, None, owner, d.rematch_invite(mine, rid))
-    except ServiceError as e:
-        if e.code == "seat_taken":
-            raise ServiceError(
-                "seat_taken", f"seat {seat} of the rematch is taken (asked already?)", 409
-            ) from None
-        raise
+        joined = await reg.call(rid, Join(seat, mine.name, None, owner, d.rematch_invite(mine, rid)))
+    except SeatTaken:
+        raise SeatTaken(f"seat {seat} of the rematch is taken (asked already?)") from None
     return {"table": rid, "seat": seat, "token": joined["token"]}

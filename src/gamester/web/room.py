@@ -1,131 +1,106 @@
 """One live table on this server: a room that takes every command in order from one queue.
 
-A :class:`Room` is the only code that touches its table's row, state, frames, sockets, timer and
-lease. Commands — a human's act, a bot's or a timed-out seat's move, a timer, a join or leave, a
-socket arriving or going, a notice from another server — are queued and run one at a time: each
-awaits the repository, applies what :mod:`gamester.web.decisions` decided, then pushes frames to
-the room's sockets. Nothing is locked: while the room awaits the database the event loop serves every
-other table, and this table's next command simply waits its turn in the queue.
+A :class:`Room` is the only code that touches its table's row, state, frames, sockets, chat, timer
+and lease. Its door is :mod:`gamester.web.commands`: a person's move, a worker's move, a timer, a join
+or leave, a socket arriving or going, a chat line, a notice from another server — each a typed
+command, run one at a time and in the order they came by one ``match`` (:meth:`Room._run`). Each
+awaits the repository, applies what :mod:`gamester.web.decisions` decided, then pushes frames to the
+room's sockets. Nothing is shared between tables: while the room awaits the database the event loop
+serves every other table, and this table's next command waits its turn in the queue. A command that
+finds the room with nothing queued or running runs at once in its caller's task (most moves, so a
+move's views reach the sockets one turn of the event loop sooner); the others wait in the queue for
+the room's own task. A refusal is a
+:class:`~gamester.web.errors.Refused`, raised to whoever waits for the command; the edge says it.
 
-Bot and timeout moves are one path: after every command the room asks :func:`decisions.due` what is
-due and, if a move is, hands a job to the worker pool; its answer comes back as a ``move`` command.
-A :class:`Connection` sends from its own outbox, so a socket that does not read never holds the room.
+After every command the room looks at what is due (:meth:`Room._schedule`): a timer to set, a seat
+that forfeits, or a move for the workers (web/jobs.py), whose answer comes back as a ``Move``.
+A :class:`~gamester.web.sockets.Connection` sends from its own outbox, so a socket that does not read
+never holds the room.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-from starlette.websockets import WebSocket
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, assert_never, cast
 
 from gamester.core.protocol import State
 from gamester.core.registry import load_game
-from gamester.store.port import TableRepository, TableRow
+from gamester.store.port import ChatRepository, TableRepository, TableRow
+from gamester.web import chat, jobs, messages
 from gamester.web import decisions as d
-from gamester.web.decisions import SPECTATOR, ServiceError
-from gamester.web.fair import address_key
-from gamester.web.pace import ThinkTimes
+from gamester.web.commands import (
+    COMMANDS,
+    Act,
+    Attach,
+    ChatDeleted,
+    Command,
+    Detach,
+    Heard,
+    Hint,
+    Hinted,
+    Invites,
+    Join,
+    Joined,
+    Lease,
+    Leave,
+    LeftSeat,
+    Move,
+    Notice,
+    Public,
+    Reblock,
+    Record,
+    Rematched,
+    Replay,
+    RoomCommand,
+    Say,
+    Tick,
+    Unthink,
+    Watch,
+)
+from gamester.web.decisions import SPECTATOR
+from gamester.web.errors import (
+    BadToken,
+    Conflict,
+    NoTable,
+    NotAllowed,
+    RateLimited,
+    Refused,
+    SeatTaken,
+    Stale,
+)
+from gamester.web.fair import chat_keys
+from gamester.web.sockets import Connection
 
 log = logging.getLogger("gamester.web")
 
-CLOSE_SECONDS = 2.0
-"""How long closing a socket may wait for its client (a client that never answers its close, or
-stopped reading, must not hold anything up)."""
+T = TypeVar("T")
 
-MAX_OUTBOX = 256
-"""Messages waiting for a socket that does not read; past this it is closed (1013)."""
-
-
-async def close_socket(ws: WebSocket, code: int) -> None:
-    """Close ``ws`` with ``code``, waiting for the client at most ``CLOSE_SECONDS``."""
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(ws.close(code=code), CLOSE_SECONDS)
+CHAT_HEARD = 50
+"""Chat lines read back when another server says some were stored (a burst larger than this between
+two notices is not expected: each socket says at most one every few seconds)."""
 
 
-class Connection:
-    """One WebSocket and the viewer it speaks for. Everything sent to it goes through its outbox
-    (one writer task), so views, errors and pongs keep their order and nobody waits for the client."""
-
-    def __init__(self, ws: WebSocket, table_id: str) -> None:
-        self.ws = ws
-        self.table_id = table_id
-        client = ws.client
-        self.address = client.host if client is not None else "?"  # the client's, for turns at workers
-        self.viewer = SPECTATOR
-        self.token_hash: str | None = None
-        self.closed = False
-        self.last_seq = -1  # the room's: the last view sent
-        self.last_status = ""
-        self.hinting = False
-        self._outbox: asyncio.Queue[str | int] = asyncio.Queue()
-        self._writer = asyncio.ensure_future(self._write())
-
-    def send_text(self, text: str) -> None:
-        if self.closed:
-            return
-        if self._outbox.qsize() >= MAX_OUTBOX:  # not reading: stop trying
-            self.close(1013)
-            return
-        self._outbox.put_nowait(text)
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_text(d.dumps(message))
-
-    def close(self, code: int) -> None:
-        """Stop sending now; the close itself happens in the background, bounded."""
-        if not self.closed:
-            self.closed = True
-            self._outbox.put_nowait(code)
-
-    async def _write(self) -> None:
-        while True:
-            item = await self._outbox.get()
-            if isinstance(item, int):
-                await close_socket(self.ws, item)
-                return
-            try:
-                await self.ws.send_text(item)
-            except Exception:  # noqa: BLE001 - the socket went away; the receive loop will notice
-                self.closed = True
-                return
-
-    async def finish(self) -> None:
-        """The receive loop ended: let queued sends go (bounded), then stop the writer."""
-        if not self._writer.done():
-            self._outbox.put_nowait(1000)
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(self._writer), CLOSE_SECONDS)
-            self._writer.cancel()
-        self.closed = True
-
-
-class Host(Protocol):
+class Host(jobs.Workers, Protocol):
     """What a room needs from the server around it (the registry)."""
 
     repo: TableRepository
+    chat: ChatRepository
     server_id: str
     lease_seconds: float
-    think_times: ThinkTimes
 
     def db(
         self, fn: Callable[..., Any], *args: Any, write: bool = False, **kwargs: Any
     ) -> Awaitable[Any]: ...
 
     def publish(self, table_id: str, kind: str) -> None: ...
-
-    def in_worker(
-        self, fn: Callable[..., Any], *args: Any, key: str = "", urgent: bool = True, kind: str = "bot"
-    ) -> Awaitable[Any]: ...
-
-    def job_seconds(self, kind: str) -> float: ...
 
     def now(self) -> float: ...
 
@@ -139,11 +114,18 @@ class RoomClosed(Exception):
 
 
 @dataclass
-class _Command:
-    kind: str
-    args: tuple[Any, ...] = ()
-    done: asyncio.Future[Any] | None = None
-    kwargs: dict[str, Any] = field(default_factory=dict)
+class _Queued:
+    cmd: RoomCommand
+    done: asyncio.Future[Any] | None
+
+
+def _gives(_cmd: Command[T], value: T) -> T:
+    """``value`` as the answer of ``_cmd``: the type checker holds each handler to its command's type."""
+    return value
+
+
+def _done(_cmd: Command[None]) -> None:
+    """The answer of a command that answers nothing."""
 
 
 class Room:
@@ -156,42 +138,60 @@ class Room:
         self.chance_len = 0
         if row is not None and state is not None:
             self.frames[0] = d.frame(state, None, None, len(row.seats), row.lesson)
-            self.chance_len = len(state.chance.entries())
+            self.chance_len = len(state.chance.log)
         self.conns: set[Connection] = set()
         self.lease_until = 0.0
         self.closed = False
         self.used = time.monotonic()
-        self._queue: asyncio.Queue[_Command] = asyncio.Queue()
+        self._queue: asyncio.Queue[_Queued] = asyncio.Queue()
         self._timer: asyncio.TimerHandle | None = None
-        self._thinking: int | None = None  # the seq a bot or timeout move is being worked out for
-        self._thinking_since = 0.0  # when that job was sent (monotonic)
+        self._out = jobs.Out()  # the move job out at the workers
         self._hints: dict[tuple[int, int], set[Connection]] = {}
         self._poked = False
+        self._turn = asyncio.Lock()  # held while a command runs, from the queue or in its caller's task
+        self._claimed = False  # the room's task took a command from the queue and waits for its turn
+        self._unsure = False  # a command run in its caller's task was cancelled: read the table first
         self.forget: Callable[[], None] = lambda: None  # set by the registry: drop this room
         self._task = asyncio.ensure_future(self._loop())
 
     # -- the queue -----------------------------------------------------------------------------
-    async def call(self, kind: str, *args: Any, **kwargs: Any) -> Any:
-        """Run a command in the room's order and return its result (or raise its ServiceError)."""
+    async def call(self, cmd: Command[T]) -> T:
+        """Run ``cmd`` in the room's order and return its answer (or raise its refusal). With nothing
+        queued or running, it runs at once in the caller's task: handing it to the room's task would
+        cost every view it pushes one more turn of the event loop, which at saturation is most of the
+        latency (docs/web.md, At saturation). Either way one command runs at a time, in order."""
+        if not isinstance(cmd, COMMANDS):
+            raise TypeError(f"not a room command: {type(cmd).__name__}")
         if self.closed:
             raise RoomClosed
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Command(kind, args, fut, kwargs))
+        command = cast(RoomCommand, cmd)
+        if self.row is not None and self._queue.empty() and not self._claimed and not self._turn.locked():
+            async with self._turn:
+                return cast(T, await self._step(command))
+        fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Queued(command, fut))
         return await fut
 
-    def post(self, kind: str, *args: Any) -> None:
+    def post(self, cmd: RoomCommand) -> None:
         """Queue a command nobody waits for."""
         if not self.closed:
-            self._queue.put_nowait(_Command(kind, args))
+            self._queue.put_nowait(_Queued(cmd, None))
 
     def poke(self) -> None:
         """Look again at what is due (a timer, the lease loop); at most one such look queued."""
         if not self._poked and not self.closed:
             self._poked = True
-            self.post("tick")
+            self.post(Tick())
 
     def idle(self) -> bool:
-        return not self.conns and self._queue.empty() and self._thinking is None and not self._hints
+        running = self._turn.locked() or self._claimed
+        return (
+            not self.conns
+            and self._queue.empty()
+            and not running
+            and self._out.seq is None
+            and not self._hints
+        )
 
     def stop(self, *, cancel: bool = True) -> None:
         """No more commands: the queued ones are refused (``RoomClosed``: their callers ask again)."""
@@ -200,47 +200,134 @@ class Room:
         if cancel:
             self._task.cancel()
         while not self._queue.empty():
-            cmd = self._queue.get_nowait()
-            if cmd.done is not None and not cmd.done.done():
-                cmd.done.set_exception(RoomClosed())
+            item = self._queue.get_nowait()
+            if item.done is not None and not item.done.done():
+                item.done.set_exception(RoomClosed())
 
     async def _loop(self) -> None:
-        while True:
-            cmd = await self._queue.get()
-            self.used = time.monotonic()
+        while not self.closed:
+            item = await self._queue.get()
+            self._claimed = True  # from here until it has run: a caller arriving now queues behind it
             try:
-                if self.row is None:
-                    await self._load()
-                result = await getattr(self, "_do_" + cmd.kind)(*cmd.args, **cmd.kwargs)
+                async with self._turn:
+                    self._claimed = False
+                    result = await self._step(item.cmd)
             except asyncio.CancelledError:
-                if cmd.done is not None and not cmd.done.done():
-                    cmd.done.set_exception(RoomClosed())
+                if item.done is not None and not item.done.done():
+                    item.done.set_exception(RoomClosed())
                 raise
             except Exception as e:  # noqa: BLE001 - one failing command must not stop the room
-                if cmd.done is not None and not cmd.done.done():
-                    cmd.done.set_exception(e)
-                elif not isinstance(e, ServiceError):
+                if item.done is not None and not item.done.done():
+                    item.done.set_exception(e)
+                elif not isinstance(e, Refused):
                     # The type only: an engine's message may describe the position.
-                    log.warning("gamester: table %s: %s failed: %s", self.id, cmd.kind, type(e).__name__)
+                    name = type(item.cmd).__name__
+                    log.warning("gamester: table %s: %s failed: %s", self.id, name, type(e).__name__)
             else:
-                if cmd.done is not None and not cmd.done.done():
-                    cmd.done.set_result(result)
-            if self.row is None:  # the table does not exist (or could not be read): nothing to keep
-                self.stop(cancel=False)
-                self.forget()
-                return
-            try:
-                await self._schedule()
-            except Exception as e:  # noqa: BLE001 - retried at the next lease round
-                log.warning(
-                    "gamester: table %s: %s; retried at the next lease round", self.id, type(e).__name__
-                )
+                if item.done is not None and not item.done.done():
+                    item.done.set_result(result)
+            finally:
+                self._claimed = False
+
+    async def _step(self, cmd: RoomCommand) -> object:
+        """One command, then what is due: the one way a command runs, from the queue or in its
+        caller's task (the room's turn held)."""
+        self.used = time.monotonic()
+        try:
+            if self._unsure:  # the last command may have stored what the room never applied
+                self._unsure = False
+                await self._notice(Notice("table"))
+            if self.row is None:
+                await self._load()
+            result = await self._run(cmd)
+        except asyncio.CancelledError:
+            self._unsure = True
+            raise
+        except Exception:
+            await self._after()
+            raise
+        await self._after()
+        return result
+
+    async def _after(self) -> None:
+        """After every command: what is due (a table that could not be read: the room closes)."""
+        if self.row is None:  # the table does not exist (or could not be read): nothing to keep
+            self.stop(cancel=False)
+            self.forget()
+            return
+        try:
+            await self._schedule()
+        except Exception as e:  # noqa: BLE001 - retried at the next lease round
+            log.warning("gamester: table %s: %s; retried at the next lease round", self.id, type(e).__name__)
+
+    async def _run(self, cmd: RoomCommand) -> object:
+        """The one dispatch: each command to its handler."""
+        match cmd:
+            case Act():
+                return _gives(cmd, await self._play(cmd.player, cmd.action, cmd.seq, "human", cmd.token_hash))
+            case Move():
+                await self._move(cmd)
+            case Unthink():
+                self._out.back(cmd.seq)
+            case Tick():
+                self._poked = False
+            case Attach():
+                return _gives(cmd, await self._attach(cmd))
+            case Detach():
+                self._detach(cmd)
+            case Hint():
+                self._hint(cmd)
+            case Hinted():
+                self._hinted(cmd)
+            case Say():
+                await self._say(cmd)
+            case Heard():
+                await self._heard()
+            case Reblock():
+                await self._reblock(cmd)
+            case ChatDeleted():
+                await self._chat_deleted()
+            case Rematched():
+                await self._rematched(cmd)
+            case Join():
+                return _gives(cmd, await self._join(cmd))
+            case Leave():
+                return _gives(cmd, await self._leave(cmd))
+            case Public():
+                if cmd.fresh:
+                    await self._sync()
+                return _gives(cmd, self.public())
+            case Watch():
+                await self._watch(cmd)
+            case Invites():
+                await self._sync()
+                return _gives(cmd, d.invites_for(self._row(), cmd.token))
+            case Record():
+                return _gives(cmd, await self._record())
+            case Replay():
+                return _gives(cmd, await self._replay(cmd))
+            case Notice():
+                await self._notice(cmd)
+            case Lease():
+                await self._leased(cmd)
+            case _:
+                assert_never(cmd)
+        _done(cmd)
+        return None
 
     # -- reading the table ---------------------------------------------------------------------
+    def _row(self) -> TableRow:
+        assert self.row is not None
+        return self.row
+
+    def _state(self) -> State:
+        assert self.state is not None
+        return self.state
+
     async def _load(self) -> None:
         row = await self.host.db(self.host.repo.get, self.id)
         if row is None:
-            raise ServiceError("no_table", f"no table {self.id!r}", 404)
+            raise NoTable(f"no table {self.id!r}")
         acts = await self.host.db(self.host.repo.actions, self.id) if row.seq else []
         # CPU only, but a long game takes a while to replay: off the event loop.
         self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(_build, row, acts)
@@ -248,11 +335,10 @@ class Room:
     async def _sync(self) -> bool:
         """Read the row again and apply the actions stored since; True if the table changed beyond
         its moves."""
-        row, state = self.row, self.state
-        assert row is not None and state is not None
+        row, state = self._row(), self._state()
         fresh = await self.host.db(self.host.repo.get, self.id)
         if fresh is None:
-            raise ServiceError("no_table", f"no table {self.id!r}", 404)
+            raise NoTable(f"no table {self.id!r}")
         # What the ``table`` message shows (a move alone is told by its view): the status, the seats,
         # or a deadline moved without a move (a lease taken over, the clock's pause).
         changed = fresh.status != row.status or _seats(fresh) != _seats(row)
@@ -266,10 +352,18 @@ class Room:
                 state.apply_action(a)
                 row.seq += 1
                 d.keep(self.frames, row.seq, d.frame(state, before, a, n, row.lesson))
-            self.chance_len = len(state.chance.entries())
+            self.chance_len = len(state.chance.log)
         fresh.seq = row.seq
         self.row = fresh
         return changed
+
+    def spectator_events(self, seq: int) -> list[Any] | None:
+        """The events of move ``seq`` as spectators were told them (None: no longer kept)."""
+        frame = self.frames.get(seq)
+        if frame is None or SPECTATOR not in frame:
+            return None
+        events: list[Any] = json.loads(frame[SPECTATOR][1])
+        return events
 
     def connected(self) -> dict[int, int]:
         out: dict[int, int] = {}
@@ -279,13 +373,11 @@ class Room:
         return out
 
     def public(self) -> dict[str, Any]:
-        assert self.row is not None
-        return d.public(self.row, self.connected())
+        return d.public(self._row(), self.connected())
 
     # -- pushing -------------------------------------------------------------------------------
     def _send_view(self, c: Connection, seq: int) -> None:
-        assert self.row is not None and self.state is not None
-        got = d.view_text(self.row, self.state, self.frames, seq, c.viewer, self.host.now())
+        got = d.view_text(self._row(), self._state(), self.frames, seq, c.viewer, self.host.now())
         if got is not None:
             c.send_text(got[0])
             c.last_status = got[1]
@@ -293,87 +385,49 @@ class Room:
     def _push(self, *, again: bool = False) -> None:
         """Every socket gets the views from the last one it had up to the table's seq (``again``:
         the current one once more if its status changed, e.g. waiting → playing or a forfeit)."""
-        assert self.row is not None
-        cur = self.row.seq
+        row = self._row()
+        cur = row.seq
         for c in list(self.conns):
             if c.closed:
                 continue
             first = max(c.last_seq + 1, cur - d.KEEP_FRAMES + 1, 0)
             if cur <= c.last_seq:
-                first = cur if again and self.row.status != c.last_status else cur + 1
+                first = cur if again and row.status != c.last_status else cur + 1
             for s in range(first, cur + 1):
                 self._send_view(c, s)
             c.last_seq = max(c.last_seq, cur)
 
     def _announce(self) -> None:
         """The table (seats, who is connected, status) to every socket."""
-        self._to_all({"type": "table", "table": self.public()})
+        self._to_all(messages.table(self.public()))
 
-    def _to_all(self, message: dict[str, Any]) -> None:
+    def _to_all(self, message: messages.Outbound) -> None:
         """``message`` to every socket of the table (encoded once)."""
-        text = d.dumps(message)
+        text = messages.encode(message)
         for c in self.conns:
             c.send_text(text)
 
     def _drop_left(self) -> None:
         """Sockets whose token no longer holds their seat speak for nobody: closed."""
-        assert self.row is not None
+        row = self._row()
         for c in list(self.conns):
-            if c.token_hash is not None and not d.holds(self.row, c.viewer, c.token_hash):
+            if c.token_hash is not None and not d.holds(row, c.viewer, c.token_hash):
                 c.close(1008)
                 self.conns.discard(c)
 
-    # -- commands ------------------------------------------------------------------------------
-    async def _do_tick(self) -> None:
-        self._poked = False
-
-    async def _do_attach(self, conn: Connection, token: str | None) -> int | None:
-        """A socket arrives: with a token it is that seat's (read fresh: a token that just left
-        through any server is refused), else a spectator's. It gets the current view."""
-        assert self.row is not None
-        seat = None
-        if token is not None:
-            await self._sync()
-            seat = d.authenticate(self.row, token)
-            if seat is None:
-                raise ServiceError("bad_token", "not a seat's token at this table", 403)
-            conn.viewer = seat
-            conn.token_hash = d.hash_token(token)  # the token it came with, not the seat's now
-        self.conns.add(conn)
-        self._send_view(conn, self.row.seq)
-        conn.last_seq = self.row.seq
-        if seat is not None:
-            self._announce()
-        return seat
-
-    async def _do_detach(self, conn: Connection) -> None:
-        if conn in self.conns:
-            self.conns.discard(conn)
-            if conn.viewer != SPECTATOR:
-                self._announce()
-
-    async def _do_act(
-        self, player: int, text: Any, seq: Any, *, source: str = "human", token_hash: str | None = None
-    ) -> int:
-        row, state = self.row, self.state
-        assert row is not None and state is not None
+    # -- moves ---------------------------------------------------------------------------------
+    async def _play(self, player: int, text: Any, seq: Any, source: str, token_hash: str | None) -> int:
+        """A move for ``player`` (a person's, a bot's or a timed-out seat's): decided, stored, pushed."""
+        row, state, host = self._row(), self._state(), self.host
         move = d.act(
-            row,
-            state,
-            self.chance_len,
-            player,
-            text,
-            seq,
-            self.host.now(),
-            source=source,
-            token_hash=token_hash,
+            row, state, self.chance_len, player, text, seq, host.now(), source=source, token_hash=token_hash
         )
-        ok = await self.host.db(
-            self.host.repo.append_action,
+        ok = await host.db(
+            host.repo.append_action,
             self.id,
             move.seq,
             move.text,
-            self.host.now(),
+            host.now(),
             chance=move.chance,
             status=move.status,
             deadline=move.deadline,
@@ -383,32 +437,139 @@ class Room:
         if not ok:  # another server moved first
             await self._sync()
             self._push()
-            raise ServiceError("stale", "another move was made first; the view is out of date")
+            raise Stale("another move was made first; the view is out of date")
         d.applied(row, move)
         self.state = move.state
         self.chance_len = move.chance_len
         d.keep(self.frames, row.seq, move.frame)
         self._push()
         if row.status == "over" and row.rated:
-            self.host.ended(self.id)
-        self.host.publish(self.id, "act")
+            host.ended(self.id)
+        host.publish(self.id, "act")
         return row.seq
 
-    async def _do_move(self, seq: int, player: int, text: str, source: str) -> None:
+    async def _move(self, cmd: Move) -> None:
         """A worker's move (a bot's, or the best agent's for a seat out of time)."""
-        if self._thinking == seq:
-            self._thinking = None
-        with contextlib.suppress(ServiceError):  # the position moved on meanwhile: look again
-            await self._do_act(player, text, seq, source=source)
+        self._out.back(cmd.seq)
+        with contextlib.suppress(Refused):  # the position moved on meanwhile: what is due is looked at again
+            await self._play(cmd.player, cmd.text, cmd.seq, cmd.source, None)
 
-    async def _do_join(
-        self, seat: Any, name: Any, token: Any, owner: Any = None, invite: Any = None
-    ) -> dict[str, Any]:
-        row, state = self.row, self.state
-        assert row is not None and state is not None
+    # -- sockets -------------------------------------------------------------------------------
+    async def _attach(self, cmd: Attach) -> int | None:
+        """A socket arrives: with a token it is that seat's (read fresh: a token that just left
+        through any server is refused), else a spectator's. It gets the current view, then the last
+        chat lines and the table's rematch, if any."""
+        conn, seat = cmd.conn, None
+        if cmd.token is not None:
+            await self._sync()
+            seat = d.authenticate(self._row(), cmd.token)
+            if seat is None:
+                raise BadToken("not a seat's token at this table")
+            conn.viewer = seat
+            conn.token_hash = d.hash_token(cmd.token)  # the token it came with, not the seat's now
+        row = self._row()
+        name = cmd.name if seat is None else row.seats[seat].name or f"Player {seat + 1}"
+        account = cmd.account if seat is None else row.seats[seat].account
+        blocked = frozenset() if account is None else await self.host.db(self.host.chat.blocked_by, account)
+        keys = chat_keys(
+            self.id,
+            address=conn.address,
+            account=account,
+            seat=seat,
+            socket=secrets.token_hex(8),
+            per_address=cmd.per_address,
+        )
+        conn.speaker = chat.Speaker(seat, name, keys, account=account, blocked=blocked)
+        self.conns.add(conn)
+        self._send_view(conn, row.seq)
+        conn.last_seq = row.seq
+        if seat is not None:
+            self._announce()
+        for line in await self.host.db(self.host.chat.last_chat, self.id, chat.HISTORY):
+            _give(conn, line)
+        if row.status == "over" and row.rematch is None:
+            row.rematch = await self.host.db(self.host.chat.rematch_of, self.id)
+        if row.rematch is not None:
+            conn.send(messages.rematch(row.rematch))
+        return seat
+
+    def _detach(self, cmd: Detach) -> None:
+        if cmd.conn in self.conns:
+            self.conns.discard(cmd.conn)
+            if cmd.conn.viewer != SPECTATOR:
+                self._announce()
+
+    # -- chat ----------------------------------------------------------------------------------
+    async def _say(self, cmd: Say) -> None:
+        """A chat line: checked, taken if the speaker has the allowance, stored, and passed to every
+        socket of the table here (and, through the notice, to those of other servers)."""
+        speaker = cmd.conn.speaker
+        if speaker is None or cmd.conn not in self.conns:
+            return
+        text = chat.chat_text(cmd.text)
+        now = self.host.now()
+        if speaker.account is not None and await self.host.db(self.host.chat.is_banned, speaker.account, now):
+            raise NotAllowed("chat: this account is banned", code="banned")
+        spent = chat.allowance(speaker.keys)  # the address's, the account's, the seat's: all or none
+        line_id = await self.host.db(
+            self.host.chat.add_chat,
+            self.id,
+            speaker.seat,
+            speaker.name,
+            text,
+            now,
+            spent,
+            account=speaker.account,
+            write=True,
+        )
+        if line_id is None:
+            raise RateLimited(f"chat: at most one message every {chat.EVERY:g} s; slow down")
+        line = {
+            "id": line_id, "seat": speaker.seat, "name": speaker.name, "text": text, "at": now,
+            "account": speaker.account,
+        }  # fmt: skip
+        for c in self.conns:
+            _give(c, line)
+        self.host.publish(self.id, "chat")
+
+    async def _heard(self) -> None:
+        if not self.conns:
+            return
+        for line in await self.host.db(self.host.chat.last_chat, self.id, CHAT_HEARD):
+            for c in self.conns:
+                _give(c, line)
+
+    async def _reblock(self, cmd: Reblock) -> None:
+        """Whom ``cmd.account`` blocks changed: its sockets here hear by the new list from now on."""
+        mine = [c.speaker for c in self.conns if c.speaker is not None and c.speaker.account == cmd.account]
+        if mine:
+            blocked = await self.host.db(self.host.chat.blocked_by, cmd.account)
+            for speaker in mine:
+                speaker.blocked = blocked
+
+    async def _chat_deleted(self) -> None:
+        """The moderator deleted lines: every socket is told, then given the lines left."""
+        lines = await self.host.db(self.host.chat.last_chat, self.id, chat.HISTORY)
+        for c in self.conns:
+            if c.speaker is not None:
+                c.speaker.seen.clear()
+            c.send(messages.chat_deleted())
+            for line in lines:
+                _give(c, line)
+
+    async def _rematched(self, cmd: Rematched) -> None:
+        row = self._row()
+        if row.rematch is not None:
+            return
+        row.rematch = cmd.table or await self.host.db(self.host.chat.rematch_of, self.id)
+        if row.rematch is not None:
+            self._to_all(messages.rematch(row.rematch))
+
+    # -- seats ---------------------------------------------------------------------------------
+    async def _join(self, cmd: Join) -> Joined:
         await self._sync()
-        assert self.row is not None
-        plan = d.join(self.row, seat, name, token, secrets.token_urlsafe(24), owner, invite)
+        row, state = self._row(), self._state()
+        plan = d.join(row, cmd.seat, cmd.name, cmd.token, secrets.token_urlsafe(24), cmd.owner, cmd.invite)
         if not plan.new:
             return {"seat": plan.seat, "token": plan.token, "table": self.id}
         now = self.host.now()
@@ -424,223 +585,108 @@ class Room:
         )
         if fresh is None:
             await self._sync()
-            raise ServiceError("seat_taken", f"seat {plan.seat} is taken", 409)
-        fresh.seq = self.row.seq if self.row is not None else fresh.seq
+            raise SeatTaken(f"seat {plan.seat} is taken")
+        fresh.seq = self._row().seq
         self.row = fresh
         self._announce()
         self._push(again=True)
         self.host.publish(self.id, "table")
         return {"seat": plan.seat, "token": plan.token, "table": self.id}
 
-    async def _do_leave(self, token: Any) -> dict[str, Any]:
-        assert self.row is not None
+    async def _leave(self, cmd: Leave) -> LeftSeat:
         await self._sync()
-        seat, held = d.leave(self.row, token)
+        row = self._row()
+        seat, held = d.leave(row, cmd.token)
         if not await self.host.db(self.host.repo.leave, self.id, seat, held, write=True):
-            raise ServiceError("bad_token", "token: not a seat's token at this table", 403)
-        s = self.row.seats[seat]
+            raise BadToken("token: not a seat's token at this table")
+        s = row.seats[seat]
         name = s.name
         s.name, s.token_hash = None, None
         self._drop_left()
         # Every viewer's log says so (a name is public: the table shows it to all).
-        self._to_all({"type": "event", "event": {"type": "left", "seat": seat, "name": name}})
+        self._to_all(messages.left(seat, name))
         self._announce()
         self.host.publish(self.id, "table")
         return {"ok": True, "seat": seat}
 
-    async def _do_notice(self, kind: str) -> None:
+    async def _watch(self, cmd: Watch) -> None:
+        """Refused (``private_table``) unless these may see a private table (:func:`d.may_watch`)."""
+        if not d.may_watch(self._row(), cmd.invite, cmd.token, cmd.account):
+            await self._sync()  # a seat taken a moment ago through another server counts too
+            d.check_watch(self._row(), cmd.invite, cmd.token, cmd.account)
+
+    async def _record(self) -> dict[str, Any]:
+        await self._sync()
+        return d.record(self._row(), self._state())
+
+    async def _replay(self, cmd: Replay) -> dict[str, Any]:
+        d.check_replay_seat(self._row(), cmd.seat)
+        rec = await self._record()
+        return await asyncio.to_thread(d.replay, self._row(), rec, cmd.seat)
+
+    # -- between servers -----------------------------------------------------------------------
+    async def _notice(self, cmd: Notice) -> None:
         """Another server changed the table (or this one's listener came back): read it again."""
         changed = await self._sync()
         self._drop_left()
-        if kind == "table" or changed:
+        if cmd.kind == "table" or changed:
             self._announce()
         self._push(again=True)
 
-    async def _do_public(self, fresh: bool = True) -> dict[str, Any]:
-        if fresh:
-            await self._sync()
-        return self.public()
-
-    async def _do_watch(self, invite: Any, token: Any, account: str | None) -> None:
-        """Refused (``private_table``) unless these may see a private table (:func:`d.may_watch`)."""
-        assert self.row is not None
-        if not d.may_watch(self.row, invite, token, account):
-            await self._sync()  # a seat taken a moment ago through another server counts too
-            assert self.row is not None
-            d.check_watch(self.row, invite, token, account)
-
-    async def _do_invites(self, token: Any) -> dict[str, Any]:
-        assert self.row is not None
-        await self._sync()
-        assert self.row is not None
-        return d.invites_for(self.row, token)
-
-    async def _do_record(self) -> dict[str, Any]:
-        await self._sync()
-        assert self.row is not None and self.state is not None
-        return d.record(self.row, self.state)
-
-    async def _do_replay(self, seat: Any) -> dict[str, Any]:
-        assert self.row is not None
-        d.check_replay_seat(self.row, seat)
-        rec = await self._do_record()
-        assert self.row is not None
-        row = self.row
-        return await asyncio.to_thread(d.replay, row, rec, seat)
-
-    async def _do_lease(self, until: float) -> None:
+    async def _leased(self, cmd: Lease) -> None:
         """This server just took the table's lease: taking it over may have moved the clock on."""
-        self.lease_until = until
+        self.lease_until = cmd.until
         if await self._sync():
             self._announce()
             self._push(again=True)
 
-    async def _do_hint(self, conn: Connection, seat: int, seq: Any) -> None:
+    # -- hints ---------------------------------------------------------------------------------
+    def _hint(self, cmd: Hint) -> None:
         """A hint for ``seat``: one search per seat and position, answered to every socket of that
         seat that asked."""
-        assert self.row is not None and self.state is not None
-        d.check_hint(self.row, self.state, seat, seq)
-        key = (seat, seq)
+        row, state = self._row(), self._state()
+        d.check_hint(row, state, cmd.seat, cmd.seq)
+        key = (cmd.seat, row.seq)
         waiting = self._hints.get(key)
         if waiting is not None:
-            waiting.add(conn)
+            waiting.add(cmd.conn)
             return
-        job = d.job(self.row, self.state, "hint")
+        job = d.job(row, state, "hint")
         if job is None:
-            raise ServiceError("stale", "the position changed; ask again")
-        self._hints[key] = {conn}
-        game = self.state.game
+            raise Stale("the position changed; ask again")
+        self._hints[key] = {cmd.conn}
+        _spawn(self._ask_hint(key, job, state, cmd.conn.address))
 
-        async def work() -> None:
-            from gamester.web import bots
+    async def _ask_hint(self, key: tuple[int, int], job: d.Job, state: State, address: str) -> None:
+        self.post(Hinted(key, await jobs.hint(self.host, job, state.game, address=address)))
 
-            try:
-                out = await self.host.in_worker(
-                    bots.evaluate,
-                    job.record,
-                    job.player,
-                    job.spec,
-                    self.host.job_seconds("hint"),
-                    job.seed,
-                    key=address_key(conn.address),  # a hint takes turns as the address that asked
-                    kind="hint",
-                )
-                answer: dict[str, Any] = {
-                    "type": "hint",
-                    "seq": seq,
-                    "action": out["action"],
-                    **d.hint_parts(game, out["action"]),
-                    "win_probability": out["win_probability"],
-                }
-            except Exception:  # noqa: BLE001 - over budget or no evaluation
-                answer = {
-                    "type": "error",
-                    "code": "hint_unavailable",
-                    "message": "no hint could be computed in time",
-                }
-            self.post("hinted", key, answer)
-
-        _spawn(work())
-
-    async def _do_hinted(self, key: tuple[int, int], answer: dict[str, Any]) -> None:
-        for c in self._hints.pop(key, set()):
+    def _hinted(self, cmd: Hinted) -> None:
+        for c in self._hints.pop(cmd.key, set()):
             c.hinting = False
-            c.send(answer)
+            c.send(cmd.answer)
 
     # -- what is due ---------------------------------------------------------------------------
     async def _schedule(self) -> None:
-        row, state = self.row, self.state
-        assert row is not None and state is not None
-        now = self.host.now()
-        due = d.due(row, state, now)
-        if due.kind == "none":
-            self._cancel_timer()
-            return
-        if not await self._lease(now):
-            self._cancel_timer()
-            return
-        # Taking the lease over reads the row again (the clock moved on by the time no server ran the
-        # table): what is due is decided again on that row, never on the one from before.
-        row, state = self.row, self.state
-        assert row is not None and state is not None
-        now = self.host.now()
-        due = d.due(row, state, now)
-        if due.kind == "none":
-            self._cancel_timer()
-            return
+        """After every command: what is due now, and do it."""
+        due = await self._due()
+        self._cancel_timer()
         if due.kind == "wait":
             assert due.at is not None
-            self._cancel_timer()
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(max(0.0, due.at - now) + 0.02, self.poke)
-            return
-        self._cancel_timer()
-        if due.kind == "forfeit":
-            end = d.forfeit(row, state, now)
-            if end is None:
-                return
-            returns, p = end
-            if await self.host.db(self.host.repo.finish, self.id, row.seq, returns, p, write=True):
-                row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
-                if row.rated:
-                    self.host.ended(self.id)
-                self._announce()
-                self._push(again=True)
-                self.host.publish(self.id, "table")
-            else:
-                await self._sync()
-                self._push(again=True)
-            return
-        # A job not answered within its budget and then some is taken as lost (a worker that never
-        # answered): asked again, so a table never waits for ever. A late answer to the first is
-        # then refused as stale or applied once, never twice (the seq guard).
-        overdue = time.monotonic() - self._thinking_since > 3 * self.host.job_seconds("bot") + 10.0
-        if self._thinking == row.seq and not overdue:
-            return
-        source = "bot" if due.kind == "bot" else "timeout"
-        job = d.job(row, state, source)
-        if job is None:
-            return
-        self._thinking = row.seq
-        self._thinking_since = time.monotonic()
-        people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
-        turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
-        # Only a bot's own move is held when forced (web/pace.py): no legal list for a timed-out seat.
-        forced = source == "bot" and len(state.legal_actions()) == 1
+            self._set_timer(due.at)
+        elif due.kind == "forfeit":
+            await self._forfeit()
+        elif due.kind in ("bot", "timeout"):
+            self._send_move(due.kind)
 
-        async def think() -> None:
-            from gamester.web import bots
-
-            started = time.monotonic()
-            try:
-                text = await self.host.in_worker(
-                    bots.choose,
-                    job.record,
-                    job.player,
-                    job.spec,
-                    self.host.job_seconds("bot"),
-                    job.seed,
-                    job.lesson,
-                    key=turns,
-                    urgent=people,
-                )
-            except Exception as e:  # noqa: BLE001 - the lease loop looks again
-                log.warning("gamester: table %s: bot move failed: %s", self.id, type(e).__name__)
-                self.post("unthink", job.seq)
-                return
-            if source == "bot":  # its timing must not tell how many moves it had (web/pace.py)
-                took, times = time.monotonic() - started, self.host.think_times
-                if forced:
-                    await asyncio.sleep(times.hold(job.spec, took, self.host.job_seconds("bot")))
-                else:
-                    times.thought(job.spec, took)
-            self.post("move", job.seq, job.player, text, source)
-
-        _spawn(think())
-
-    async def _do_unthink(self, seq: int) -> None:
-        if self._thinking == seq:
-            self._thinking = None
+    async def _due(self) -> d.Due:
+        """What is due, decided on the row as it stands once this server holds the lease (nothing,
+        if another server holds it)."""
+        due = d.due(self._row(), self._state(), self.host.now())
+        if due.kind == "none" or not await self._lease(self.host.now()):
+            return d.Due("none")
+        # Taking the lease over reads the row again (the clock moved on by the time no server ran the
+        # table): what is due is decided again on that row, never on the one from before.
+        return d.due(self._row(), self._state(), self.host.now())
 
     async def _lease(self, now: float) -> bool:
         """Whether this server holds the table's lease (taken now if it is free)."""
@@ -659,16 +705,72 @@ class Room:
             self._push(again=True)
         return True
 
+    def _set_timer(self, at: float) -> None:
+        delay = max(0.0, at - self.host.now()) + 0.02
+        self._timer = asyncio.get_running_loop().call_later(delay, self.poke)
+
     def _cancel_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
 
+    async def _forfeit(self) -> None:
+        """The seat to move ran out of time under ``on_timeout: forfeit``: the table ends."""
+        row, host = self._row(), self.host
+        end = d.forfeit(row, self._state(), host.now())
+        if end is None:
+            return
+        returns, p = end
+        if await host.db(host.repo.finish, self.id, row.seq, returns, p, write=True):
+            row.status, row.returns, row.forfeit, row.deadline = "over", returns, p, None
+            if row.rated:
+                host.ended(self.id)
+            self._announce()
+            self._push(again=True)
+            host.publish(self.id, "table")
+        else:
+            await self._sync()
+            self._push(again=True)
 
-_background: set[asyncio.Task[Any]] = set()
+    def _send_move(self, source: str) -> None:
+        """A bot's move, or the best agent's for a seat out of time, to the workers (unless one is
+        out for this position and not yet lost: web/jobs.py)."""
+        row, state = self._row(), self._state()
+        if self._out.waiting(row.seq, self.host.job_seconds("bot")):
+            return
+        job = d.job(row, state, source)
+        if job is None:
+            return
+        self._out.send(row.seq)
+        people = any(s.kind == "human" for s in row.seats)  # someone waits for this move
+        turns = row.turns_key or f"table:{self.id}"  # its turn at the workers (an older table: its own)
+        # Only a bot's own move is held when forced (web/pace.py): no legal list for a timed-out seat.
+        forced = source == "bot" and len(state.legal_actions()) == 1
+        _spawn(self._think(job, turns, people, forced))
+
+    async def _think(self, job: d.Job, turns: str, urgent: bool, forced: bool) -> None:
+        try:
+            text = await jobs.move(self.host, job, turns=turns, urgent=urgent, forced=forced)
+        except Exception as e:  # noqa: BLE001 - the lease loop looks again
+            log.warning("gamester: table %s: bot move failed: %s", self.id, type(e).__name__)
+            self.post(Unthink(job.seq))
+            return
+        self.post(Move(job.seq, job.player, text, "bot" if job.kind == "bot" else "timeout"))
 
 
-def _spawn(coro: Any) -> None:
+def _give(conn: Connection, line: dict[str, Any]) -> None:
+    """A stored chat line to ``conn``, unless it has it already."""
+    speaker = conn.speaker
+    if speaker is not None and speaker.fresh(int(line["id"])) and speaker.hears(line):
+        # An account speaks under its own name: the page links it to the account's page.
+        account = line["name"] if line.get("account") is not None else None
+        conn.send(messages.chat(line["seat"], line["name"], line["text"], line["at"], account))
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def _spawn(coro: Coroutine[Any, Any, None]) -> None:
     task = asyncio.ensure_future(coro)
     _background.add(task)
     task.add_done_callback(_background.discard)
@@ -700,5 +802,5 @@ def _build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict
     row.seq = len(acts)
     now = d.chance_of(state)
     if now[: len(row.chance)] != row.chance[: len(now)]:
-        raise ServiceError("corrupt", f"table {row.id}: its stored chance does not match its seed", 409)
+        raise Conflict(f"table {row.id}: its stored chance does not match its seed", code="corrupt")
     return row, state, frames, len(now)

@@ -3,50 +3,79 @@
 :func:`table_router` serves the health probe, the games and their rules pages and browser drawings,
 the tables (list, create, join, leave, invites, rematch, the record, the replay and the review), the
 tutorials, the table WebSocket ``/ws/tables/{id}`` and the front page. The routes only translate: a
-request is checked by :mod:`gamester.web.validate`, becomes a command to its table's room (through the
-:class:`~gamester.web.registry.Registry`), and the answer, or a :class:`ServiceError` that the app's
-error handlers turn into one JSON line with a 4xx, goes back. What several routes share (making a
-table, the account of a request, who may watch a private table) is :class:`_Tables`.
+request is checked by :mod:`gamester.web.validate`, becomes a command (:mod:`gamester.web.commands`)
+to its table's room (through the :class:`~gamester.web.registry.Registry`), and the answer, or a
+refusal (:mod:`gamester.web.errors`) that the edge (:mod:`gamester.web.edge`) turns into one JSON
+line with a 4xx or an ``error`` message, goes back. What several routes share (making a table, the
+account of a request, who may watch a private table) is :class:`_Tables`.
 
-The parts the routes use exist only once the app has started, so the router is built over the
-holders the app's lifespan fills in (``create_app`` in :mod:`gamester.web.app`).
+The parts the routes use exist only once the app has started: its lifespan puts them on
+``app.state.parts`` (:class:`Parts`), and each route finds them on its request (:func:`parts_of`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from sqlalchemy import exc as sa_exc
+from starlette.requests import HTTPConnection
 
-from gamester.core.errors import GameError
-from gamester.store.people import AccountRow
-from gamester.store.port import StoreUnavailable
+from gamester.store.port import AccountRow
 from gamester.web import decisions as d
-from gamester.web import lessons, rematch, service, validate
+from gamester.web import edge, lessons, messages, metrics, rematch, service, slow, validate
 from gamester.web.accounts import People
-from gamester.web.chat import ChatHub
-from gamester.web.decisions import SeatOwner, ServiceError
-from gamester.web.fair import address_key
+from gamester.web.commands import (
+    Act,
+    Attach,
+    Detach,
+    Hint,
+    Invites,
+    Join,
+    Leave,
+    Public,
+    Record,
+    Replay,
+    Say,
+    Watch,
+)
+from gamester.web.decisions import SeatOwner
+from gamester.web.errors import BadInput, Busy, NotFound, NotLoggedIn, Refused, Spectator
+from gamester.web.fair import TableQuota, address_key
+from gamester.web.health import DatabaseHealth
 from gamester.web.limits import Limits
 from gamester.web.registry import Registry
 from gamester.web.reviews import ReviewDesk
-from gamester.web.room import Connection, close_socket
+from gamester.web.sockets import Connection, close_socket
 
 MAX_WS_MESSAGE = 64 * 1024
 RATE_PER_SECOND = 20.0
 RATE_BURST = 40.0
 FLOOD_ERRORS = 20.0
-DB_DOWN = "the database is unavailable; try again"
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The server's running parts, made when the app starts (``app.state.parts``)."""
+
+    registry: Registry
+    health: DatabaseHealth
+    desk: ReviewDesk
+    people: People
+    quota: TableQuota  # charges every table made (web/fair.py)
+
+
+def parts_of(conn: HTTPConnection) -> Parts:
+    """The running parts of the app serving ``conn``."""
+    parts: Parts = conn.app.state.parts
+    return parts
 
 
 def static_dir() -> Path:
@@ -60,20 +89,14 @@ def client_of(conn: Request) -> str:
 
 
 class _Tables:
-    """What the table routes share, over the holders filled in when the app starts: ``parts`` (the
-    ``registry``, ``health``, ``desk`` and ``chat``) and ``people["people"]``."""
+    """What the table routes share: making a table, the account of a request, who may watch."""
 
-    def __init__(self, parts: dict[str, Any], people: dict[str, People], quota: Limits) -> None:
-        self.parts = parts
-        self.people = people
+    def __init__(self, quota: Limits) -> None:
         self.quota = quota
-
-    def rooms(self) -> Registry:
-        r: Registry = self.parts["registry"]
-        return r
 
     async def new_table(
         self,
+        parts: Parts,
         game: str,
         options: dict[str, Any],
         seats: list[str],
@@ -88,9 +111,10 @@ class _Tables:
         address: str = "?",
     ) -> dict[str, Any]:
         """A new table, stored and open in a room: the public table with its invite codes (and, with a
-        ``creator``, the creator's seat and token). 429 when ``address`` holds too many waiting."""
-        quota = self.quota
-        reg = self.rooms()
+        ``creator``, the creator's seat and token). Charged to ``address`` (``parts.quota``: 429 past
+        its tables a minute, or its tables waiting)."""
+        await parts.quota.spend(address)
+        reg = parts.registry
         table_id = secrets.token_urlsafe(12)
         token = secrets.token_urlsafe(24) if creator is not None else None
         if creator is not None and owner is not None and isinstance(creator, dict):
@@ -115,83 +139,83 @@ class _Tables:
         )
         codes = d.issue_invites(row, token or secrets.token_urlsafe(24))
         row.turns_key = address_key(address)  # kept with the table: its bots' turns survive a restart
-        if row.status == "waiting" and quota.per_address:
-            # One address holds only a few places in the lobby (and a few rows waiting for expiry).
-            held = await reg.db(reg.repo.waiting_count, row.turns_key)
-            if held >= quota.waiting_per_address:
-                raise ServiceError(
-                    "rate_limited",
-                    f"this address already has {held} tables waiting for players (at most "
-                    f"{quota.waiting_per_address}): start, join or leave one of them first",
-                    429,
-                )
-        await reg.db(reg.repo.create, row, write=True)
+        # One address holds only a few places in the lobby (and a few rows waiting for expiry).
+        async with parts.quota.making(address, waiting=row.status == "waiting", spent=True):
+            await reg.db(reg.repo.create, row, write=True)
         room = reg.adopt(row, state)
         reg.publish(row.id, "table")
-        out: dict[str, Any] = {**await room.call("public", fresh=False), **codes}
+        table = await room.call(Public(fresh=False))
+        out: dict[str, Any] = {**table, **codes}
         if creator is not None:
             out = {**out, "seat": creator["seat"], "token": token}
         return out
 
     async def account(self, conn: Request | WebSocket) -> AccountRow | None:
         """The account logged in on ``conn`` (None: a guest; a forged Bearer session: 401)."""
-        people = self.people["people"]
+        people = parts_of(conn).people
         if not people.session_text(conn):
             return None
         found: AccountRow | None = await asyncio.to_thread(people.account_of, conn)
         return found
 
+    async def guest_name(self, conn: HTTPConnection, name: Any) -> None:
+        """A guest may not sit down under a name that reads like an account's (422 ``bad_name``)."""
+        if isinstance(name, str) and name.strip():
+            people = parts_of(conn).people
+            problem = await asyncio.to_thread(people.guest_name_problem, name)
+            if problem is not None:
+                raise BadInput(problem, code="bad_name")
+
     async def owner_of(self, request: Request) -> SeatOwner | None:
         """The logged-in account of the request as a seat's owner (None: a guest)."""
-        people = self.people["people"]
+        people = parts_of(request).people
         row = await self.account(request)
         if row is None:
             return None
-        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n))
+        related = people.moderation.related if people.moderation is not None else None
+        shunned = frozenset() if related is None else await asyncio.to_thread(related, row.key)
+        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
 
     async def watching(self, tid: str, conn: Request | WebSocket, *, fresh: bool = False) -> dict[str, Any]:
         """The public table (``fresh``: read again first), once ``conn`` may see it: a private table
         wants ``?invite=`` (its watch code or a seat's), ``?token=`` (a seat's), or the account of a
         seat logged in."""
-        table: dict[str, Any] = await self.rooms().call(tid, "public", fresh=fresh)
+        reg = parts_of(conn).registry
+        table = await reg.call(tid, Public(fresh=fresh))
         if table["private"]:
             q = conn.query_params
             row = await self.account(conn)
             key = None if row is None else row.key
-            await self.rooms().call(tid, "watch", q.get("invite"), q.get("token"), key)
+            await reg.call(tid, Watch(q.get("invite"), q.get("token"), key))
         return table
 
-    async def seen(self, table_id: str, request: Request, kind: str, *args: Any) -> dict[str, Any]:
-        """The room's ``kind`` answer (the record, the replay) for a request that may see the table."""
+    async def seen(self, table_id: str, request: Request, cmd: Record | Replay) -> dict[str, Any]:
+        """The room's answer to ``cmd`` (the record, the replay) for a request that may see the table."""
         tid = validate.table_id(table_id)
         await self.watching(tid, request)
-        out: dict[str, Any] = await self.rooms().call(tid, kind, *args)
-        return out
+        return await parts_of(request).registry.call(tid, cmd)
 
-    async def speaker(self, table_id: str, seat: int | None, ws: WebSocket) -> str:
-        """The name a socket's chat goes under: its seat's, else the spectator's account, else
-        "Spectator"."""
-        if seat is not None:
-            table = await self.rooms().call(table_id, "public")
-            return str(table["seats"][seat]["name"] or f"Player {seat + 1}")
+    async def spectator(self, ws: WebSocket) -> tuple[str, str | None]:
+        """The name a spectator's chat goes under (its account's, else "Spectator") and the account that
+        speaks (its key; None for a guest), whose chat allowance its lines spend and whose blocks apply
+        to what it is sent. A seat's lines go under the seat's name and account: the room knows them."""
         try:
             row = await self.account(ws)
-        except ServiceError:
+        except Refused:
             row = None
-        return row.name if row is not None else "Spectator"
+        return (row.name, row.key) if row is not None else ("Spectator", None)
 
 
-def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits) -> APIRouter:
-    """The table routes, over ``parts`` (``registry``, ``health``, ``desk``, ``chat``) and
-    ``people["people"]``, all set when the app starts; ``quota``: the per-address limits."""
+def table_router(quota: Limits) -> APIRouter:
+    """The table routes; ``quota``: the per-address limits. The parts they use are on each request's
+    app once it has started (:func:`parts_of`)."""
     api = APIRouter()
-    t = _Tables(parts, people, quota)
-    rooms = t.rooms
+    t = _Tables(quota)
 
     # -- API -----------------------------------------------------------------------------------
     @api.get("/api/health")
-    async def health() -> JSONResponse:
-        status, body = await parts["health"].answer()
+    async def health(request: Request) -> JSONResponse:
+        status, body = await parts_of(request).health.answer()
         return JSONResponse(body, status_code=status)
 
     @api.get("/api/games")
@@ -200,14 +224,13 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
 
     @api.get("/api/games/{name}/rules")
     async def rules(name: str) -> dict[str, Any]:
-        from gamester.core.registry import game_names
-        from gamester.play.rules_text import rules_text
+        from gamester.core.registry import game_class, game_names
 
         if name not in game_names():
-            raise ServiceError(
-                "no_game", f"unknown game {name[:40]!r}; valid games: " + ", ".join(game_names()), 404
+            raise NotFound(
+                f"unknown game {name[:40]!r}; valid games: " + ", ".join(game_names()), code="no_game"
             )
-        return {"game": name, "markdown": await asyncio.to_thread(rules_text, name)}
+        return {"game": name, "markdown": await asyncio.to_thread(game_class(name).rules_text)}
 
     @api.get("/games/{name}/web.js")
     async def game_drawing(name: str) -> Response:
@@ -217,14 +240,14 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
 
         found = game_file(name, "web.js") if name in game_names() else None
         if found is None:
-            raise ServiceError("no_drawing", f"no browser drawing for {name[:40]!r}", 404)
+            raise NotFound(f"no browser drawing for {name[:40]!r}", code="no_drawing")
         return Response(found.read_text(encoding="utf-8"), media_type="text/javascript")
 
     @api.get("/api/tables")
     async def list_tables(request: Request) -> dict[str, Any]:
         q = request.query_params
         status, limit = validate.list_query(q.get("status"), q.get("limit", "50"))
-        reg = rooms()
+        reg = parts_of(request).registry
         rows = await reg.db(reg.repo.list_tables, status, limit)
         return {"tables": [d.public(r, reg.connected(r.id)) for r in rows]}
 
@@ -236,8 +259,14 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         access = validate.access(data)
         owner = await t.owner_of(request)
         if rated and owner is None:
-            raise ServiceError("not_logged_in", "rated: log in to create a rated table", 401)
-        return await t.new_table(*fields, rated=rated, owner=owner, access=access, address=client_of(request))
+            raise NotLoggedIn("rated: log in to create a rated table")
+        if slow.is_slow(fields[3]) and owner is None:
+            raise NotLoggedIn("a clock of hours or days a move seats accounts: log in first")
+        if owner is None and isinstance(fields[4], dict):
+            await t.guest_name(request, fields[4].get("name"))
+        return await t.new_table(
+            parts_of(request), *fields, rated=rated, owner=owner, access=access, address=client_of(request)
+        )
 
     # -- lessons and reviews (docs/tutorials.md, docs/review.md) ------------------------------
     @api.get("/api/tutorials")
@@ -247,13 +276,15 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
     @api.post("/api/tutorials/{lesson_id}", status_code=201)
     async def start_lesson(lesson_id: str, request: Request) -> dict[str, Any]:
         name = validate.lesson(await request.body())
+        await t.guest_name(request, name)
         try:
             lesson = lessons.find(lesson_id[:80])
         except lessons.LessonError as e:
-            raise ServiceError("no_tutorial", str(e), 404) from None
+            raise NotFound(str(e), code="no_tutorial") from None
         creator = {"seat": lesson.seat, "name": name or "You"}
         where = client_of(request)
         out = await t.new_table(
+            parts_of(request),
             lesson.game,
             lesson.options,
             lessons.seats(lesson),
@@ -270,16 +301,14 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
         await t.watching(tid, request)
-        desk: ReviewDesk = parts["desk"]
-        return await desk.request(tid, body.get("seat"))
+        return await parts_of(request).desk.request(tid, body.get("seat"), client_of(request))
 
     @api.get("/api/tables/{table_id}/review")
     async def get_review(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         seat = validate.replay_seat(request.query_params.get("seat"))
         await t.watching(tid, request)
-        desk: ReviewDesk = parts["desk"]
-        return await desk.status(tid, seat)
+        return await parts_of(request).desk.status(tid, seat)
 
     @api.get("/api/tables/{table_id}")
     async def get_table(table_id: str, request: Request) -> dict[str, Any]:
@@ -289,8 +318,7 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
     async def get_invites(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
-        out: dict[str, Any] = await rooms().call(tid, "invites", body.get("token"))
-        return out
+        return await parts_of(request).registry.call(tid, Invites(body.get("token")))
 
     @api.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
@@ -298,32 +326,35 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         body = validate.body(await request.body())
         validate.join_name(body.get("name"))
         owner = await t.owner_of(request)
-        out: dict[str, Any] = await rooms().call(
-            tid, "join", body.get("seat"), body.get("name"), body.get("token"), owner, body.get("invite")
-        )
-        return out
+        if owner is None and body.get("token") is None:
+            await t.guest_name(request, body.get("name"))
+        cmd = Join(body.get("seat"), body.get("name"), body.get("token"), owner, body.get("invite"))
+        joined = await parts_of(request).registry.call(tid, cmd)
+        return dict(joined)
 
     @api.post("/api/tables/{table_id}/rematch")
     async def ask_rematch(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
-        return await rematch.ask(rooms(), people["people"], tid, body.get("token"))
+        parts = parts_of(request)
+        made_by = client_of(request)
+        return await rematch.ask(parts.registry, parts.people, tid, body.get("token"), parts.quota, made_by)
 
     @api.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, request: Request) -> dict[str, Any]:
         tid = validate.table_id(table_id)
         body = validate.body(await request.body())
-        out: dict[str, Any] = await rooms().call(tid, "leave", body.get("token"))
-        return out
+        left = await parts_of(request).registry.call(tid, Leave(body.get("token")))
+        return dict(left)
 
     @api.get("/api/tables/{table_id}/record")
     async def record(table_id: str, request: Request) -> dict[str, Any]:
-        return await t.seen(table_id, request, "record")
+        return await t.seen(table_id, request, Record())
 
     @api.get("/api/tables/{table_id}/replay")
     async def replay(table_id: str, request: Request) -> dict[str, Any]:
         seat = validate.replay_seat(request.query_params.get("seat"))
-        return await t.seen(table_id, request, "replay", seat)
+        return await t.seen(table_id, request, Replay(seat))
 
     # -- WebSocket -----------------------------------------------------------------------------
     @api.websocket("/ws/tables/{table_id}")
@@ -333,28 +364,24 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
         if not validate.TABLE_ID.match(table_id):
             await close_socket(ws, 1008)
             return
-        reg = rooms()
+        reg = parts_of(ws).registry
         conn = Connection(ws, table_id)
         try:
+            name, account = "Spectator", None
             if token is None:  # a spectator: of a private table only with an invite
                 await t.watching(table_id, ws)
+                name, account = await t.spectator(ws)
             # A wrong token is refused, never taken for a spectator.
-            seat = await reg.call(table_id, "attach", conn, token)
+            seat = await reg.call(table_id, Attach(conn, token, name, account, t.quota.per_address))
         except Exception:  # noqa: BLE001 - no table, a wrong token, the database down: closed
             conn.close(1008)
             await conn.finish()
             return
-        hub: ChatHub = parts["chat"]
-        talker = None
         try:
-            name = await t.speaker(table_id, seat, ws)
-            talker = await hub.attach(table_id, conn.send, seat, name)
-            await _ws_loop(ws, conn, reg, seat, functools.partial(hub.say, table_id, talker))
+            await _ws_loop(ws, conn, reg, seat)
         finally:
-            if talker is not None:
-                hub.detach(table_id, talker)
             with contextlib.suppress(Exception):
-                await reg.call(table_id, "detach", conn)
+                await reg.call(table_id, Detach(conn))
             await conn.finish()
 
     # -- the front end -------------------------------------------------------------------------
@@ -371,16 +398,11 @@ def table_router(parts: dict[str, Any], people: dict[str, People], quota: Limits
     return api
 
 
-async def _ws_loop(
-    ws: WebSocket,
-    conn: Connection,
-    reg: Registry,
-    seat: int | None,
-    say: Callable[[Any], Awaitable[None]],
-) -> None:
+async def _ws_loop(ws: WebSocket, conn: Connection, reg: Registry, seat: int | None) -> None:
     """Read one table socket's messages until it goes: each checked, rate-limited (about
-    ``RATE_PER_SECOND``, bursts of ``RATE_BURST``) and handed to the room; a refusal is an error frame
-    and the socket stays open, a flood, a binary frame or an oversized message closes it."""
+    ``RATE_PER_SECOND``, bursts of ``RATE_BURST``) and handed to the room as a command; a refusal is
+    an error frame (web/edge.py) and the socket stays open, a flood, a binary frame or an oversized
+    message closes it."""
     tokens = RATE_BURST
     last = time.monotonic()
     while True:
@@ -406,48 +428,39 @@ async def _ws_loop(
             conn.close(1009)
             return
         if tokens < 0:
-            conn.send({"type": "error", "code": "rate_limited", "message": "too many messages; slow down"})
+            conn.send(messages.error("rate_limited", "too many messages; slow down"))
             continue
         try:
-            data = validate.message(text)
-            kind = data["type"]
-            if kind == "ping":
-                conn.send({"type": "pong"})
-            elif kind == "act":
-                if seat is None:
-                    raise ServiceError("spectator", "a spectator cannot act")
-                await reg.call(
-                    conn.table_id,
-                    "act",
-                    seat,
-                    data.get("action"),
-                    data.get("seq"),
-                    token_hash=conn.token_hash,
-                )
-            elif kind == "chat":
-                await say(data.get("text"))
-            else:  # hint
-                if seat is None:
-                    raise ServiceError("spectator", "a spectator gets no hints")
-                if conn.hinting:
-                    raise ServiceError("busy", "a hint is already being worked out")
-                conn.hinting = True
-                try:
-                    await reg.call(conn.table_id, "hint", conn, seat, data.get("seq"))
-                except BaseException:
-                    conn.hinting = False
-                    raise
-        except ServiceError as e:
-            if e.code == "left":  # the token left the seat: this socket speaks for nobody now
-                conn.close(1008)
+            await _handle(conn, reg, seat, validate.message(text))
+        except Exception as e:  # noqa: BLE001 - every failure is an answer (web/edge.py), or a close
+            code = edge.ws_close(e)
+            if code is not None:
+                conn.close(code)
                 return
-            conn.send({"type": "error", "code": e.code, "message": e.message})
-        except GameError as e:
-            conn.send({"type": "error", "code": "bad_message", "message": str(e)[:300]})
-        except sa_exc.OperationalError:  # the database is unreachable: say so, keep the socket
-            conn.send({"type": "error", "code": "unavailable", "message": DB_DOWN})
-        except StoreUnavailable as e:  # the database cannot keep the move: nothing was changed
-            conn.send({"type": "error", "code": "unavailable", "message": str(e)})
-        except Exception as e:  # noqa: BLE001 - a bug: still an answer, and the socket stays open
-            message = f"internal error ({type(e).__name__}); nothing was changed"
-            conn.send({"type": "error", "code": "server_error", "message": message})
+            conn.send(edge.ws_error(e))
+
+
+async def _handle(conn: Connection, reg: Registry, seat: int | None, data: dict[str, Any]) -> None:
+    """One checked message of a table socket, as the room's command."""
+    kind = data["type"]
+    if kind == "ping":
+        conn.send(messages.pong())
+    elif kind == "act":
+        if seat is None:
+            raise Spectator("a spectator cannot act")
+        started = time.perf_counter()
+        await reg.call(conn.table_id, Act(seat, data.get("action"), data.get("seq"), conn.token_hash))
+        metrics.action_done(conn.ws, time.perf_counter() - started)
+    elif kind == "chat":
+        await reg.call(conn.table_id, Say(conn, data.get("text")))
+    else:  # hint
+        if seat is None:
+            raise Spectator("a spectator gets no hints")
+        if conn.hinting:
+            raise Busy("a hint is already being worked out")
+        conn.hinting = True
+        try:
+            await reg.call(conn.table_id, Hint(conn, seat, data.get("seq")))
+        except BaseException:
+            conn.hinting = False
+            raise

@@ -1,8 +1,14 @@
-"""Run the app on uvicorn: ``gamester serve [--host] [--port] [--db]``.
+"""Run the app on uvicorn: ``gamester serve [--host] [--port] [--db] [--trusted-proxy ADDR]
+[--metrics-allow ADDR] [--log-format text|json]``.
 
 The database is opened (and migrated) before the port is bound, so a bad ``--db`` is one line and
 exit status 2; the address and the database are printed once the server is listening. Ctrl-C or
-SIGTERM stop it quietly.
+SIGTERM stop it quietly, and within ``HARD_STOP_SECONDS`` whatever it is doing: a worker deep in a
+review or a bot's search, a socket that never closes or a database that does not answer cannot hold
+a restart up (the worker processes are ended, then the server).
+
+uvicorn's own reading of ``X-Forwarded-For`` is off (it believes 127.0.0.1 by default): who the
+client is, is decided once, by web/proxy.py, from ``--trusted-proxy``.
 """
 
 from __future__ import annotations
@@ -13,22 +19,29 @@ import errno
 import gc
 import ipaddress
 import logging
+import multiprocessing
+import os
 import signal
 import socket
 import sys
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import uvicorn
 
+from gamester import __version__
 from gamester.core.columns import WIDTH, fit, say_error
-from gamester.store.repository import default_sqlite_url, make_engine, open_repository
+from gamester.store import default_sqlite_url, make_engine, open_repository
 from gamester.web.app import create_app
 from gamester.web.connections import guarded_protocol
 from gamester.web.guard import LOOPBACK_NAMES, hostname, netloc
 from gamester.web.limits import LimitsError
 from gamester.web.limits import load as load_limits
+from gamester.web.logs import FORMATS, say
+from gamester.web.logs import setup as setup_logs
+from gamester.web.proxy import ProxyError, parse_trusted
 from gamester.web.routes import MAX_WS_MESSAGE
 
 
@@ -60,12 +73,24 @@ def serve(
     limits: str = "default",
     allow_origins: Sequence[str] = (),
     allow_hosts: Sequence[str] = (),
+    trusted_proxies: Sequence[str] = (),
+    metrics_allow: Sequence[str] = (),
+    log_format: str = "text",
 ) -> int:
     url = db or default_sqlite_url()
     try:
         chosen = load_limits(limits)
     except LimitsError as e:
         say_error(f"gamester serve: {e}")
+        return 2
+    try:
+        trusted = parse_trusted(trusted_proxies)
+        parse_trusted(metrics_allow, "--metrics-allow")
+    except ProxyError as e:
+        say_error(f"gamester serve: {e}")
+        return 2
+    if log_format not in FORMATS:
+        say_error(f"gamester serve: --log-format {log_format!r}: expected one of {', '.join(FORMATS)}")
         return 2
     for name in allow_hosts:
         if not name or any(ch in name for ch in "/@ ") or hostname(name) != name.strip().lower().rstrip("."):
@@ -94,27 +119,41 @@ def serve(
         why = "already in use" if e.errno == errno.EADDRINUSE else (e.strerror or str(e))
         say_error(f"gamester serve: cannot listen on {host}:{port}: {why}")
         return 2
+    setup_logs(log_format)
     if url.startswith("sqlite"):
         # The URL (for --db) and the file: on one line if it fits, else the file on the next.
         path = url.split(":///", 1)[1]
         line = f"gamester: database {url} (file {path})"
-        print(line if len(line) <= WIDTH else f"gamester: database {url}\n  the file: {path}", flush=True)
+        text = line if len(line) <= WIDTH else f"gamester: database {url}\n  the file: {path}"
     else:
-        print(fit(f"gamester: database {_shown(url)}"), flush=True)
+        text = fit(f"gamester: database {_shown(url)}")
+    say("database", text, database=_shown(url))
     shown_host = f"[{host}]" if ":" in host else host
     actual_port = sock.getsockname()[1]
-    print(f"gamester: serving on http://{shown_host}:{actual_port}/ (Ctrl-C stops)", flush=True)
+    where = f"http://{shown_host}:{actual_port}/"
+    say("listening", f"gamester: serving on {where} (Ctrl-C stops)", url=where, version=__version__)
     app = create_app(
-        url, limits=chosen, allow_origins=allow_origins, allow_hosts=answers_to(host, allow_hosts)
+        url,
+        limits=chosen,
+        allow_origins=allow_origins,
+        allow_hosts=answers_to(host, allow_hosts),
+        trusted_proxies=trusted_proxies,
+        metrics_allow=metrics_allow,
     )
     app.state.freeze_gc = True
     config = uvicorn.Config(
         app,
         log_level="warning",
+        log_config=None if log_format == "json" else uvicorn.config.LOGGING_CONFIG,
         ws_max_size=MAX_WS_MESSAGE + 1024,
         lifespan="on",
-        # Header size and time limits and the per-address connection cap (docs/web.md, On the internet).
-        http=guarded_protocol(chosen),
+        # Who the client is comes from web/proxy.py alone (--trusted-proxy); uvicorn's own reading
+        # of X-Forwarded-For would believe any client on 127.0.0.1.
+        proxy_headers=False,
+        forwarded_allow_ips=[],
+        # Header size and time limits and the per-address connection cap (docs/web.md, On the
+        # internet); a trusted proxy carries many clients' connections and is not capped.
+        http=guarded_protocol(chosen, lambda peer: _trusted_peer(peer, trusted)),
         timeout_graceful_shutdown=3,
         # The websockets implementation answers an oversized handshake with 400; the sans-I/O one
         # (uvicorn's default here) leaves it hanging.
@@ -143,12 +182,45 @@ def serve(
     return 130 if server.interrupted else 0
 
 
+HARD_STOP_SECONDS = 8.0
+"""After a stop signal, the server has this long to stop on its own; then its worker processes are
+ended and it exits (a restart waits at most about this long, whatever the server was doing)."""
+
+
+def _trusted_peer(peer: str, trusted: Sequence[Any]) -> bool:
+    try:
+        addr = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    return any(addr.version == n.version and addr in n for n in trusted)
+
+
+def _hard_stop(code: int, seconds: float) -> None:
+    """In a daemon thread: if the process is still here after ``seconds``, end its children (a
+    review, a search) and leave without waiting for anything else."""
+    threading.Event().wait(seconds)
+    children = multiprocessing.active_children()
+    for p in children:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    for p in children:
+        with contextlib.suppress(Exception):
+            p.join(0.5)
+            if p.is_alive():
+                p.kill()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
+
+
 class _QuietServer(uvicorn.Server):
     """uvicorn re-raises the signal it caught once it has stopped, which shows a traceback from
     inside asyncio; here a signal only asks the server to stop (README.md, The command line: Ctrl-C leaves
-    quietly)."""
+    quietly), and starts the clock of :func:`_hard_stop`."""
 
     interrupted = False
+    _watchdog: threading.Thread | None = None
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -161,6 +233,12 @@ class _QuietServer(uvicorn.Server):
                 self.force_exit = True
                 logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
             self.should_exit = True
+            if self._watchdog is None:
+                code = 130 if self.interrupted else 0
+                self._watchdog = threading.Thread(
+                    target=_hard_stop, args=(code, HARD_STOP_SECONDS), name="gamester-stop", daemon=True
+                )
+                self._watchdog.start()
 
         old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
         try:

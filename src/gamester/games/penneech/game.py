@@ -19,6 +19,7 @@ The package's other parts: the deal's numbers and phases (``deal.py``), the rule
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any, Final
 
 from gamester.core.cards import (
@@ -32,7 +33,7 @@ from gamester.core.cards import (
 from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance, make_rng, shuffle
-from gamester.games.penneech import views, worlds
+from gamester.games.penneech import position, views, worlds
 
 # The deal's numbers, the views and the worlds live in deal.py, views.py and worlds.py; these names stay
 # importable from here.
@@ -64,8 +65,10 @@ from gamester.games.penneech.rules import (
     deal_bonus,
     legal_mask,
     outcomes,
+    reaches_target,
     redeal_eligible,
     trick_outcomes,
+    trump_of,
 )
 from gamester.games.penneech.views import OBS_SIZE as OBS_SIZE
 from gamester.games.penneech.views import codes as _codes
@@ -96,10 +99,12 @@ _build_chunks()
 # The same lists as _CHUNK, per suit, indexed by the suit's 13 bits (``hand >> SHIFT[s] & 8191``).
 SHIFT: Final = (0, 13, 26, 39)
 
-# The events of a trick that ended mid-deal with a plain (pointless) turn-up, as one marker that
-# last_events expands into the trick (from _last_trick) and the turn-up (the stock card just turned).
-# Shared, never appended to (an action that has events of its own starts a new list).
-_TRICK_TURNUP: Final[list[tuple[Any, ...]]] = [("trick_turnup",)]
+# The events of a trick that has just ended, as shared markers (never appended to) that
+# ``views.pending_events`` expands when someone asks: the trick alone (from ``_last_trick``), or the
+# trick and the turn-up its winner made (the stock card just turned). A playout then makes no event at
+# all; an event logged after one of them (the game's end, the deal's) first makes the list its own.
+_TRICK: Final[list[tuple[Any, ...]]] = [(views.TRICK_PENDING,)]
+_TRICK_TURNUP: Final[list[tuple[Any, ...]]] = [(views.TRICK_TURNUP_PENDING,)]
 
 
 # At most this many void deals (redeals) before each deal that is played, for ``bounds()``. Redeals can
@@ -122,6 +127,10 @@ class PenneechGame(Game[PenneechOptions]):
     options_class = PenneechOptions
     rulesets = RULESETS
     open_space = OPEN_SPACE
+    clone_shares = {
+        "PenneechState._pack": "the deal's pack as handed out by Chance (also in chance.log), read only",
+        "PenneechState._dealt": "the two hands as dealt, set once per deal, read only",
+    }
 
     def __init__(self, options: PenneechOptions) -> None:
         super().__init__(options)
@@ -154,6 +163,14 @@ class PenneechGame(Game[PenneechOptions]):
 
     def _new_state(self, seed: int, chance: Chance) -> PenneechState:
         return PenneechState(self, seed, chance)
+
+    def blank_state(self, seed: int, chance: Chance) -> PenneechState:
+        """A state with no field set but the protocol's, for this package's readers to fill."""
+        return PenneechState(self, seed, chance, _blank=True)
+
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> PenneechState:
+        """docs/positions.md: the deal as dealt, what came before it and its plays (``position.py``)."""
+        return position.read(self, text, None if chance is None else list(chance))
 
     def bounds(self) -> tuple[float, float, int]:
         """docs/rules/penneech.md: every played deal scores at least one point (the card bonus), so a
@@ -230,6 +247,14 @@ class PenneechState(State[PenneechGame]):
         self.chance = chance
         if _blank:
             return
+        first = self._open()
+        # docs/rules/penneech.md, Dealing: first dealer by draw (lower card deals) or fixed.
+        self._dealer = self._draw_for_deal() if first < 0 else first
+        self._start_deal()
+
+    def _open(self) -> int:
+        """The fields of a game before its first deal (a position's reader then sets what it says);
+        returns the first dealer the options fix (-1: drawn)."""
         (
             self._follow,
             self._points,
@@ -238,7 +263,7 @@ class PenneechState(State[PenneechGame]):
             self._target,
             self._deal_only,
             first,
-        ) = game.consts
+        ) = self.game.consts
         self._scores = [0, 0]
         self._history: list[int] = []
         self._winner = -1
@@ -248,9 +273,7 @@ class PenneechState(State[PenneechGame]):
         self._deal_no = 0
         self._events: list[tuple[Any, ...]] = []
         self._last_trick: tuple[int, int, int, int, int] | None = None
-        # docs/rules/penneech.md, Dealing: first dealer by draw (lower card deals) or fixed.
-        self._dealer = self._draw_for_deal() if first < 0 else first
-        self._start_deal()
+        return first
 
     # -- chance ------------------------------------------------------------------------------
     def _draw_for_deal(self) -> int:
@@ -309,8 +332,7 @@ class PenneechState(State[PenneechGame]):
         self._voids = [0, 0]
         self._led = -1
         self._leader = nd
-        events = self._events
-        events.append(("deal", d, self._deal_no))
+        self._log(("deal", d, self._deal_no))
         # docs/rules/penneech.md, Dealing: each eligible seat, non-dealer first, chooses.
         blockers = self._blockers
         if blockers:
@@ -330,16 +352,8 @@ class PenneechState(State[PenneechGame]):
             self._eligible = [False, False]
         else:
             self._eligible = [None, None]
-        # _begin_play, inlined. docs/rules/penneech.md, Turn-ups and trumps: the dealer turns the first.
-        c = pack[14]
-        self._pos = 15
-        self._trump = c // 13
-        pts = TURNUP_POINTS[c]
-        events.append(("turnup", d, c, pts))
-        if pts and self._award(d, pts):
-            return
-        self._phase = PLAY
-        self._cur = nd
+        self._pos = 14
+        self._begin_play()
 
     def _begin_play(self) -> None:
         if self._blockers:
@@ -354,19 +368,24 @@ class PenneechState(State[PenneechGame]):
         self._cur = self._leader
 
     def _turn_up(self, seat: int) -> bool:
-        """Turn the next stock card; its suit is trump. Returns True if the turn-up won the game."""
+        """docs/rules/penneech.md, Turn-ups and trumps: ``seat`` turns the next stock card up; its suit
+        is trump (``rules.trump_of``) and its points (``rules.turnup_points``) are pegged to ``seat`` at
+        once (``_award``). True if that won the game. The event is logged, unless the caller has just
+        left the marker that stands for it (``_TRICK_TURNUP``: a trick's winner turning up)."""
         c = self._pack[self._pos]
         self._pos += 1
-        self._trump = c // 13
+        self._trump = trump_of(c)
         pts = TURNUP_POINTS[c]
-        self._events.append(("turnup", seat, c, pts))
-        return bool(pts) and self._award(seat, pts)
+        if self._events is not _TRICK_TURNUP:
+            self._log(("turnup", seat, c, pts))
+        return pts > 0 and self._award(seat, pts)
 
     def _award(self, seat: int, pts: int) -> bool:
-        """docs/rules/penneech.md, Winning: points are pegged as they arise; reaching the target wins."""
+        """docs/rules/penneech.md, Winning: points are pegged as they arise; the game ends as soon as a
+        seat reaches the target (``rules.reaches_target``). True if it did."""
         s = self._scores[seat] + pts
         self._scores[seat] = s
-        if s >= self._target and not self._deal_only:
+        if reaches_target(s, self._target, self._deal_only):
             self._finish(seat)
             return True
         return False
@@ -375,7 +394,15 @@ class PenneechState(State[PenneechGame]):
         self._phase = OVER
         self._cur = TERMINAL
         self._winner = winner
-        self._events.append(("over", winner))
+        self._log(("over", winner))
+
+    def _log(self, event: tuple[Any, ...]) -> None:
+        """Log an event of the action in progress, after the events a marker stands for (the marker
+        list itself is shared and never appended to)."""
+        events = self._events
+        if events and events[0][0] in views.PENDING:
+            events = self._events = views.pending_events(self)
+        events.append(event)
 
     # -- protocol ----------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -441,7 +468,7 @@ class PenneechState(State[PenneechGame]):
         s._hands = list(s._dealt)
         s._hl = [cards_of(s._dealt[0]), cards_of(s._dealt[1])]
         s._pos = 15
-        s._trump = self._pack[14] // 13
+        s._trump = trump_of(self._pack[14])
         s._tricks = [0, 0]
         s._voids = [0, 0]
         s._led = -1
@@ -581,32 +608,17 @@ class PenneechState(State[PenneechGame]):
             tricks[winner] = tricks[winner] + 1
             self._last_trick = (leader, led, action, winner, pts)
             self._led = -1
-            if pts:
-                # _award, inlined. docs/rules/penneech.md, Winning: reaching the target wins at once.
-                scores = self._scores
-                total = scores[winner] + pts
-                scores[winner] = total
-                if total >= self._target and not self._deal_only:
-                    self._events = [("trick", winner, leader, led, action, pts)]
-                    self._finish(winner)
-                    return
-            pos = self._pos
-            if pos < LAST_TURN_UP:
+            # The trick's event stands in the marker (views.pending_events makes it when asked for).
+            self._events = _TRICK
+            if pts and self._award(winner, pts):
+                return
+            if self._pos < LAST_TURN_UP:
                 # docs/rules/penneech.md, Turn-ups and trumps: the winner turns the next trump, then leads.
-                nxt = self._pack[pos]
-                if TURNUP_POINTS[nxt]:
-                    self._events = [("trick", winner, leader, led, action, pts)]
-                    if self._turn_up(winner):
-                        return
-                else:
-                    # The commonest ending: a plain turn-up; the events (the trick, the turn-up) are
-                    # made only if asked for (last_events rebuilds them from _last_trick).
-                    self._pos = pos + 1
-                    self._trump = nxt // 13
-                    self._events = _TRICK_TURNUP
+                self._events = _TRICK_TURNUP
+                if self._turn_up(winner):
+                    return
                 self._leader = self._cur = winner
                 return
-            self._events = [("trick", winner, leader, led, action, pts)]
             self._end_deal(winner)
         elif self._phase == REDEAL_PHASE:
             if action != KEEP and action != REDEAL:
@@ -624,7 +636,7 @@ class PenneechState(State[PenneechGame]):
             return
         # docs/rules/penneech.md, End of the deal: 4+ tricks score 2 x tricks - 7 (rules.deal_bonus).
         best, bonus = deal_bonus(self._tricks)
-        self._events.append(("bonus", best, bonus))
+        self._log(("bonus", best, bonus))
         if self._award(best, bonus):
             return
         if self._deal_only:
@@ -640,11 +652,11 @@ class PenneechState(State[PenneechGame]):
         if redeal:
             # docs/rules/penneech.md, Dealing: the hand is shown, the same dealer deals a new pack.
             self._shown = (*self._shown, (seat, self._hands[seat]))
-            self._events.append(("redeal", seat, self._hands[seat]))
+            self._log(("redeal", seat, self._hands[seat]))
             self._deal_no += 1
             self._start_deal()
             return
-        self._events.append(("keep", seat))
+        self._log(("keep", seat))
         d = self._dealer
         if seat != d and redeal_eligible(self._hands[d], self._blockers):
             self._eligible[d] = True
@@ -778,6 +790,10 @@ class PenneechState(State[PenneechGame]):
 
     def history_strings(self) -> list[str]:
         return [self.action_to_string(a) for a in self._history]
+
+    def position(self) -> str:
+        """docs/positions.md: this position in Penneech's notation (``position.py``)."""
+        return position.write(self)
 
     # -- information -------------------------------------------------------------------------
     def observation(self, player: object) -> dict[str, Any]:

@@ -33,7 +33,7 @@ class PenneechOptions:
         doc="which honours in a won trick score: 'any' (every A, K, Q, J; the 7D only when diamonds "
         "are trump) or 'trump' (only the trick's trump suit)",
     )
-    target: int = option(61, minimum=1, maximum=10_000, doc="points that win the game")
+    target: int = option(61, minimum=1, maximum=10_000, web_maximum=201, doc="points that win the game")
     objective: str = option(
         "game",
         choices=("game", "deal"),

@@ -90,6 +90,18 @@ def turnup_points(card: int) -> int:
 TURNUP_POINTS: Final[tuple[int, ...]] = tuple(turnup_points(c) for c in range(52))
 
 
+def trump_of(turned: int) -> int:
+    """docs/rules/penneech.md, Turn-ups and trumps: the suit of the card turned up is trump until the
+    next turn-up."""
+    return turned // 13
+
+
+def reaches_target(score: int, target: int, deal_only: bool) -> bool:
+    """docs/rules/penneech.md, Winning: points are pegged as they arise, and a seat whose score reaches
+    the target wins at once; a game of one deal (``objective=deal``) has no target."""
+    return score >= target and not deal_only
+
+
 def card_points(card: int, trump: int, trump_only: bool) -> int:
     """docs/rules/penneech.md, Tricks (honours in a won trick): what ``card`` scores the winner of a
     trick played under ``trump``: the 7D 7 only when diamonds are trump; an Ace/King/Queen/Jack 5/4/3/2,

@@ -280,7 +280,7 @@ def _rollout_policy(state: Any, legal: list[int], rng: random.Random) -> int:
     led = state._led
     if legal[0] >= 52:
         return legal[below(rng, len(legal))]
-    trump = state._pack[state._pos - 1] // 13
+    trump = state._trump  # the last turn-up's suit (rules.trump_of)
     if led < 0:
         # Lead a card the opponent cannot beat when there is one, else the lowest plain card.
         if unit(rng) < 0.25:

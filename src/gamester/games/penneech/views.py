@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from gamester.core.cards import SUITS, card_code, cards_of, mask_of
 from gamester.games.penneech.deal import _PHASE_NAMES, OVER
-from gamester.games.penneech.rules import TRICKS
+from gamester.games.penneech.rules import TRICKS, TURNUP_POINTS, trump_of
 
 if TYPE_CHECKING:
     from gamester.games.penneech.game import PenneechState
@@ -112,16 +112,30 @@ def observation_tensor(state: PenneechState, player: int) -> list[float]:
     return t
 
 
+# The events the engine leaves as a marker when a trick ends (game.py's _TRICK, _TRICK_TURNUP): the
+# trick alone, or the trick and the turn-up its winner made; pending_events makes them.
+TRICK_PENDING: Final = "trick_pending"
+TRICK_TURNUP_PENDING: Final = "trick_turnup_pending"
+PENDING: Final = (TRICK_PENDING, TRICK_TURNUP_PENDING)
+
+
+def pending_events(state: PenneechState) -> list[tuple[Any, ...]]:
+    """The events of the last action as tuples, a marker (or a clone's copy of one) made into the
+    events it stands for: the trick from ``_last_trick``, the turn-up from the stock card just turned."""
+    events = state._events
+    if not events or events[0][0] not in PENDING:
+        return events
+    leader, led, c, winner, pts = cast(tuple[int, int, int, int, int], state._last_trick)
+    out: list[tuple[Any, ...]] = [("trick", winner, leader, led, c, pts)]
+    if events[0][0] == TRICK_TURNUP_PENDING:
+        turned = state._pack[state._pos - 1]
+        out.append(("turnup", winner, turned, TURNUP_POINTS[turned]))
+    return out
+
+
 def last_events(state: PenneechState) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    events = state._events
-    if events and events[0][0] == "trick_turnup":  # _TRICK_TURNUP (or a copy of it)
-        leader, led, c, winner, pts = cast(tuple[int, int, int, int, int], state._last_trick)
-        events = [
-            ("trick", winner, leader, led, c, pts),
-            ("turnup", winner, state._pack[state._pos - 1], 0),
-        ]
-    for e in events:
+    for e in pending_events(state):
         kind = e[0]
         if kind == "draw":
             out.append(
@@ -139,7 +153,7 @@ def last_events(state: PenneechState) -> list[dict[str, Any]]:
                     "type": "turn_up",
                     "seat": e[1],
                     "card": card_code(e[2]),
-                    "trump": SUITS[e[2] // 13],
+                    "trump": SUITS[trump_of(e[2])],
                     "points": e[3],
                 }
             )

@@ -1,14 +1,8 @@
 // Penneech: two hands, a new trump turned up before every trick, honours pegged to the target.
 
 import { cardsText, cardText, el, moveText, put, suitText, SUIT_NAMES, SUITS } from "/static/js/ui.js";
-import { backs, cardButton, cardKeys, hintBox, leadLine, resolvedOptions } from "/static/js/games/common.js";
-
-/** A hand in the order the engine shows it (ctx.info.drawing.card_order, PenneechGame.drawing: the 7D
- * tops diamonds there, not here). */
-export function sortHand(ctx, codes) {
-  const order = ctx.info.drawing.card_order;
-  return [...codes].sort((a, b) => order.indexOf(a) - order.indexOf(b));
-}
+import { backs, cardButton, cardKeys, handRow, hintBox, leadLine, resolvedOptions, shownTrick, trickLabel }
+  from "/static/js/games/common.js";
 
 function seatsOf(ctx) {
   // The viewer at the bottom; a spectator sees seat 0 at the bottom.
@@ -51,22 +45,22 @@ function track(ctx, v) {
 }
 
 function trickArea(ctx, v) {
-  const { bottom, top } = seatsOf(ctx);
+  const { bottom } = seatsOf(ctx);
   const area = el("div.trick.two");
   const slot = (seat) => area.querySelector(seat === bottom ? ".slot-bottom" : ".slot-top");
   area.append(el("div.slot.slot-top"), el("div.slot.slot-bottom"));
-  let label = null;
-  if (v.trick.length) {
-    slot(v.leader).append(cardButton(v.trick[0], { from: `seat-${v.leader}` }));
-  } else if (v.last_trick && v.phase === "play") {
-    const lt = v.last_trick;
-    slot(lt.leader).append(cardButton(lt.cards[0], { from: `seat-${lt.leader}` }));
-    slot(1 - lt.leader).append(cardButton(lt.cards[1], { from: `seat-${1 - lt.leader}` }));
+  // A completed trick the page holds (or the last trick asked for) is drawn over the view's own; the
+  // view's last trick stays until the next lead, and after the game's end (its deciding trick).
+  const shown = shownTrick(ctx);
+  const lt = shown ? shown.trick : !v.trick.length && (v.phase === "play" || v.phase === "over") ? v.last_trick : null;
+  if (lt) {
+    lt.cards.forEach((c, i) => slot((lt.leader + i) % 2).append(cardButton(c, { from: `seat-${(lt.leader + i) % 2}` })));
     area.classList.add("done");
-    const who = lt.winner === ctx.me ? "You" : Name(ctx, lt.winner);
-    label = el("div.trick-label", `${who} won it${lt.points ? ` · ${lt.points} pts` : ""}`);
+    if (shown && shown.peek) area.classList.add("peek");
+    area.append(trickLabel(ctx, lt, shown && shown.peek));
+  } else if (v.trick.length) {
+    slot(v.leader).append(cardButton(v.trick[0], { from: `seat-${v.leader}` }));
   }
-  if (label) area.append(label);
   return area;
 }
 
@@ -103,20 +97,13 @@ function hand(ctx, v) {
   if (ctx.me === null || !v.hand) {
     return el("div.hand.hidden-hand", { "data-origin": `seat-${bottom}` }, backs(handSize(v, bottom)));
   }
-  const legal = new Set(ctx.legal);
-  const myTurn = ctx.legal.length > 0 && !legal.has("redeal");
   const trump = v.phase === "play" ? v.trump : null;
-  const dealt = !ctx.prevView || ctx.prevView.deal !== v.deal || (ctx.prevView.hand || []).length < v.hand.length;
-  const row = el(`div.hand${dealt ? ".deal-in" : ""}`, { "data-origin": `seat-${bottom}`, "data-testid": "hand" });
-  sortHand(ctx, v.hand).forEach((c, i) => {
-    const playable = myTurn && legal.has(c);
-    const cls = [playable ? "playable" : myTurn ? "dimmed" : "", trump && c[1] === trump ? "trump" : "",
-      ctx.hint && ctx.hint.action === c ? "hinted" : ""].filter(Boolean).join(" ");
-    const b = cardButton(c, { cls, onclick: playable ? () => ctx.act(c) : null, tag: trump && c[1] === trump ? "★" : null });
-    b.style.setProperty("--i", i);
-    row.append(b);
+  return handRow(ctx, v.hand, {
+    myTurn: ctx.legal.length > 0 && !ctx.legal.includes("redeal"),
+    trump,
+    tag: (c) => (trump && c[1] === trump ? "★" : null),
+    dealt: !ctx.prevView || ctx.prevView.deal !== v.deal || (ctx.prevView.hand || []).length < v.hand.length,
   });
-  return row;
 }
 
 function shown(ctx, v) {
@@ -223,6 +210,11 @@ export default {
 
   pauseAfter(msg) {
     return msg.events.some((e) => e.type === "trick") ? 1100 : 650;
+  },
+
+  // The last completed trick a view shows, for a page that arrived after it (its "Last trick").
+  lastTrick(v) {
+    return v.last_trick || null;
   },
 
   keyboard(ev, ctx, board) {

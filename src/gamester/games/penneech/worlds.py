@@ -168,7 +168,9 @@ def determinize(state: PenneechState, player: int, rng: random.Random) -> Pennee
     s.chance.rng = make_rng(s.seed)
     s.chance.given = None
     log = s.chance.log
-    log[:-1] = past_packs(state, player, rng)
+    origin = state.chance.origin
+    # A state read from a position has no earlier deal to redraw: its world starts at the deal.
+    log[:-1] = past_packs(state, player, rng) if origin is None else []
     opp = 1 - player
     seen = state._hands[player] | state._played(0) | state._played(1) | mask_of(state._turned())
     unknown = cards_of(((1 << 52) - 1) & ~seen)
@@ -203,6 +205,12 @@ def determinize(state: PenneechState, player: int, rng: random.Random) -> Pennee
     s._pack = pack
     s._dealt = (dealt[0], dealt[1])
     log[-1] = pack
+    if origin is not None:
+        # The world of a position is a position of its own (docs/positions.md): its record starts
+        # at the world's deal, never at the real one's text.
+        from gamester.games.penneech import position
+
+        return position.read(state.game, position.write(s), None)
     return s
 
 

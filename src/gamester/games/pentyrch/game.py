@@ -12,12 +12,13 @@ here.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any, Final
 
 from gamester.core.cards import SUIT_SYMBOLS, SUITS, card_code, parse_card
 from gamester.core.protocol import Game
 from gamester.core.rng import Chance
-from gamester.games.pentyrch import notation
+from gamester.games.pentyrch import notation, position
 from gamester.games.pentyrch.board import (
     CELL_NAMES,
     FREE,
@@ -67,7 +68,7 @@ from gamester.games.pentyrch.moves import payments as _payments
 from gamester.games.pentyrch.options import OPEN_SPACE, RULESETS, PentyrchOptions
 from gamester.games.pentyrch.state import PentyrchState
 from gamester.games.pentyrch.views import OBS_SIZE, Event
-from gamester.games.pentyrch.worlds import FALLBACKS, WorldView
+from gamester.games.pentyrch.worlds import FALLBACKS, PentyrchWorld
 
 __all__ = [
     "BIT",
@@ -97,7 +98,7 @@ __all__ = [
     "Move",
     "PentyrchGame",
     "PentyrchState",
-    "WorldView",
+    "PentyrchWorld",
     "_combo_positions",
     "_payments",
     "cards_of_mask",
@@ -118,6 +119,15 @@ class PentyrchGame(Game[PentyrchOptions]):
     options_class = PentyrchOptions
     rulesets = RULESETS
     open_space = OPEN_SPACE
+    clone_shares = {
+        "PentyrchState._events[]": "the outer list is copied; its entries are finished events",
+        "PentyrchState._taken": "the pile the last exchange took, off the board: replaced, never changed",
+        "PentyrchState._owner": "seat owners, set once per game of a match, replaced not changed",
+        "PentyrchState._unit": "finishing units, set once per game of a match, replaced not changed",
+        "PentyrchState._unit_seats": "finishing units' seats, set once per game, replaced not changed",
+        "PentyrchState._results[][]": "the outer list and each dict are copied; the values are finished",
+        "PentyrchState._past_games": "a tuple of finished games, replaced not changed",
+    }
 
     def __init__(self, options: PentyrchOptions) -> None:
         super().__init__(options)
@@ -157,6 +167,11 @@ class PentyrchGame(Game[PentyrchOptions]):
         the notation says them (``notation.action_parts``), for the page to draw without reading
         the notation."""
         return notation.action_parts(action)
+
+    def hides_information(self) -> bool:
+        """docs/rules/pentyrch.md, What each player knows: with two players the two hands are the whole
+        hand pack and the piles lie face up, so each player knows the other's cards as a set."""
+        return self.options.players != 2
 
     @classmethod
     def seat_labels(cls, players: int) -> list[str]:
@@ -279,6 +294,14 @@ class PentyrchGame(Game[PentyrchOptions]):
 
     def _new_state(self, seed: int, chance: Chance) -> PentyrchState:
         return PentyrchState(self, seed, chance)
+
+    def blank_state(self, seed: int, chance: Chance) -> PentyrchState:
+        """A state with no field set but the protocol's, for this package's readers to fill."""
+        return PentyrchState(self, seed, chance, _blank=True)
+
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> PentyrchState:
+        """docs/positions.md: the board, the hands and what has been seen of them (``position.py``)."""
+        return position.read(self, text, None if chance is None else list(chance))
 
     def bounds(self) -> tuple[float, float, int]:
         """docs/rules/pentyrch.md: winners +1, the others -w/(n - w): at worst -(n - 1); one move per

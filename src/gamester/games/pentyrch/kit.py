@@ -1,5 +1,6 @@
 """What Pentyrch offers search (``gamester.core.kit``): the heuristic (``heuristic.py``), its fast copy
-on a sampled world's move tuples, the board effect of each move and a race evaluation (``policy.py``)."""
+on a sampled world's move tuples, the board effect of each move and a race evaluation (``policy.py``),
+and a read-only view of a sampled world (:meth:`PentyrchKit.world_view`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from gamester.core.kit import Kit, View
 from gamester.core.protocol import State
 from gamester.games.pentyrch import heuristic, policy, views
 from gamester.games.pentyrch.game import PentyrchState
+from gamester.games.pentyrch.worlds import PentyrchWorld
 
 
 class PentyrchKit(Kit):
@@ -22,6 +24,11 @@ class PentyrchKit(Kit):
 
     def heuristic(self, view: View, obs: dict[str, Any], legal: list[int], rng: random.Random) -> int:
         return heuristic.choose(view, obs, legal, rng)
+
+    def world_view(self, world: State) -> PentyrchWorld:
+        """A read-only view of a sampled ``world``'s board and the hand to move (:class:`PentyrchWorld`)."""
+        assert isinstance(world, PentyrchState)
+        return world.world_view()
 
     def playout(self, world: State, legal: list[int], rng: random.Random) -> int:
         assert isinstance(world, PentyrchState)

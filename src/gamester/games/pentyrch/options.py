@@ -44,12 +44,14 @@ class PentyrchOptions:
         200,
         minimum=1,
         maximum=100_000,
+        web_maximum=300,
         doc="the game ends after this many rounds (West to the dealer); the usual end decides",
     )
     games: int = option(
         1,
         minimum=1,
         maximum=1000,
+        web_maximum=8,
         doc="games in a match; seats rotate each game and scores and returns are summed",
     )
 

@@ -3,7 +3,7 @@ static evaluation of a position.
 
 Everything here reads a *determinized* state, a world the searching agent drew itself through
 ``view.determinize`` (see ``gamester.agents.evaluators``), through its read-only
-:class:`~gamester.games.pentyrch.worlds.WorldView` and the engine's ``moves.decode``.
+:class:`~gamester.games.pentyrch.worlds.PentyrchWorld` and the engine's ``moves.decode``.
 
 * :func:`scored_moves` and :func:`heuristic_move` score moves with ``heuristic.move_score``, the one
   definition the ``heuristic`` agent uses too, on the world's own stacks and piles and the decoded move
@@ -24,7 +24,7 @@ from gamester.games.pentyrch.board import GOAL, HOME
 from gamester.games.pentyrch.heuristic import DIST, move_score
 from gamester.games.pentyrch.moves import SAFE, Move, decode
 from gamester.games.pentyrch.state import PentyrchState
-from gamester.games.pentyrch.worlds import WorldView
+from gamester.games.pentyrch.worlds import PentyrchWorld
 
 
 def scored_moves(state: PentyrchState, legal: list[int]) -> list[tuple[float, int, Move]]:
@@ -62,7 +62,7 @@ def heuristic_move(state: PentyrchState, legal: list[int], rng: random.Random) -
     return choice
 
 
-def work_left(world: WorldView, seat: int) -> float:
+def work_left(world: PentyrchWorld, seat: int) -> float:
     """The turns ``seat`` still needs at best: steps to the goal and bearing off for each card on the
     board (more when it is pinned under another seat's card), entering and crossing for the rest."""
     cpos = world.cpos

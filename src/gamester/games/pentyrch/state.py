@@ -16,7 +16,7 @@ from gamester.core.cards import parse_card
 from gamester.core.errors import IllegalActionError
 from gamester.core.protocol import TERMINAL, State
 from gamester.core.rng import Chance
-from gamester.games.pentyrch import notation, reasons, scoring, views, worlds
+from gamester.games.pentyrch import notation, position, reasons, scoring, views, worlds
 from gamester.games.pentyrch.board import CELL_NAMES, NUM_CELLS, OFF, layout_cell, parse_cell, seat_owners
 from gamester.games.pentyrch.cards import (
     BIT,
@@ -41,7 +41,7 @@ from gamester.games.pentyrch.moves import (
     generate,
 )
 from gamester.games.pentyrch.views import Event
-from gamester.games.pentyrch.worlds import PassCons, WorldView
+from gamester.games.pentyrch.worlds import PassCons, PentyrchWorld
 
 if TYPE_CHECKING:
     from gamester.games.pentyrch.game import PentyrchGame
@@ -113,7 +113,12 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         self.chance = chance
         if _blank:
             return
-        o = game.options
+        self._open()
+        self._start_game()
+
+    def _open(self) -> None:
+        """The fields of a match before its first game (a position's reader then sets what it says)."""
+        o = self.game.options
         self._n = o.players
         self._always = o.combine == "always"
         self._overpay = o.overpay
@@ -133,13 +138,12 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         self._past_games: tuple[tuple[Any, ...], ...] = ()
         self._over = False
         self._g = 0
-        self._start_game()
 
     # -- setting up ----------------------------------------------------------------------------
-    def _start_game(self) -> None:
+    def _setup_game(self) -> None:
+        """Who sits where in game ``_g`` of the match, who deals and what finishes together."""
         n = self._n
-        g = self._g
-        self._owner = seat_owners(n, g)
+        self._owner = seat_owners(n, self._g)
         # docs/rules/pentyrch.md, Seats, court cards and hands: South deals (East with three players); a round
         # runs from West to the dealer.
         self._dealer = 2 if n == 3 else 3
@@ -155,6 +159,11 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         else:
             self._unit = [0, 1, 2, 3]
             self._unit_seats = [(0,), (1,), (2,), (3,)]
+
+    def _start_game(self) -> None:
+        n = self._n
+        g = self._g
+        self._setup_game()
         parse = self.game.parse_chance
         # Chance in the order used (docs/records.md): the layout pack (24), then the hand pack (16).
         layout = self.chance.pack(LAYOUT_CARDS, parse)
@@ -223,12 +232,12 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
 
     def cells(self) -> tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]:
         """(stacks, piles) of every cell, top last: the state's own lists, read-only (what
-        :class:`~.worlds.WorldView` also shows, without building one: playouts ask at every move)."""
+        :class:`~.worlds.PentyrchWorld` also shows, without building one: playouts ask at every move)."""
         return self._stacks, self._piles
 
-    def world_view(self) -> WorldView:
-        """The board and the hand to move, read-only, for search (:class:`~.worlds.WorldView`)."""
-        return WorldView(self)
+    def world_view(self) -> PentyrchWorld:
+        """The board and the hand to move, read-only, for search (:class:`~.worlds.PentyrchWorld`)."""
+        return PentyrchWorld(self)
 
     def apply_action(self, action: object) -> None:
         # ``object``, checked here: typed ``int``, the compiled build would refuse a str or a float
@@ -490,6 +499,10 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
         fmt = notation.format_move
         return [fmt(m) for m in self._hist]
 
+    def position(self) -> str:
+        """docs/positions.md: this position in Pentyrch's notation (``position.py``)."""
+        return position.write(self)
+
     # -- information ---------------------------------------------------------------------------
     def observation(self, player: object) -> dict[str, Any]:
         """docs/rules/pentyrch.md, What each player knows: the board, every pile, cards that changed hands at
@@ -537,6 +550,12 @@ class PentyrchState(State["PentyrchGame"]):  # a string: game.py imports this mo
 
     def summary_extra(self) -> dict[str, Any]:
         return views.summary_extra(self)
+
+    def teams(self) -> list[list[int]]:
+        """docs/rules/pentyrch.md, The end (partners): partners finish together and share the result;
+        otherwise each player is alone (a two-player player's two seats are one player)."""
+        units = {tuple(scoring.unit_players(self, u)) for u in range(len(self._unit_seats))}
+        return [list(t) for t in sorted(units)]
 
     # -- helpers for tests, agents and interfaces ------------------------------------------------
     def hand(self, player: int) -> list[str]:

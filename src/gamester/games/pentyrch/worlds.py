@@ -1,5 +1,5 @@
 """Pentyrch worlds: drawing a full state a player cannot tell from the real one (``determinize``), and
-:class:`WorldView`, the fast read-only view of a world that search reads.
+:class:`PentyrchWorld`, the fast read-only view of a world that search reads.
 
 Hidden: the dealt cards the other hands still hold unseen, and the set-aside card (docs/rules/pentyrch.md,
 What each player knows). They are shuffled among those same places, keeping what the play revealed: a
@@ -29,7 +29,7 @@ _NO_BOUND = 1 << 30
 PassCons = list[tuple[int, int, int, int]]
 
 
-class WorldView:
+class PentyrchWorld:
     """A read-only view of a Pentyrch state's board and the hand to move, for search over worlds it
     drew itself (``determinize``). The sequences are the state's own (no copy): read them, never
     change them, and take a new view after the state moves.
@@ -87,12 +87,17 @@ def determinize(state: PentyrchState, player: int, rng: random.Random) -> Pentyr
     s.chance.given = None
     log = s.chance.log
     past = []
+    # The hand packs of the games in the chance log (none of those before a position a state was
+    # read from: its world is then a position of its own, below).
+    logged = state.chance.origin is None
     for g, (owner, dealt, hidden, caps, passcons, setaside) in enumerate(state._past_games):
         new, aside = draw_hidden(n, player, hidden, caps, passcons, setaside, rng)
         dealt = [(d & ~h) | m for d, h, m in zip(dealt, hidden, new, strict=True)]
-        log[2 * g + 1] = hand_pack(n, owner, dealt, aside)
+        if logged:
+            log[2 * g + 1] = hand_pack(n, owner, dealt, aside)
         past.append((owner, dealt, new, caps, rehide(passcons, hidden, new), aside))
     s._past_games = tuple(past)
+    origin = state.chance.origin
     new, aside = draw_hidden(n, player, state._hidden, state._caps, state._passcons, state._setaside, rng)
     s._passcons = rehide(state._passcons, state._hidden, new)
     for q in range(n):
@@ -101,10 +106,17 @@ def determinize(state: PentyrchState, player: int, rng: random.Random) -> Pentyr
         s._hidden[q] = new[q]
         s._dealt[q] = (state._dealt[q] & ~old) | new[q]
     s._setaside = aside
-    log[2 * state._g + 1] = hand_pack(n, state._owner, s._dealt, aside)
     s._legal = None
     s._combos = None
     s._counts = [0] * len(s._counts)  # counted for the real hands (it names them): forgotten
+    if origin is not None:
+        # The world of a position is a position of its own (docs/positions.md): its record starts
+        # at the world's board, never at the real one's text.
+        del log[:]
+        from gamester.games.pentyrch import position
+
+        return position.read(state.game, position.write(s), None)
+    log[2 * state._g + 1] = hand_pack(n, state._owner, s._dealt, aside)
     return s
 
 

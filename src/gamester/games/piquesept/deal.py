@@ -1,15 +1,12 @@
-"""The words of a Piquesept deal: dense actions and the core's card ids, the phases, and a fast,
-typed, read-only record of where a deal stands (``PiqueseptState.deal_view``).
-
-Search code (the solver, the heuristic's playout) reads a world through this instead of the state's
-private fields. It shows every hand, so it is for worlds an agent sampled itself (``determinize``),
-never for the real game: there a seat gets ``observation`` only.
+"""The words of a Piquesept deal: dense actions and the core's card ids, the phases and the masks
+that list a hand. Shared by the engine (``game.py``), what a seat sees (``views.py``) and the worlds
+search draws (``worlds.py``), so none of them imports another for a word.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Final, NamedTuple
+from typing import Any, Final
 
 from gamester.core.cards import CODES
 from gamester.games.piquesept.rules import NUM_ACTIONS
@@ -49,6 +46,11 @@ _LO: Final[list[list[int]]] = [[b for b in range(16) if m >> b & 1] for m in ran
 _HI: Final[list[list[int]]] = [[b + 16 for b in range(16) if m >> b & 1] for m in range(1 << 16)]
 
 
+# The events of a trick ending mid-deal, made only when asked for (``views.last_events``): the engine
+# leaves this shared marker (never appended to) instead of a list of its own.
+LAST_TRICK: Final[list[tuple[Any, ...]]] = []
+
+
 def mask_to_actions(m: int) -> list[int]:
     return _LO[m & 0xFFFF] + _HI[m >> 16]
 
@@ -56,37 +58,3 @@ def mask_to_actions(m: int) -> list[int]:
 def codes(mask: int) -> list[str]:
     """The codes of the cards in a dense hand mask, in action order (suit, then rank)."""
     return [CODE[a] for a in mask_to_actions(mask)]
-
-
-class DealView(NamedTuple):
-    """One moment of a deal; cards are dense actions, hands and masks 32-bit masks of them."""
-
-    players: int
-    phase: int
-    """A ``game.Phase`` value (first trick, play, give, over)."""
-    deal: int
-    """Deals started before this one (0 for the first)."""
-    current: int
-    """The seat to act (``TERMINAL`` once the game is over)."""
-    hands: tuple[int, ...]
-    soloist: int
-    drawer: int
-    leader: int
-    """Who led the trick in progress (or leads the next one)."""
-    trick: tuple[int, ...]
-    """The trick so far, in playing order from ``leader``."""
-    led: int
-    """The suit led to the trick in progress, -1 before its first card."""
-    best: int
-    """``rules.VAL[led][card]`` of the card winning the trick so far (-1 before its first card)."""
-    winner: int
-    """The seat winning the trick so far."""
-    tricks_played: int
-    drawn: int
-    """The card drawn from the soloist in the trade (-1 not yet)."""
-    given: int
-    """The card the drawer gave back (-1 not yet)."""
-    taken: tuple[int, ...]
-    """Card points each seat has won in this deal's tricks."""
-    last_deal_points: int
-    """The soloist's side's card points in the last finished deal (-1 before the first ends)."""

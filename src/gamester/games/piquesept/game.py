@@ -7,13 +7,16 @@ them). Hands are 32-bit masks of actions. Dealing, the random draw of the trade 
 happen inside ``apply_action``; chance is drawn through ``self.chance`` (per deal: the pack, then the
 drawn card). For speed the state keeps the player to act's legal cards as a mask (``_lm``), updated
 whenever the turn passes; ``_legal_mask`` derives the same from the rules, and the tests compare them.
-Determinization lives in ``worlds.py``.
+
+The package's other parts: the deal's words and phases (``deal.py``), the rule primitives
+(``rules.py``), what a seat sees (``views.py``), the worlds search draws and the snapshot it reads
+(``worlds.py``), the heuristic, the exact solver and the kit.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from gamester.core.cards import CODES, SUIT_NAMES, parse_card
@@ -21,6 +24,7 @@ from gamester.core.errors import IllegalActionError, InvalidActionError, quote
 from gamester.core.options import OpenValue, RuleSet
 from gamester.core.protocol import TERMINAL, Game, State
 from gamester.core.rng import Chance
+from gamester.games.piquesept import position, views
 from gamester.games.piquesept.deal import _HI as _HI
 from gamester.games.piquesept.deal import _LO as _LO
 from gamester.games.piquesept.deal import _PHASE_NAMES as _PHASE_NAMES
@@ -31,10 +35,10 @@ from gamester.games.piquesept.deal import FIRST as FIRST
 from gamester.games.piquesept.deal import GIVE as GIVE
 from gamester.games.piquesept.deal import ID2A as ID2A
 from gamester.games.piquesept.deal import IDBIT as IDBIT
+from gamester.games.piquesept.deal import LAST_TRICK
 from gamester.games.piquesept.deal import OVER as OVER
 from gamester.games.piquesept.deal import PHASE_OF_NAME as PHASE_OF_NAME
 from gamester.games.piquesept.deal import PLAY as PLAY
-from gamester.games.piquesept.deal import DealView
 from gamester.games.piquesept.deal import Phase as Phase
 from gamester.games.piquesept.deal import codes as codes
 from gamester.games.piquesept.deal import mask_to_actions as mask_to_actions
@@ -58,12 +62,10 @@ from gamester.games.piquesept.rules import (
     trick_points,
     winning_index,
 )
+from gamester.games.piquesept.worlds import PiqueseptWorld
 
 # The suits of a hand as it is shown (spades, hearts, clubs, diamonds: the colours alternate).
 _HAND_SUITS: Final = (SPADE, 2, 0, 1)
-
-# The events of a trick ending mid-deal, made only when asked for (last_events).
-_LAST_TRICK: Final[list[tuple[Any, ...]]] = []
 
 
 def _pack_ids(players: int, removed: tuple[str, ...]) -> tuple[int, ...]:
@@ -86,6 +88,12 @@ class PiqueseptGame(Game[PiqueseptOptions]):
     options_class = PiqueseptOptions
     rulesets: ClassVar[Mapping[str, RuleSet]] = RULESETS
     open_space: ClassVar[Mapping[str, tuple[OpenValue, ...]]] = OPEN_SPACE
+    clone_shares: ClassVar[Mapping[str, str]] = {
+        "PiqueseptState._events": "a finished action's event list, replaced (never appended) by the next",
+        "PiqueseptState._forced": "set once per deal, read only",
+        "PiqueseptState._done[]": "the outer list is copied; each entry is a finished trick, never changed",
+        "PiqueseptState._past[]": "the outer list is copied; each entry is a finished deal, never changed",
+    }
 
     def __init__(self, options: PiqueseptOptions) -> None:
         super().__init__(options)
@@ -107,7 +115,7 @@ class PiqueseptGame(Game[PiqueseptOptions]):
             options.trade_visible,
             options.first_dealer,
         )
-        self._obs_size = _obs_layout(n)[-1]
+        self._obs_size = views.obs_layout(n)[-1]
 
     @property
     def num_players(self) -> int:
@@ -123,6 +131,14 @@ class PiqueseptGame(Game[PiqueseptOptions]):
 
     def _new_state(self, seed: int, chance: Chance) -> PiqueseptState:
         return PiqueseptState(self, seed, chance)
+
+    def blank_state(self, seed: int, chance: Chance) -> PiqueseptState:
+        """A state with no field set but the protocol's, for this package's readers to fill."""
+        return PiqueseptState(self, seed, chance, _blank=True)
+
+    def read_position(self, text: str, chance: Sequence[Any] | None = None) -> PiqueseptState:
+        """docs/positions.md: the deal as dealt, the match before it and its plays (``position.py``)."""
+        return position.read(self, text, None if chance is None else list(chance))
 
     def bounds(self) -> tuple[float, float, int]:
         """docs/rules/piquesept.md: the soloist wins or loses 3 (2 with three players) a deal; every
@@ -140,11 +156,13 @@ class PiqueseptGame(Game[PiqueseptOptions]):
     @classmethod
     def drawing(cls) -> dict[str, Any]:
         """docs/rules/piquesept.md, Scoring and The cards: the card points that win a deal and all
-        there are, and every card in the order a hand is shown (suits alternating colours, each from
-        its highest card down, the 7S above the Ace), so that no drawing restates them."""
+        there are, the suit that is always trumps, and every card in the order a hand is shown (suits
+        alternating colours, each from its highest card down, the 7S above the Ace), so that no
+        drawing restates them."""
         return {
             "win_points": WIN_POINTS,
             "total_points": TOTAL_POINTS,
+            "trump": CODE[8 * SPADE][1],  # the suit letter of the engine's trump suit
             "card_order": [
                 CODE[a]
                 for s in _HAND_SUITS
@@ -159,20 +177,6 @@ class PiqueseptGame(Game[PiqueseptOptions]):
         if isinstance(entry, int):
             return CODES[entry]
         return [CODES[c] for c in entry]
-
-
-def _obs_layout(n: int) -> tuple[int, ...]:
-    """Offsets of the observation tensor's blocks (seats relative to the observer, observer first):
-
-    hand 32 | current trick by seat n*32 | played this deal by seat n*32 | soloist n | dealer n |
-    leader n | to act n | drawn card 32 | given card 32 | trade stage 3 | phase 4 |
-    card points this deal by seat n (/130) | returns so far by seat n | trick, deal progress 2 | size
-    """
-    sizes = (32, n * 32, n * 32, n, n, n, n, 32, 32, 3, 4, n, n, 2)
-    out = [0]
-    for s in sizes:
-        out.append(out[-1] + s)
-    return tuple(out)
 
 
 class PiqueseptState(State[PiqueseptGame]):
@@ -213,17 +217,22 @@ class PiqueseptState(State[PiqueseptGame]):
         self.chance = chance
         if _blank:
             return
-        n, self._next, self._tricks_per_deal, self._deals, self._visible, self._dealer = game.consts
+        self._open()
+        self._start_deal()
+
+    def _open(self) -> None:
+        """The fields of a match before its first deal (a position's reader then sets what it says)."""
+        n, self._next, self._tricks_per_deal, self._deals, self._visible, self._dealer = self.game.consts
         self._n = n
         self._deal_no = 0
         self._base = [0] * n
         self._ret = [0] * n
-        # Finished deals: (dealer, soloist, dealt, x, y, tricks, soloist points, return deltas).
+        # Finished deals: (dealer, soloist, dealt, x, y, tricks, soloist points, return deltas); a
+        # deal before the position a state was read from keeps only its results (no hands, no tricks).
         self._past: list[tuple[Any, ...]] = []
         # Events of the last action. Every action that causes events leaves the trick empty (it ends
         # a trick or the trade) and every other action leaves a card in it: see last_events.
         self._events: list[tuple[Any, ...]] = []
-        self._start_deal()
 
     # -- the deal ----------------------------------------------------------------------------
     def _start_deal(self) -> None:
@@ -365,7 +374,7 @@ class PiqueseptState(State[PiqueseptGame]):
             self._events = [("trick", done)]
             self._end_deal()
             return
-        self._events = _LAST_TRICK  # a trick mid-deal: its events are made when asked for
+        self._events = LAST_TRICK  # a trick mid-deal: its events are made when asked for (views.py)
         self._leader = self._cur = winner
         self._lm = self._hands[winner]
 
@@ -567,6 +576,10 @@ class PiqueseptState(State[PiqueseptGame]):
     def history_strings(self) -> list[str]:
         return [CODE[a] for a in self._actions()]
 
+    def position(self) -> str:
+        """docs/positions.md: this position in Piquesept's notation (``position.py``)."""
+        return position.write(self)
+
     def _actions(self) -> list[int]:
         """Every action so far, rebuilt from the tricks and the gives (not logged on the hot path): per
         deal the first trick, the give, then the other tricks."""
@@ -582,6 +595,20 @@ class PiqueseptState(State[PiqueseptGame]):
         if self._phase != OVER:
             out += self._trick
         return out
+
+    # -- the sides -------------------------------------------------------------------------------
+    def roles(self) -> list[str]:
+        """docs/rules/piquesept.md, The soloist and the opening trick: the holder of the 7S plays
+        alone (the soloist of the current deal; of the last one once the game is over), the others
+        defend together."""
+        s = self._soloist
+        return ["soloist" if q == s else "defender" for q in range(self._n)]
+
+    def teams(self) -> list[list[int]]:
+        """docs/rules/piquesept.md, Scoring: the defenders win or lose together against the soloist."""
+        s = self._soloist
+        defenders = [q for q in range(self._n) if q != s]
+        return sorted([[s], defenders])
 
     # -- information -------------------------------------------------------------------------
     def trade_stage(self) -> int:
@@ -601,9 +628,9 @@ class PiqueseptState(State[PiqueseptGame]):
         the others (and spectators, ``None``) only with trade_visible."""
         return self._visible or (player is not None and (player == self._soloist or player == self._drawer))
 
-    def deal_view(self) -> DealView:
-        """Where the deal stands, every hand included: for search in a world the agent sampled itself
-        (``determinize``), never for showing the real game to a seat."""
+    def world_view(self) -> PiqueseptWorld:
+        """This state as a :class:`PiqueseptWorld` (every hand in the open: for search in a world the
+        agent sampled itself, ``determinize``, never for showing the real game to a seat)."""
         past = self._past
         trick = self._trick
         # Between tricks the play branch leaves the last trick's led suit and best card behind.
@@ -612,7 +639,7 @@ class PiqueseptState(State[PiqueseptGame]):
             # The first trick's cards are forced, so the engine does not follow its winner as it goes.
             i = winning_index(trick)
             best, winner = VAL[trick[0] >> 3][trick[i]], (self._leader + i) % self._n
-        return DealView(
+        return PiqueseptWorld(
             self._n,
             self._phase,
             self._deal_no,
@@ -639,101 +666,15 @@ class PiqueseptState(State[PiqueseptGame]):
         The soloist is public from the start of a deal: he is the seat to act first, and his only
         legal card is the 7S.
         """
-        return self._view(self.check_player(player))
+        return views.view(self, self.check_player(player))
 
     def public_observation(self) -> dict[str, Any]:
         """What a spectator knows: no hand, the trade cards only with trade_visible (``seat`` None)."""
-        return self._view(None)
-
-    def _view(self, player: int | None) -> dict[str, Any]:
-        """The one view function: the public part, the trade as far as ``player`` saw it, his hand."""
-        n = self._n
-        over = self._phase == OVER
-        knows = self.knows_trade(player)
-        x, y = self._x, self._y
-        s = self._soloist
-        taken = self._taken
-        view: dict[str, Any] = {
-            "game": "piquesept",
-            "seat": player,
-            "players": n,
-            "phase": _PHASE_NAMES[self._phase],
-            "current_player": None if over else self._cur,
-            "dealer": self._dealer,
-            "deal": self._deal_no,
-            "deals": self._deals,
-            "hand_sizes": [h.bit_count() for h in self._hands],
-            "soloist": s,
-            "drawer": self._drawer,
-            "trick_number": min(self._ntricks + 1, self._tricks_per_deal),
-            "leader": self._leader,
-            "trick": [CODE[a] for a in self._trick],
-            "tricks": [
-                {"leader": t[0], "cards": [CODE[a] for a in t[1]], "winner": t[2], "points": t[3]}
-                for t in self._done
-            ],
-            "trade_visible": self._visible,
-            "trade": {
-                "stage": ("pending", "drawn", "given")[self.trade_stage()],
-                "drawn": CODE[x] if x >= 0 and knows else None,
-                "given": CODE[y] if y >= 0 and knows else None,
-            },
-            "card_points": list(taken),
-            "side_points": [taken[s], sum(taken) - taken[s]],
-            "scores": self._scores(taken),
-            "returns_so_far": list(self._ret),
-            "past_deals": self._deal_results(),
-        }
-        if player is not None:
-            view["hand"] = codes(self._hands[player])
-        return view
+        return views.view(self, None)
 
     def observation_tensor(self, player: object) -> list[float]:
-        """The observation as numbers (layout in ``_obs_layout``), seats relative to ``player``."""
-        me = self.check_player(player)
-        n = self._n
-        o = _obs_layout(n)
-        t = [0.0] * o[-1]
-        rel = [(q - me) % n for q in range(n)]
-
-        def bits(mask: int, base: int) -> None:
-            for a in mask_to_actions(mask):
-                t[base + a] = 1.0
-
-        bits(self._hands[me], o[0])
-        seat = self._leader
-        for a in self._trick:
-            t[o[1] + 32 * rel[seat] + a] = 1.0
-            seat = self._next[seat]
-        for leader, cards, _w, _p in self._done:
-            seat = leader
-            for a in cards:
-                t[o[2] + 32 * rel[seat] + a] = 1.0
-                seat = self._next[seat]
-        seat = self._leader
-        for a in self._trick:
-            t[o[2] + 32 * rel[seat] + a] = 1.0
-            seat = self._next[seat]
-        t[o[3] + rel[self._soloist]] = 1.0
-        t[o[4] + rel[self._dealer]] = 1.0
-        t[o[5] + rel[self._leader]] = 1.0
-        if self._phase != OVER:
-            t[o[6] + rel[self._cur]] = 1.0
-        if self.knows_trade(me):
-            if self._x >= 0:
-                t[o[7] + self._x] = 1.0
-            if self._y >= 0:
-                t[o[8] + self._y] = 1.0
-        t[o[9] + self.trade_stage()] = 1.0
-        t[o[10] + self._phase] = 1.0
-        scale = float(self._deals * (n - 1))
-        taken = self._taken
-        for q in range(n):
-            t[o[11] + rel[q]] = taken[q] / TOTAL_POINTS
-            t[o[12] + rel[q]] = self._ret[q] / scale
-        t[o[13]] = self._ntricks / self._tricks_per_deal
-        t[o[13] + 1] = self._deal_no / self._deals
-        return t
+        """The observation as numbers (layout at ``views.obs_layout``), seats relative to ``player``."""
+        return views.observation_tensor(self, self.check_player(player))
 
     def determinize(self, player: object, rng: random.Random) -> PiqueseptState:
         """A full state, drawn at random, that ``player`` cannot tell apart from this one.
@@ -747,99 +688,15 @@ class PiqueseptState(State[PiqueseptGame]):
         return determinize(self, p, rng)
 
     def last_events(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        if self._trick:
-            return out
-        n = self._n
-        events = self._events
-        if events is _LAST_TRICK:
-            events = [("trick", self._done[-1])]
-        for e in events:
-            kind = e[0]
-            if kind == "deal":
-                out.append({"type": "deal", "dealer": e[1], "deal": e[2]})
-                out.append({"type": "soloist", "seat": e[3]})
-            elif kind == "trick":
-                leader, cards, winner, pts = e[1]
-                out.append(
-                    {
-                        "type": "trick",
-                        "winner": winner,
-                        "leader": leader,
-                        "cards": [CODE[a] for a in cards],
-                        "points": pts,
-                    }
-                )
-            elif kind in ("draw", "give"):
-                r, s, card = e[1], e[2], e[3]
-                ev = {"type": kind, "drawer": r, "soloist": s, "card": CODE[card]}
-                if not self._visible:
-                    ev["seats"] = [r, s]
-                    others = [q for q in range(n) if q != r and q != s]
-                    out.append(ev)
-                    out.append({"type": kind, "drawer": r, "soloist": s, "card": None, "seats": others})
-                else:
-                    out.append(ev)
-            elif kind == "deal_over":
-                out.append(
-                    {
-                        "type": "deal_over",
-                        "soloist": e[1],
-                        "card_points": [e[2], TOTAL_POINTS - e[2]],
-                        "returns": list(e[3]),
-                    }
-                )
-            elif kind == "game_over":
-                out.append(
-                    {
-                        "type": "game_over",
-                        "returns": self.returns(),
-                        "scores": self.scores(),
-                        "deals": self._deal_results(),
-                    }
-                )
-        return out
+        return views.last_events(self)
 
     def last_events_seen_by(self, viewer: int | None) -> list[dict[str, Any]]:
         """As the protocol's, except that a spectator gets the blank version of a hidden trade (the
         one meant for the seats who did not see it), like every seat outside the trade."""
-        out = []
-        for e in self.last_events():
-            seats = e.get("seats")
-            if seats is None or (viewer in seats if viewer is not None else e.get("card") is None):
-                out.append(e)
-        return out
-
-    def _deal_results(self) -> list[dict[str, Any]]:
-        """Each finished deal: dealer, soloist, card points (soloist's side, defenders'), returns."""
-        return [
-            {
-                "dealer": p[0],
-                "soloist": p[1],
-                "card_points": [p[6], TOTAL_POINTS - p[6]],
-                "returns": list(p[7]),
-            }
-            for p in self._past
-        ]
+        return views.last_events_seen_by(self, viewer)
 
     def summary_extra(self) -> dict[str, Any]:
-        if self._phase == OVER:
-            last = self._past[-1]
-            soloist, sp = last[1], last[6]
-            side = [sp, TOTAL_POINTS - sp]
-        else:
-            soloist = self._soloist
-            taken = self._taken
-            sp = taken[soloist]
-            side = [sp, sum(taken) - sp]
-        return {
-            "soloist": soloist,
-            "card_points": side,
-            "dealer": self._dealer,
-            "deal": self._deal_no,
-            "tricks_played": self._ntricks,
-            "deal_results": self._deal_results(),
-        }
+        return views.summary_extra(self)
 
     def __repr__(self) -> str:
         # Neither the hands nor the seed (which rebuilds them): a repr ends up in logs and tracebacks.

@@ -88,7 +88,7 @@ def seen_from_observation(view: View, obs: dict[str, Any]) -> Seen:
 def seen_from_world(world: PiqueseptState) -> Seen:
     """The record for the seat to move in ``world`` (a state the agent sampled itself): the cards
     played this deal are the deal's pack less every hand. Read from the state's own fields (this runs
-    at every step of every playout; ``deal_view()`` would build the whole record, card points
+    at every step of every playout; ``world_view()`` would build the whole record, card points
     included, for the few fields needed here); the tests check it against the observation's record."""
     me = world._cur
     hands = world._hands

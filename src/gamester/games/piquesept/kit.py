@@ -1,6 +1,6 @@
 """What Piquesept offers search (``gamester.core.kit``): the heuristic (``heuristic.py``) and its fast
 playout on a sampled world, the exact solver of the rest of a deal (``solver.py``), and a typed
-read-only view of a sampled world (:meth:`PiqueseptKit.deal_view`).
+read-only view of a sampled world (:meth:`PiqueseptKit.world_view`).
 
 Everything here that reads a world reads a state the agent sampled itself through ``determinize``.
 """
@@ -13,8 +13,8 @@ from typing import Any
 from gamester.core.kit import Kit, View
 from gamester.core.protocol import State
 from gamester.games.piquesept import heuristic, solver
-from gamester.games.piquesept.deal import DealView
 from gamester.games.piquesept.game import PiqueseptGame, PiqueseptState
+from gamester.games.piquesept.worlds import PiqueseptWorld
 
 
 class PiqueseptKit(Kit):
@@ -49,10 +49,10 @@ class PiqueseptKit(Kit):
             start.apply_action(a)
         return start, actions[done:]
 
-    def deal_view(self, world: State) -> DealView:
-        """Where the deal of a sampled ``world`` stands, every hand included (``deal.DealView``)."""
+    def world_view(self, world: State) -> PiqueseptWorld:
+        """A read-only snapshot of a sampled ``world``, every hand in the open (:class:`PiqueseptWorld`)."""
         assert isinstance(world, PiqueseptState)
-        return world.deal_view()
+        return world.world_view()
 
 
 KIT = PiqueseptKit

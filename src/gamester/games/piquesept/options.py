@@ -79,7 +79,11 @@ class PiqueseptOptions:
         "are shown to everyone",
     )
     deals: int = option(
-        1, minimum=1, maximum=1000, doc="deals in a match; scores and returns are summed over them"
+        1,
+        minimum=1,
+        maximum=1000,
+        web_maximum=16,
+        doc="deals in a match; scores and returns are summed over them",
     )
 
     def validate(self) -> None:

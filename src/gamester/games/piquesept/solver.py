@@ -6,7 +6,7 @@ Alpha-beta with a transposition table keyed by every hand, the trick so far and 
 values are the points still to come, so the table does not depend on the points already taken. The
 rules are ``rules.py``'s (``playable``, ``VAL``, ``trick_points``,
 ``seat_return``; docs/rules/piquesept.md, The remaining tricks; Scoring), and a world is read through
-its ``deal_view()``.
+its ``world_view()``.
 
 A world's value for a seat is its return for the deal — ``+-(players - 1)`` for the soloist, ``-+1``
 for a defender, 0 for 65-65 — plus a hundredth of its side's card points as a tie-breaker; since
@@ -20,7 +20,6 @@ from typing import Any
 
 from gamester.core.kit import View
 from gamester.core.protocol import State
-from gamester.games.piquesept.deal import DealView
 from gamester.games.piquesept.game import FIRST, GIVE, PLAY, PiqueseptState
 from gamester.games.piquesept.heuristic import shed_first
 from gamester.games.piquesept.rules import (
@@ -31,6 +30,7 @@ from gamester.games.piquesept.rules import (
     seat_return,
     trick_points,
 )
+from gamester.games.piquesept.worlds import PiqueseptWorld
 
 INF = 10_000
 
@@ -64,14 +64,14 @@ def deal_return(points: int, is_soloist: bool, n: int) -> float:
 def solve_actions(world: State, me: int) -> dict[int, float]:
     """The value, for ``me``, of every legal action of ``world`` (a determinized state)."""
     assert isinstance(world, PiqueseptState)
-    root = world.deal_view()
+    root = world.world_view()
     is_solo = me == root.soloist
     out: dict[int, float] = {}
     solver = Solver(root)
     for a in world.legal_actions():
         w = world.clone()
         w.apply_action(a)
-        v = w.deal_view()
+        v = w.world_view()
         if v.phase == PLAY and v.deal == root.deal:
             points = solver.outcome_points(v)
         else:
@@ -84,7 +84,7 @@ def solve_actions(world: State, me: int) -> dict[int, float]:
 class Solver:
     """Alpha-beta over the remaining cards of a deal in play; ``nodes`` counts positions searched."""
 
-    def __init__(self, world: DealView) -> None:
+    def __init__(self, world: PiqueseptWorld) -> None:
         self.nodes = 0
         self.tt: dict[tuple[Any, ...], list[int]] = {}
         n = world.players
@@ -93,7 +93,7 @@ class Solver:
         self.nxt = tuple((s + 1) % n for s in range(n))
         self.solo = world.soloist
 
-    def outcome_points(self, w: DealView) -> int:
+    def outcome_points(self, w: PiqueseptWorld) -> int:
         """The soloist's final points as far as the result needs them: 66 if he can reach 66, 65 if
         he can reach exactly a draw, else what he holds (``rules.RESULT_STEPS``) — two null-window
         searches instead of an exact score (a hundred times faster, and the tie-breaker in
@@ -110,7 +110,7 @@ class Solver:
                 return need
         return taken
 
-    def future(self, w: DealView) -> int:
+    def future(self, w: PiqueseptWorld) -> int:
         """The soloist's points still to come from ``w`` (phase PLAY), both sides playing perfectly."""
         assert w.phase not in (FIRST, GIVE)
         return self.search(list(w.hands), w.trick, w.leader, w.current, w.led, w.best, w.winner, -INF, INF)

@@ -1,18 +1,16 @@
 // Piquesept: the holder of the 7♠ plays alone against the rest; a forced first trick, a secret
-// draw-and-give, then tricks for card points. The points to win, all there are and the order a hand is
-// shown in come from the server (ctx.info.drawing, PiqueseptGame.drawing), never restated here.
+// draw-and-give, then tricks for card points. The points to win, all there are, the trump suit and the
+// order a hand is shown in come from the server (ctx.info.drawing, PiqueseptGame.drawing), never
+// restated here.
 
-import { cardsText, cardText, el, put } from "/static/js/ui.js";
-import { backs, cardButton, cardKeys, hintBox, leadLine } from "/static/js/games/common.js";
+import { cardsText, cardText, el, put, SUIT_NAMES, SUITS } from "/static/js/ui.js";
+import { backs, cardButton, cardKeys, handRow, hintBox, leadLine, shownTrick, trickLabel }
+  from "/static/js/games/common.js";
 
-/** The engine's fixed facts for this drawing: points to win, total points, the hand's card order. */
+/** The engine's fixed facts for this drawing: points to win, total points, the trump suit, the hand's
+ * card order. */
 function facts(ctx) {
   return ctx.info.drawing;
-}
-
-function sortHand(ctx, codes) {
-  const order = facts(ctx).card_order;
-  return [...codes].sort((a, b) => order.indexOf(a) - order.indexOf(b));
 }
 
 /** The deal's outcome as the engine scored it: the sign of the soloist's return. */
@@ -61,12 +59,16 @@ function trickArea(ctx, v, pos) {
   let cards = v.trick;
   let leader = v.leader;
   let label = null;
-  if (!cards.length && v.tricks.length) {
-    const t = v.tricks[v.tricks.length - 1];
+  // A completed trick the page holds (or the last trick asked for) is drawn over the view's own; the
+  // view's last trick stays until the next lead.
+  const shown = shownTrick(ctx);
+  const t = shown ? shown.trick : !cards.length && v.tricks.length ? v.tricks[v.tricks.length - 1] : null;
+  if (t) {
     cards = t.cards;
     leader = t.leader;
     area.classList.add("done");
-    label = el("div.trick-label", `${t.winner === ctx.me ? "You" : ctx.names[t.winner]} won it · ${t.points} pts`);
+    if (shown && shown.peek) area.classList.add("peek");
+    label = trickLabel(ctx, t, shown && shown.peek);
   }
   cards.forEach((c, i) => {
     const seat = (leader + i) % n;
@@ -101,7 +103,8 @@ function banner(ctx, v) {
     return el("div.explain", { "data-testid": "explain" },
       el("strong", "The first trick is forced. "),
       `${me === v.soloist ? "You hold" : `${solo} holds`} the 7♠ and ${me === v.soloist ? "lead" : "leads"} it; `,
-      "each defender must play his highest spade — or, with no spade, his highest card. The soloist wins it.");
+      `each defender must play his highest trump ${SUITS[facts(ctx).trump]} — or, with no trump, his highest card. `,
+      "The soloist wins it.");
   }
   if (v.phase === "give") {
     if (me === v.drawer) {
@@ -127,20 +130,19 @@ function banner(ctx, v) {
 
 function hand(ctx, v) {
   if (ctx.me === null || !v.hand) return null;
-  const legal = new Set(ctx.legal);
-  const myTurn = ctx.legal.length > 0;
-  const dealt = !ctx.prevView || ctx.prevView.deal !== v.deal;
-  const row = el(`div.hand${dealt ? ".deal-in" : ""}`, { "data-testid": "hand", "data-origin": `seat-${ctx.me}` });
-  sortHand(ctx, v.hand).forEach((c, i) => {
-    const playable = myTurn && legal.has(c);
-    const drawn = v.phase === "give" && v.drawer === ctx.me && v.trade.drawn === c;
-    const cls = [playable ? "playable" : myTurn ? "dimmed" : "", c[1] === "S" ? "trump" : "",
-      ctx.hint && ctx.hint.action === c ? "hinted" : ""].filter(Boolean).join(" ");
-    const b = cardButton(c, { cls, onclick: playable ? () => ctx.act(c) : null, tag: drawn ? "drawn" : null });
-    b.style.setProperty("--i", i);
-    row.append(b);
+  return handRow(ctx, v.hand, {
+    myTurn: ctx.legal.length > 0,
+    trump: facts(ctx).trump,
+    tag: (c) => (v.phase === "give" && v.drawer === ctx.me && v.trade.drawn === c ? "drawn" : null),
+    dealt: !ctx.prevView || ctx.prevView.deal !== v.deal,
   });
-  return row;
+}
+
+/** "Spades ♠ are always trumps", from the trump suit the server gives. */
+function trumpNote(ctx) {
+  const t = facts(ctx).trump;
+  const name = SUIT_NAMES[t];
+  return `${name[0].toUpperCase()}${name.slice(1)} ${SUITS[t]} are always trumps`;
 }
 
 export default {
@@ -157,7 +159,7 @@ export default {
       el(`div.ps-table.n${n}`,
         panel("top"), panel("left"), trickArea(ctx, v, pos), panel("right")),
       el("div.ps-info", el("div.ps-bottom", seatPanel(ctx, v, seatOf.bottom, "bottom")),
-        el("div.ps-points", deals, meter(ctx, v), el("span.muted.trump-note", "Spades ♠ are always trumps"))),
+        el("div.ps-points", deals, meter(ctx, v), el("span.muted.trump-note", trumpNote(ctx)))),
       banner(ctx, v),
       hintBox(ctx, describe),
       hand(ctx, v));
@@ -239,6 +241,11 @@ export default {
 
   pauseAfter(msg) {
     return msg.events.some((e) => e.type === "trick") ? 1200 : 600;
+  },
+
+  // The last completed trick a view shows, for a page that arrived after it (its "Last trick").
+  lastTrick(v) {
+    return v.tricks.length ? v.tricks[v.tricks.length - 1] : null;
   },
 
   keyboard(ev, ctx, board) {

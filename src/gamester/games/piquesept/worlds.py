@@ -24,12 +24,12 @@ drawn from the caller's ``rng`` (nothing of the real game's seed, packs or gener
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from gamester.core.cards import CODES
 from gamester.core.errors import GameError
 from gamester.core.rng import make_rng, shuffle, weighted
-from gamester.games.piquesept.deal import A2ID, mask_to_actions
+from gamester.games.piquesept.deal import A2ID, ID2A, mask_to_actions
 from gamester.games.piquesept.rules import (
     ALL_CARDS,
     SEVEN_S,
@@ -40,6 +40,45 @@ from gamester.games.piquesept.rules import (
 
 if TYPE_CHECKING:
     from gamester.games.piquesept.game import PiqueseptState
+
+
+class PiqueseptWorld(NamedTuple):
+    """A read-only snapshot of a position with every hand in the open, for search over a world the
+    agent sampled itself (``determinize``): what the solver and the heuristic's playout read instead of
+    the state's fields. Built by :meth:`PiqueseptState.world_view` (``kit.world_view(world)``). Never
+    build one of the true game for a seat: it holds every hand. Cards are dense actions, hands and
+    masks 32-bit masks of them."""
+
+    players: int
+    phase: int
+    """A ``game.Phase`` value (first trick, play, give, over)."""
+    deal: int
+    """Deals started before this one (0 for the first)."""
+    current: int
+    """The seat to act (``TERMINAL`` once the game is over)."""
+    hands: tuple[int, ...]
+    soloist: int
+    drawer: int
+    leader: int
+    """Who led the trick in progress (or leads the next one)."""
+    trick: tuple[int, ...]
+    """The trick so far, in playing order from ``leader``."""
+    led: int
+    """The suit led to the trick in progress, -1 before its first card."""
+    best: int
+    """``rules.VAL[led][card]`` of the card winning the trick so far (-1 before its first card)."""
+    winner: int
+    """The seat winning the trick so far."""
+    tricks_played: int
+    drawn: int
+    """The card drawn from the soloist in the trade (-1 not yet)."""
+    given: int
+    """The card the drawer gave back (-1 not yet)."""
+    taken: tuple[int, ...]
+    """Card points each seat has won in this deal's tricks."""
+    last_deal_points: int
+    """The soloist's side's card points in the last finished deal (-1 before the first ends)."""
+
 
 FALLBACKS = [0]
 """How often no world could be rebuilt (a bug if ever non-zero; ``determinize`` then raises)."""
@@ -227,6 +266,8 @@ def _deal_tricks(done: Any, leader: int, trick: list[int]) -> list[tuple[int, li
 
 
 def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptState:
+    if st.chance.origin is not None:
+        return _world_of_position(st, p, rng)
     game = st.game
     n = game.num_players
     chance: list[Any] = []
@@ -274,6 +315,10 @@ def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptStat
             w.chance.given = None
             w.chance.rng = make_rng(seed)
             return w
+    _no_world(st, p)
+
+
+def _no_world(st: PiqueseptState, p: int) -> NoReturn:
     # Unreachable while the inferences above are right. Handing out the real deals instead would
     # show every hidden card to a search, so this is an error (and counted for the tests).
     FALLBACKS[0] += 1
@@ -281,3 +326,42 @@ def determinize(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptStat
         f"piquesept determinize found no world for seat {p} after {st!s}: a bug in "
         f"the inferences of gamester.games.piquesept.worlds"
     )
+
+
+def _world_of_position(st: PiqueseptState, p: int, rng: random.Random) -> PiqueseptState:
+    """A world of a state read from a position (docs/positions.md) is a position of its own: its
+    deal (the last one, once the match is over) dealt again as ``p`` may see it, its plays with the
+    world's give, the match before it as public as ever, and a generator from ``rng``; its record
+    starts there, so nothing of the real deal's text reaches it."""
+    from gamester.games.piquesept import position
+
+    game = st.game
+    n = game.num_players
+    dealer, _deal, _dealt, x, plays = position.deal_parts(st)
+    if st.is_terminal():
+        _d, soloist, _h, x, y, done, _sp, _delta = st._past[-1]
+        tricks, sizes, own = _deal_tricks(done, 0, []), [0] * n, 0
+    else:
+        soloist, y = st._soloist, st._y
+        tricks = _deal_tricks(st._done, st._leader, st._trick)
+        sizes, own = [h.bit_count() for h in st._hands], st._hands[p]
+    knows = game.options.trade_visible or p == soloist or p == drawer_of(soloist, n)
+    for _attempt in range(3):
+        got = _world_deal(st, p, dealer, soloist, tricks, sizes, own, x, y, knows, rng)
+        if got is None:
+            continue
+        pack, drawn, given = got
+        dealt = [0] * n
+        for i, c in enumerate(pack):
+            dealt[(dealer + 1 + i) % n] |= 1 << ID2A[c]
+        world_plays = list(plays)
+        if given >= 0:
+            world_plays[n] = given  # the first trick's n cards, then the give
+        text = position.write(
+            st, tuple(dealt), ID2A[drawn] if drawn >= 0 else -1, world_plays, rng.getrandbits(63)
+        )
+        try:
+            return position.read(game, text, None)
+        except GameError:
+            continue
+    _no_world(st, p)

@@ -93,6 +93,15 @@ export function tablePath(tableId, rest = "", query = "", invite = null) {
   return `/tables/${encodeURIComponent(tableId)}${rest}${q ? `?${q}` : ""}`;
 }
 
+/** A socket message's JSON, or null for one that is not (never thrown). */
+export function parseMessage(ev) {
+  try {
+    return JSON.parse(ev.data);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A table's WebSocket. onMessage(msg) for every JSON message; onState("open"|"lost"|"refused").
  * A lost connection is retried with growing delays until close() is called; a refused token
@@ -127,13 +136,8 @@ export class TableSocket {
       this.timer = setInterval(() => this.send({ type: "ping" }), 25000);
     };
     ws.onmessage = (ev) => {
-      let msg;
-      try {
-        msg = JSON.parse(ev.data);
-      } catch {
-        return;
-      }
-      this.onMessage(msg);
+      const msg = parseMessage(ev);
+      if (msg) this.onMessage(msg);
     };
     ws.onclose = (ev) => {
       clearInterval(this.timer);

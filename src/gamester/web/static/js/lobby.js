@@ -1,12 +1,12 @@
-// The lobby: choose a game, its rule set and options, who sits where, a clock; then start.
-// Below: tables waiting for players (to join) and games being played (to watch).
+// The lobby: Quick play and the people looking for a game, your tables (js/quickplay.js); then choose a
+// game, its rule set and options, who sits where, a clock, and start. Below: tables waiting for
+// players (to join) and games being played (to watch), live through the lobby socket.
 
 import { api, games, mySeat, rememberSeat } from "./api.js";
 import { clear, el, put, saveSettings, settings, toast } from "./ui.js";
 import { seatNames } from "./table.js";
 import { currentUser } from "./people.js";
-
-const CLOCKS = [[null, "No clock"], [15, "15 s a move"], [30, "30 s a move"], [60, "1 min a move"], [180, "3 min a move"]];
+import { LobbySocket, QuickPlay, clockChoices, yourTables } from "./quickplay.js";
 
 function stars(n) {
   return "★".repeat(n + 1) + "☆".repeat(Math.max(0, 3 - n));
@@ -14,6 +14,13 @@ function stars(n) {
 
 function optionWords(options) {
   return Object.entries(options).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
+}
+
+// A computer player in a seat's list, its level first (the list is narrow on a laptop, two seats a row):
+// "★★☆☆ Casual (computer): plays by simple rules of thumb".
+function botWords(agent) {
+  const [level, ...rest] = agent.label.split(":");
+  return `${stars(agent.strength)} ${level} (computer)${rest.length ? `:${rest.join(":")}` : ""}`;
 }
 
 // The option values (GET /api/games: an agent's cannot_play) that keep this computer player from the
@@ -33,6 +40,8 @@ export class Lobby {
 
   destroy() {
     clearInterval(this.timer);
+    if (this.socket) this.socket.close();
+    if (this.quick) this.quick.destroy();
   }
 
   async start() {
@@ -53,6 +62,9 @@ export class Lobby {
       type: "text", maxlength: 40, value: settings().name, placeholder: "Your name", autocomplete: "nickname",
       "aria-label": "Your name", onchange: (ev) => saveSettings({ name: ev.target.value.trim() }),
     });
+    this.quick = new QuickPlay(this.games, this.me, () => settings().name || nameInput.value.trim());
+    this.mine = this.me ? el("section.panel.your-tables", { "data-testid": "your-tables-panel" },
+      el("h2", "Your tables"), el("p.muted", "Loading…")) : null;
     clear(this.root).append(
       el("section.hero",
         el("h1", "Three forgotten card games, back on the table"),
@@ -61,11 +73,14 @@ export class Lobby {
             : el("label.inline-name", "Your name: ", nameInput))),
       el("div.game-tiles", { role: "tablist" }, this.games.map((g) => this.tile(g))),
       this.lessons,
-      el("div.lobby-columns", this.setup, this.tables));
+      // Quick play (and your tables) beside the table form, above the lists: both on the first screen.
+      el("div.lobby-columns", this.setup, el("div.lobby-live", this.quick.node, this.mine), this.tables));
     this.renderLessons();
     this.renderSetup();
+    // Live: the lobby socket pushes the seeks and the tables; asked by hand only while it is down.
+    this.socket = new LobbySocket((list) => this.quick.setSeeks(list), (msg) => this.showTables(msg));
     this.refreshTables();
-    this.timer = setInterval(() => this.refreshTables(), 4000);
+    this.timer = setInterval(() => { if (!this.socket.open) this.refreshTables(); }, 8000);
   }
 
   // "Learn to play": one lesson per game, a fixed deal against the computer with the rules explained
@@ -78,10 +93,18 @@ export class Lobby {
       return; // the lobby works without them
     }
     const title = (name) => (this.games.find((g) => g.name === name) || {}).title || name;
+    const tile = (t) => {
+      const what = t.title.replace(/^[^:]*:\s*/, "");
+      return el("button.lesson-tile", {
+        type: "button", "data-lesson": t.id, title: `${title(t.game)}: ${what}`,
+        onclick: (ev) => this.startLesson(t, ev.currentTarget),
+      }, el("span.tile-title", title(t.game)), el("span.tile-blurb", what));
+    };
+    // A game's lessons under its tile (side by side on a wide screen, where the tile above names the
+    // game and each lesson shows only what it teaches).
+    const games = [...new Set(list.map((t) => t.game))];
     clear(this.lessons).append(el("h2", "New to these games? Learn one in a deal"),
-      el("div.lesson-tiles", list.map((t) => el("button.lesson-tile", {
-        type: "button", "data-lesson": t.id, onclick: (ev) => this.startLesson(t, ev.currentTarget),
-      }, el("span.tile-title", title(t.game)), el("span.tile-blurb", t.title.replace(/^[^:]*:\s*/, ""))))));
+      el("div.lesson-tiles", games.map((g) => el("div.lesson-col", list.filter((t) => t.game === g).map(tile)))));
   }
 
   async startLesson(t, btn) {
@@ -158,7 +181,8 @@ export class Lobby {
     }
     this.seatBox = el("div.seats");
     this.seatSelects = []; // another game's seat choices do not carry over
-    const clock = el("select#clock", { name: "clock" }, CLOCKS.map(([v, t]) => el("option", { value: v === null ? "" : v }, t)));
+    const clock = el("select#clock", { name: "clock" },
+      clockChoices(this.me).map(([v, t]) => el("option", { value: v === null ? "" : v }, t)));
     const onTimeout = el("select#on-timeout", { name: "on_timeout" },
       el("option", { value: "bot" }, "a computer player moves for them"), el("option", { value: "forfeit" }, "they lose the game"));
     const access = el("select#access", { name: "access", "data-testid": "access" },
@@ -173,9 +197,10 @@ export class Lobby {
       el("div.field", el("label", { for: "ruleset" }, "Rule set"), rsSelect), rsInfo,
       el("details.more-options", el("summary", "Options"), opts),
       el("h3", "Seats"), this.seatBox,
-      el("div.field", el("label", { for: "clock" }, "Clock"), clock),
-      el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout),
-      el("div.field", el("label", { for: "access" }, "Who may sit down"), access),
+      el("div.field-pair",
+        el("div.field", el("label", { for: "clock" }, "Clock"), clock),
+        el("div.field", el("label", { for: "access" }, "Who may sit down"), access),
+        el("div.field.timeout", el("label", { for: "on-timeout" }, "When time runs out"), onTimeout)),
       this.me ? el("div.field", el("label", { for: "rated" }, "Rated"),
         el("label.rated-box", el("input#rated", { type: "checkbox", name: "rated", "data-testid": "rated" }),
           " every person at the table logs in; the result moves your rating")) : null,
@@ -224,6 +249,8 @@ export class Lobby {
       .map((a) => ({ ...a, refused: refusal(a, chosen) }));
     const playable = agents.filter((a) => !a.refused);
     const best = playable[playable.length - 1];
+    // A first game's opponent is a gentle one: the heuristic's level (two stars), not the strongest.
+    const gentle = playable.find((a) => a.strength === 1) || playable.find((a) => a.strength > 0) || best;
     const before = (this.seatSelects || []).map((s) => s.value);
     const box = clear(this.seatBox);
     this.seatSelects = [];
@@ -236,12 +263,13 @@ export class Lobby {
         el("option", { value: "friend" }, "A friend (invite link)"),
         agents.map((a) => (a.refused
           ? el("option", { value: `agent:${a.spec}`, disabled: true, title: a.refused.why },
-            `${stars(a.strength)} Computer — ${a.label} (cannot play ${optionWords(a.refused.options)})`)
-          : el("option", { value: `agent:${a.spec}` }, `${stars(a.strength)} Computer — ${a.label}`))));
-      // A choice made before the options changed stays while it is still offered.
+            `${botWords(a)} (cannot play ${optionWords(a.refused.options)})`)
+          : el("option", { value: `agent:${a.spec}`, title: a.label }, botWords(a)))));
+      // A choice made before the options changed stays while it is still offered; one the options
+      // rule out falls back to the strongest that can play.
       const kept = before[i];
       const offered = kept && [...sel.options].some((o) => o.value === kept && !o.disabled);
-      sel.value = offered ? kept : i === 0 ? "you" : `agent:${best.spec}`;
+      sel.value = offered ? kept : i === 0 ? "you" : `agent:${(kept && kept !== "you" ? best : gentle).spec}`;
       sel.addEventListener("change", () => {
         if (sel.value === "you") for (const s of this.seatSelects) if (s !== sel && s.value === "you") s.value = "friend";
       });
@@ -299,13 +327,24 @@ export class Lobby {
   }
 
   async refreshTables() {
-    let waiting;
-    let playing;
     try {
-      [waiting, playing] = await Promise.all([api("/tables?status=waiting&limit=20"), api("/tables?status=playing&limit=20")]);
+      const [waiting, playing, mine] = await Promise.all([api("/tables?status=waiting&limit=20"),
+        api("/tables?status=playing&limit=20"), this.me ? api("/me/tables") : null]);
+      this.showTables({ waiting: waiting.tables, playing: playing.tables, mine: mine && mine.tables });
     } catch {
-      return;
+      // the next round, or the socket, tries again
     }
+  }
+
+  showTables(msg) {
+    if (this.mine && msg.mine) {
+      clear(this.mine).append(el("h2", "Your tables"), yourTables(msg.mine, this.games, { compact: true }),
+        el("a.small-link", { href: `#/player/${encodeURIComponent(this.me.name)}` }, "All your games"));
+      // A game waiting for your move comes before Quick play.
+      this.mine.classList.toggle("first", msg.mine.some((t) => t.your_turn));
+    }
+    const waiting = { tables: msg.waiting };
+    const playing = { tables: msg.playing };
     const box = clear(this.tables);
     const title = (t) => (this.games.find((g) => g.name === t.game) || {}).title || t.game;
     const info = (t) => this.games.find((g) => g.name === t.game);

@@ -23,7 +23,7 @@ function route() {
   else if (parts[0] === "replay" && parts[1]) screen = new ReplayScreen(root, parts[1], params);
   else if (parts[0] === "rules" && parts[1]) screen = new RulesScreen(root, parts[1]);
   else if (parts[0] === "login") screen = new LoginScreen(root, params);
-  else if (parts[0] === "player" && parts[1]) screen = new PlayerScreen(root, parts[1]);
+  else if (parts[0] === "player" && parts[1]) screen = new PlayerScreen(root, parts[1], params);
   else if (parts[0] === "leaderboard") screen = new LeaderboardScreen(root, parts[1] || null);
   else screen = new Lobby(root, params);
 }

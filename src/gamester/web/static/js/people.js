@@ -2,6 +2,7 @@
 // The session is an HttpOnly cookie the page never sees; /api/me says whose it is.
 
 import { api, games } from "./api.js";
+import { yourTables } from "./quickplay.js";
 import { clear, el, toast } from "./ui.js";
 
 let mePromise = null;
@@ -161,9 +162,10 @@ function resultWord(t) {
 }
 
 export class PlayerScreen {
-  constructor(root, name) {
+  constructor(root, name, params = new URLSearchParams()) {
     this.root = root;
     this.name = name;
+    this.table = params.get("table"); // the table the player came from (a report names it)
     this.start();
   }
 
@@ -206,11 +208,83 @@ export class PlayerScreen {
           toast(e.message, "error");
         }
       } }, "Log out everywhere") : null;
+    const own = me && me.name === p.name;
+    const mine = own ? el("div.panel", { "data-testid": "own-tables" }, el("h2", "Your tables"), el("p.muted", "Loading…")) : null;
+    const blocks = own ? el("div.panel", { "data-testid": "blocks-panel" }, el("h2", "Blocked players")) : null;
     clear(this.root).append(el("section.people-page", { "data-testid": "player-page" },
-      el("div.panel", el("h1", p.name), el("h2", "Ratings"), rows, everywhere),
+      el("div.panel", el("div.player-head", el("h1", p.name), me && !own ? safetyTools(p.name, this.table) : null),
+        el("h2", "Ratings"), rows, everywhere),
+      mine,
       el("div.panel", el("h2", "Recent games"), recent),
-      me && me.name === p.name ? accountPanel() : null));
+      blocks,
+      own ? accountPanel() : null));
+    if (own) {
+      api("/me/tables").then((r) => clear(mine).append(el("h2", "Your tables"), yourTables(r.tables, all)))
+        .catch((e) => clear(mine).append(el("h2", "Your tables"), el("p.form-error", e.message)));
+      renderBlocks(blocks);
+    }
   }
+}
+
+/** On someone else's page: Block (or Unblock) and Report. A block hides their chat from you and keeps
+ * you two from one table; a report goes to the server's moderator. */
+function safetyTools(name, table) {
+  const box = el("div.safety", { "data-testid": "safety" });
+  const draw = (blocked) => {
+    const toggle = el(blocked ? "button.small" : "button.small.danger", { type: "button", "data-testid": blocked ? "unblock" : "block",
+      onclick: async () => {
+        try {
+          if (blocked) await api(`/me/blocks/${encodeURIComponent(name)}`, undefined, "DELETE");
+          else await api("/me/blocks", { name });
+          toast(blocked ? `${name} is not blocked any more.` : `${name} is blocked: you will not see their chat or share a table.`);
+          draw(!blocked);
+        } catch (e) {
+          toast(e.message, "error");
+        }
+      } }, blocked ? "Unblock" : "Block");
+    const reason = el("textarea", { maxlength: 1000, rows: 3, required: true, "data-testid": "report-reason",
+      placeholder: "What happened? (the moderator reads this)" });
+    const error = el("p.form-error", { role: "alert" });
+    const report = el("details.report", el("summary", { "data-testid": "report" }, "Report"),
+      el("form.people-form", { onsubmit: async (ev) => {
+        ev.preventDefault();
+        error.textContent = "";
+        try {
+          await api("/reports", table ? { name, table, reason: reason.value } : { name, reason: reason.value });
+          report.open = false;
+          reason.value = "";
+          toast("Thank you: the report is sent to the moderator.");
+        } catch (e) {
+          error.textContent = e.message;
+        }
+      } }, el("label", `Report ${name}${table ? " (at that table)" : ""}`, reason), error,
+      el("button.small", { type: "submit", "data-testid": "report-send" }, "Send the report")));
+    clear(box).append(toggle, report);
+    if (blocked) box.append(el("span.chip.blocked-chip", { "data-testid": "blocked-mark" }, "blocked"));
+  };
+  api("/me/blocks").then((r) => draw(r.blocks.some((b) => b.name.toLowerCase() === name.toLowerCase())))
+    .catch(() => draw(false));
+  return box;
+}
+
+/** On your own page: who you block, each with Unblock. */
+async function renderBlocks(box) {
+  let list;
+  try {
+    list = (await api("/me/blocks")).blocks;
+  } catch (e) {
+    box.append(el("p.form-error", e.message));
+    return;
+  }
+  clear(box).append(el("h2", "Blocked players"), list.length
+    ? el("ul.table-list", { "data-testid": "blocked-list" }, list.map((b) => el("li.table-row",
+      el("span.t-game", el("a", { href: `#/player/${encodeURIComponent(b.name)}` }, b.name)),
+      el("span.t-seats", `since ${new Date(b.since * 1000).toLocaleDateString()}`),
+      el("button.small", { type: "button", onclick: async () => {
+        await api(`/me/blocks/${encodeURIComponent(b.name)}`, undefined, "DELETE").catch((e) => toast(e.message, "error"));
+        renderBlocks(box);
+      } }, "Unblock"))))
+    : el("p.muted", "Nobody. Block someone from their page (their name in a chat, a table or a leaderboard)."));
 }
 
 /** A form of password fields whose submit runs ``send`` (its values by name); errors shown in it. */

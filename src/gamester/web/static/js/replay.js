@@ -1,7 +1,8 @@
 // A finished game stepped through move by move, from a spectator's view or from one seat.
 
 import { api, gameInfo, mySeat, tablePath } from "./api.js";
-import { clear, copyText, el, toast } from "./ui.js";
+import { doneReview } from "./review.js";
+import { clear, copyText, el, toast, withCards } from "./ui.js";
 import { gameModule, replayLink, seatNames } from "./table.js";
 
 export class ReplayScreen {
@@ -39,6 +40,10 @@ export class ReplayScreen {
     }
     this.game = await gameModule(this.table.game);
     this.steps = this.data.steps;
+    // A seat's replay shows its review's marked moves, if that seat was reviewed: each at the step
+    // after the move, with why the best move was better.
+    const review = this.seat === null ? null : await doneReview(this.id, this.seat, this.invite);
+    this.marks = new Map((review ? review.steps : []).filter((st) => st.mark).map((st) => [st.index + 1, st]));
     this.i = Math.max(0, Math.min(this.i, this.steps.length - 1));
     this.build();
     this.show();
@@ -84,6 +89,9 @@ export class ReplayScreen {
         el("button", { onclick: () => this.go(this.steps.length - 1), title: "Last (End)", "aria-label": "last move" }, "»"),
         this.slider, this.counter),
       el("p.muted.replay-whose", whose),
+      this.marks.size ? el("p.replay-marks", { "data-testid": "replay-marks" }, "Marked by the review: ",
+        [...this.marks].flatMap(([i, st], k) => [k ? " " : null, el(`button.small.${st.mark}`,
+          { onclick: () => this.go(i), title: st.why || st.mark }, `move ${i}`)])) : null,
       el("div.table-main", el("div.play-area", this.news, this.board), el("aside.side", el("h3", "Moves"), this.log))));
   }
 
@@ -125,6 +133,13 @@ export class ReplayScreen {
     }
     this.log.scrollTop = this.log.scrollHeight;
     clear(this.news).append(...last.map((l) => el("div.news-line", l.cloneNode(true))));
+    const marked = this.marks.get(this.i);
+    if (marked) {
+      const describe = this.game.describe ? (a) => this.game.describe(a) : withCards;
+      this.news.append(el(`div.news-line.review-note.${marked.mark}`, { "data-testid": "replay-why" },
+        el("strong", marked.mark === "blunder" ? "Blunder: " : "Mistake: "), "you played ", describe(marked.action),
+        "; the best move was ", describe(marked.best), ". ", marked.why ? withCards(marked.why) : ""));
+    }
     if (this.i === this.steps.length - 1) {
       this.news.append(el("div.news-line.result", this.game.result(ctx)));
       this.stop();

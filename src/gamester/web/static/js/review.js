@@ -1,9 +1,10 @@
 // The review of a finished game (POST/GET /api/tables/{id}/review): every decision of one seat, the
-// move played against the best agent's, each with the chance of winning it estimated from that seat's
-// own view. Asked for once, then polled until the server has it.
+// move played against the best agent's, each with the chance of winning (or, for a game of places, the
+// share of the best result) estimated from that seat's own view, and why each marked move falls short.
+// Asked for once, then polled until the server has it; a replay of that seat shows the marks too.
 
 import { api, tablePath } from "./api.js";
-import { clear, el, sleep } from "./ui.js";
+import { clear, el, sleep, withCards } from "./ui.js";
 
 const pct = (p) => `${Math.round(p * 100)}%`;
 const NS = "http://www.w3.org/2000/svg";
@@ -38,39 +39,68 @@ function chanceChart(steps) {
   return svg;
 }
 
-/** Draw a done review into box (text only: moves are in the game's notation). */
-export function drawReview(box, review, pretty) {
+/** What the numbers of a review are, in a sentence. */
+function measureText(review) {
+  return review.measure === "share"
+    ? "Each number is your expected share of the best result (100% is first place, 0% last), estimated from what you could see at each move, never from the hidden cards."
+    : "Chances of winning are estimated from what you could see at each move, never from the hidden cards.";
+}
+
+/** Draw a done review into box (text only: moves are in the game's notation). ``stepLink(i)``, when
+ * given, is the replay's address at the position after action i: each move links there. */
+export function drawReview(box, review, pretty, stepLink = null) {
   clear(box);
   const s = review.summary;
   const acc = s.accuracy === null ? "no decisions to review" : `accuracy ${pct(s.accuracy)}`;
-  box.append(el("h3", "Review of your play"),
+  const word = review.measure === "share" ? "share" : "chance";
+  box.append(el("h3", `Review of your play (Seat ${review.seat + 1})`),
     el("p.review-summary", { "data-testid": "review-summary" },
-      `${acc} · ${s.mistakes} mistake${s.mistakes === 1 ? "" : "s"} · ${s.blunders} blunder${s.blunders === 1 ? "" : "s"}`),
-    el("p.muted", "Chances of winning are estimated from what you could see at each move, never from the hidden cards."));
+      `${acc} · ${s.mistakes} mistake${s.mistakes === 1 ? "" : "s"} · ${s.blunders} blunder${s.blunders === 1 ? "" : "s"}`));
+  if (s.lesson_moves) {
+    box.append(el("p.muted", { "data-testid": "review-lesson" }, review.steps.length
+      ? `The lesson chose ${s.lesson_moves} of your moves; only the ${review.steps.length} choices it left to you are judged here.`
+      : "The lesson chose every one of your moves, so there is nothing of yours to judge: review a game of your own next."));
+  }
+  box.append(el("p.muted", measureText(review)));
+  const lim = review.limited; // the server's time budget: fewer worlds, or only the first decisions
+  if (lim) {
+    const part = lim.reviewed < lim.decisions ? `only your first ${lim.reviewed} of ${lim.decisions} decisions, ` : "";
+    box.append(el("p.muted", { "data-testid": "review-limited" },
+      `A long game: this review covers ${part}with as few as ${lim.worlds} deals imagined per move, so it is rougher.`));
+  }
   if (!review.steps.length) return;
   box.append(chanceChart(review.steps),
-    el("p.muted.chart-key", "Solid: your chance after the move you played. Dashed: after the best move. Dots: mistakes and blunders."));
-  const rows = review.steps.map((st) => el(`tr${st.mark ? `.${st.mark}` : ""}`,
-    el("td", String(st.index + 1)),
-    el("td", pretty(st.action)),
-    el("td", st.best === st.action ? "the same" : pretty(st.best)),
-    el("td", pct(st.p_played)),
-    el("td", pct(st.p_best)),
-    el("td", st.mark)));
+    el("p.muted.chart-key", `Solid: your ${word} after the move you played. Dashed: after the best move. Dots: mistakes and blunders, each with why below.`));
+  const rows = review.steps.flatMap((st) => {
+    const num = stepLink ? el("a", { href: stepLink(st.index + 1), title: "See it in the replay" }, String(st.index + 1))
+      : String(st.index + 1);
+    const row = el(`tr${st.mark ? `.${st.mark}` : ""}`, { "data-index": st.index },
+      el("td", num),
+      el("td", pretty(st.action)),
+      el("td", st.best === st.action ? "the same" : pretty(st.best)),
+      el("td", pct(st.p_played)),
+      el("td", pct(st.p_best)),
+      el("td.mark-cell", st.mark));
+    if (!st.mark || !st.why) return [row];
+    return [row, el(`tr.why-row.${st.mark}`, el("td", { colspan: 6, "data-testid": "review-why" },
+      el("span.why-label", st.mark === "blunder" ? "Blunder: " : "Mistake: "), withCards(st.why)))];
+  });
   box.append(el("div.review-scroll", el("table.review-table", { "data-testid": "review-table" },
-    el("thead", el("tr", ["Move", "You played", "Best", "Your chance", "Best's chance", ""].map((h) => el("th", h)))),
+    el("thead", el("tr", ["Move", "You played", "Best", `Your ${word}`, `Best's ${word}`].map((h) => el("th", h)),
+      el("th.mark-cell", ""))),
     el("tbody", rows))));
 }
 
 /** Ask for the review of seat at table id and wait for it, showing progress in box. */
-export async function fetchReview(id, seat, box, pretty, isClosed) {
+export async function fetchReview(id, seat, box, pretty, isClosed, stepLink = null) {
   clear(box).append(el("p.muted", { "data-testid": "review-working" }, "Reviewing your moves… (this takes a few seconds)"));
   try {
     await api(tablePath(id, "/review"), { seat });
     for (let wait = 500; !isClosed(); wait = Math.min(3000, wait * 1.5)) {
       const r = await api(tablePath(id, "/review", `seat=${seat}`));
       if (r.status === "done") {
-        drawReview(box, r, pretty);
+        drawReview(box, r, pretty, stepLink);
+        remember(id, seat);
         return;
       }
       if (r.status === "failed") {
@@ -81,5 +111,29 @@ export async function fetchReview(id, seat, box, pretty, isClosed) {
     }
   } catch (e) {
     clear(box).append(el("p.error", e.message));
+  }
+}
+
+// The reviews this browser has seen done, so that a replay asks only for those (asking for one never
+// requested is a 404, which a page should not provoke).
+const REVIEWED = "gamester.reviewed";
+
+function remember(id, seat) {
+  try {
+    const seen = JSON.parse(localStorage.getItem(REVIEWED) || "[]").filter((k) => k !== `${id}/${seat}`);
+    localStorage.setItem(REVIEWED, JSON.stringify([`${id}/${seat}`, ...seen].slice(0, 50)));
+  } catch {
+    // no storage: the replay simply shows no marks
+  }
+}
+
+/** A done review of seat at table id that this browser has seen, or null: for the replay. */
+export async function doneReview(id, seat, invite) {
+  try {
+    if (!JSON.parse(localStorage.getItem(REVIEWED) || "[]").includes(`${id}/${seat}`)) return null;
+    const r = await api(tablePath(id, "/review", `seat=${seat}`, invite));
+    return r.status === "done" ? r : null;
+  } catch {
+    return null;
   }
 }

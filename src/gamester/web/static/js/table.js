@@ -3,22 +3,41 @@
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
 import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
-import { animationsOn, clear, copyText, el, settings, saveSettings, SUITS, toast, withCards } from "./ui.js";
+import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, SUITS, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
 import { currentUser } from "./people.js";
 import { ChatPanel } from "./chat.js";
+import { leftWords } from "./quickplay.js";
 import { fetchReview } from "./review.js";
 import { playSound } from "./sounds.js";
 
 const drawings = new Map();
 // How long another player's move stays shown, as a multiple of the game's own pause (Settings: pace).
 const PACE = { fast: 0.5, normal: 1.6, slow: 3 };
-// The log is data: a list of {text, kind} entries, saved in this format (a log saved as HTML by an
-// older page has no format and is ignored) and drawn as text. Only the last LOG_MAX are kept.
-const LOG_FORMAT = 2;
+// A completed trick stays drawn, its winner named, at least this long (ms) before the next move is
+// drawn, whoever played its last card; longer at a slower pace; a click on the table moves on.
+const TRICK_HOLD = 1500;
+// The log is data: a list of {text, kind} entries, saved in this format (older pages' logs are
+// ignored) and drawn as text. A seat's name is kept in a text as a mark (seatMark) and written when
+// the line is drawn, so every line names each seat as it is named now. Only the last LOG_MAX are kept.
+const LOG_FORMAT = 3;
 const LOG_MAX = 400;
 const CARD = /\b[2-9TJQKA][CDHS]\b/; // a move that plays a card (the card sound)
+const SEAT_MARK = /\uE000(\d+)\uE001/g;
+const MARK_CHARS = /[\uE000\uE001]/g;
+
+/** The mark that stands for seat ``s``'s name in a log line (private-use characters). */
+const seatMark = (s) => `\uE000${s}\uE001`;
+
+/** A name typed by a person, safe to put in a line: it cannot hold a seat's mark. */
+const unmarked = (text) => String(text).replace(MARK_CHARS, "");
+
+/** The last completed trick among a view's ``events`` that this viewer was shown, or null. */
+function completedTrick(events, me) {
+  const seen = (events || []).filter((e) => e.type === "trick" && (!e.seats || (me !== null && e.seats.includes(me))));
+  return seen.length ? seen[seen.length - 1] : null;
+}
 
 /** A narrated line (what a game's narrate() returns) as a log entry: its text and its kind. */
 function logEntry(node) {
@@ -39,8 +58,8 @@ function tableNarrate(e, ctx) {
   switch (e.type) {
     case "timeout":
       return `${who(e.seat)} ran out of time: the bot plays for ${e.seat === ctx.me ? "you" : "that seat"}.`;
-    case "left":
-      return `${e.name || who(e.seat)} left the table.`;
+    case "left": // the one who left, by the name they had (the seat may have someone else now)
+      return `${e.name ? unmarked(e.name) : who(e.seat)} left the table.`;
     default:
       return null;
   }
@@ -81,7 +100,7 @@ export function seatNames(table, info, me) {
   const names = table.seats.map((s) => {
     if (me !== null && s.seat === me) return "You";
     if (s.kind === "bot") return short(s);
-    return s.name || `Player ${s.seat + 1}`;
+    return s.name || `Seat ${s.seat + 1}`; // nobody sits there (yet, or any more)
   });
   // Two bots of one level (or two people of one name) get their seat number to tell them apart.
   return names.map((n, i) => (n !== "You" && names.filter((m) => m === n).length > 1 ? `${n} ${i + 1}` : n));
@@ -98,6 +117,11 @@ export class TableScreen {
     this.view = null;
     this.prev = null;
     this.log = [];
+    this.news = [];
+    this.held = null; // the completed trick drawn over the view's own (a trick event)
+    this.holding = null; // the hold on the view shown: {done, end, least} (startHold)
+    this.lastTrick = null; // the last completed trick, for "Last trick"
+    this.peek = false; // "Last trick" pressed
     this.hint = null;
     this.hintPending = false;
     this.selection = {};
@@ -116,6 +140,7 @@ export class TableScreen {
     if (this.sock) this.sock.close();
     clearInterval(this.clockTimer);
     document.removeEventListener("keydown", this.keyHandler);
+    document.documentElement.classList.remove("lesson-sheet"); // the lesson's sheet leaves with its table
   }
 
   async start() {
@@ -209,7 +234,7 @@ export class TableScreen {
       this.table = await api(this.path());
       this.connect();
     } catch (e) {
-      toast(e.status === 409 ? "That seat has just been taken." : e.message, "error");
+      toast(e.status === 409 && e.code !== "blocked" ? "That seat has just been taken." : e.message, "error");
       this.table = await api(this.path()).catch(() => this.table);
       if (this.openSeats().length) this.showJoin(null);
       else this.connect();
@@ -272,6 +297,7 @@ export class TableScreen {
     } else if (msg.type === "table") {
       this.table = { ...this.table, ...msg.table };
       this.updateSeats();
+      this.renamed();
     } else if (msg.type === "event") {
       // A table event outside a view (a seat left): told in the log, once a view is drawn.
       if (this.view && this.frame) {
@@ -280,6 +306,8 @@ export class TableScreen {
       }
     } else if (msg.type === "chat") {
       if (this.chat) this.chat.add(msg);
+    } else if (msg.type === "chat_deleted") { // the moderator deleted lines: what is left follows
+      if (this.chat) this.chat.clear();
     } else if (msg.type === "rematch") {
       this.rematch = msg.table;
       if (this.view && this.view.status === "over") this.renderOver(this.ctx());
@@ -290,14 +318,18 @@ export class TableScreen {
     } else if (msg.type === "error") {
       this.pending = false;
       this.hintPending = false;
-      if (msg.code === "not_the_lesson") this.refused = msg.message; // shown in the lesson's box
+      if (msg.code === "not_the_lesson") { // shown in the lesson's box; the move's choices start afresh
+        this.refused = msg.message;
+        this.selection = {};
+      }
       else if (msg.code === "busy") toast("A hint is already on its way.");
       else toast(msg.message || msg.code, "error");
       this.renderBoard();
     }
   }
 
-  /** Show the queued views one after another, pausing after other players' moves. */
+  /** Show the queued views one after another, in order: a completed trick stays drawn (and a move by
+   * another player, with animations, stays shown) before the next view is drawn. */
   async pump() {
     if (this.busy) return;
     this.busy = true;
@@ -307,9 +339,7 @@ export class TableScreen {
         if (this.queue.length > 8 || !animationsOn()) {
           while (this.queue.length > 1 && this.queue[0].events.length === 0) this.queue.shift();
         }
-        // The last move by another player stays on the table for the pace the player chose (a click
-        // on the board moves on at once), even when the next view came after the pause was due.
-        if (this.holdUntil && animationsOn()) await this.hold();
+        if (this.holding) await this.waitHold(this.queue[0]);
         const msg = this.queue.shift();
         const last = this.view;
         if (last && msg.seq < last.seq) continue;
@@ -324,18 +354,38 @@ export class TableScreen {
         if (fresh) this.refused = null;
         if (fresh) this.hintPending = false; // an answer about an earlier position is not awaited
         this.selection = {};
+        // A completed trick is drawn from its event (a deal's last trick too, though the view has
+        // moved on to the next deal) until the next view; at the end its result waits for it.
+        const trick = fresh ? completedTrick(msg.events, this.me) : null;
+        if (fresh) this.peek = false;
+        if (trick) this.lastTrick = trick;
+        else if (!last && this.game.lastTrick) this.lastTrick = this.game.lastTrick(msg.view);
+        if (fresh) this.held = trick;
+        const ending = !!trick && msg.status === "over";
+        this.ending = ending;
+        const told = ending ? msg.events.indexOf(trick) + 1 : msg.events.length;
         if (fresh && last) {
-          this.addEvents(msg.events);
+          this.addEvents(msg.events.slice(0, told));
           if (msg.legal.length && !last.legal.length) playSound("turn");
         } else if (!last && !this.restoreLog(msg.seq)) {
           this.openLog(msg);
         }
+        this.endHold();
         this.renderBoard(fresh && !!last);
         this.saveLog();
-        this.holdUntil = 0;
-        if (byOther && msg.legal.length === 0 && animationsOn()) {
-          const pause = this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700;
-          this.holdUntil = Date.now() + pause * PACE[settings().pace || "normal"];
+        // Counted from now, once the view is drawn.
+        const pace = PACE[settings().pace || "normal"];
+        const pause = this.game.pauseAfter ? this.game.pauseAfter(msg, this.ctx()) : 700;
+        if (trick) this.startHold(Math.max(TRICK_HOLD, pause * pace), TRICK_HOLD);
+        else if (byOther && msg.legal.length === 0 && animationsOn()) this.startHold(pause * pace, 0);
+        if (ending) {
+          // The deciding trick, with its winner, before the result.
+          await this.holding.done;
+          this.ending = false;
+          this.held = null;
+          if (last) this.addEvents(msg.events.slice(told));
+          this.renderBoard();
+          this.saveLog();
         }
       }
     } finally {
@@ -343,24 +393,53 @@ export class TableScreen {
     }
   }
 
-  /** Wait until the hold on the last view ends or the player clicks the board. */
-  hold() {
-    return new Promise((resolve) => {
-      const done = () => {
+  /** Hold the view shown for ``ms`` or until the player clicks the board; with a clock running on
+   * the player in the next view, only ``least`` of it (the player's time is not spent waiting). */
+  startHold(ms, least) {
+    this.endHold();
+    const board = this.frame.board;
+    const started = Date.now();
+    const hold = { least: started + least };
+    hold.done = new Promise((resolve) => {
+      const end = () => {
         clearTimeout(timer);
-        this.frame.board.removeEventListener("click", done);
-        this.holdUntil = 0;
-        delete this.frame.board.dataset.held;
+        board.removeEventListener("click", end);
+        if (this.holding === hold) {
+          this.holding = null;
+          delete board.dataset.held;
+        }
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, this.holdUntil - Date.now()));
-      this.frame.board.dataset.held = "1"; // a newer view waits (the browser tests watch for it)
-      this.frame.board.addEventListener("click", done);
+      const timer = setTimeout(end, ms);
+      board.addEventListener("click", end);
+      hold.end = end;
     });
+    board.dataset.held = "1"; // the view shown is held (the browser tests watch for it)
+    this.holding = hold;
+  }
+
+  endHold() {
+    if (this.holding) this.holding.end();
+  }
+
+  /** Wait for the hold on the view shown before drawing ``next``. */
+  async waitHold(next) {
+    const hold = this.holding;
+    const clock = next && next.legal.length > 0 && next.clock && typeof next.clock.remaining === "number";
+    if (clock) await Promise.race([hold.done, sleep(Math.max(0, hold.least - Date.now()))]);
+    else await hold.done;
+    hold.end();
+  }
+
+  /** "Last trick": the previous completed trick drawn on the table, or the view again. */
+  togglePeek(on = !this.peek) {
+    if (on && !this.lastTrick) return;
+    this.peek = on;
+    this.renderBoard();
   }
 
   addEvents(events, quiet = false) {
-    const ctx = this.ctx();
+    const ctx = this.narrationCtx();
     const lines = [];
     for (const e of events || []) {
       if (e.seats && (this.me === null || !e.seats.includes(this.me))) continue;
@@ -370,10 +449,25 @@ export class TableScreen {
     if (!lines.length) return;
     if (!quiet && events.some((e) => e.type === "action" && CARD.test(e.action))) playSound("card");
     for (const l of lines) this.addLine(l);
-    if (!quiet) clear(this.frame.news).append(...lines.slice(-2).map((l) => el("div.news-line", l.text)));
+    if (!quiet) {
+      this.news = lines.slice(-2);
+      this.drawNews();
+    }
   }
 
-  /** One entry of the log (``{text, kind}``): kept in ``this.log`` and drawn as text. */
+  /** The context a game narrates in: each seat but the viewer's named by its mark (see seatMark). */
+  narrationCtx() {
+    const ctx = this.ctx();
+    return { ...ctx, names: ctx.names.map((n, s) => (s === this.me ? n : seatMark(s))) };
+  }
+
+  /** A line's text with each seat's mark written as the seat's name now. */
+  named(text) {
+    const names = seatNames(this.table, this.info, this.me);
+    return text.replace(SEAT_MARK, (_, s) => names[Number(s)] || `Seat ${Number(s) + 1}`);
+  }
+
+  /** One entry of the log (``{text, kind}``, seats as marks): kept in ``this.log`` and drawn. */
   addLine(entry) {
     this.log.push(entry);
     if (this.log.length > LOG_MAX) {
@@ -381,8 +475,28 @@ export class TableScreen {
       this.frame.log.firstElementChild?.remove();
     }
     const box = this.frame.log;
-    box.append(el(entry.kind ? `li.log-${entry.kind}` : "li", ...suitedText(entry.text)));
+    box.append(this.logItem(entry));
     box.scrollTop = box.scrollHeight;
+  }
+
+  logItem(entry) {
+    return el(entry.kind ? `li.log-${entry.kind}` : "li", ...suitedText(this.named(entry.text)));
+  }
+
+  drawNews() {
+    clear(this.frame.news).append(...this.news.map((l) => el("div.news-line", this.named(l.text))));
+  }
+
+  /** The seats' names changed (someone sat down or left): every line, the chat and the table
+   * again, each seat under the name it has now. */
+  renamed() {
+    if (!this.frame) return;
+    const box = this.frame.log;
+    clear(box).append(...this.log.map((x) => this.logItem(x)));
+    box.scrollTop = box.scrollHeight;
+    this.drawNews();
+    if (this.chat) this.chat.rename();
+    this.renderBoard();
   }
 
   // A page's first view with no saved log. Moves made before it arrived (a bot moves at once, a
@@ -429,6 +543,10 @@ export class TableScreen {
   buildFrame() {
     const title = this.info ? this.info.title : this.table.game;
     const f = {};
+    // "Last trick" (key L), for a game whose drawing can say which one was last.
+    f.lastBtn = this.game.lastTrick ? el("button.small.last-trick-btn", { "data-testid": "last-trick",
+      "aria-pressed": "false", title: "Show the last trick again (L)", onclick: () => this.togglePeek() },
+    "Last trick") : null;
     f.notice = el("div.notice", { role: "alert", hidden: true });
     f.status = el("div.status-line", { "aria-live": "polite", "data-testid": "status" });
     f.clock = el("span.clock", { hidden: true });
@@ -453,22 +571,32 @@ export class TableScreen {
       if (this.sock && this.sock.send({ type: "chat", text })) return true;
       toast("Not connected: wait a moment and try again.", "error");
       return false;
-    }, !!this.token);
+    }, !!this.token, (m) => this.speaker(m));
     this.frame = f;
     clear(this.root).append(el("div.table-screen",
       f.notice,
       el("div.table-head",
         el("div.table-title", el("h2", title), el("span.table-options", optionsText)),
-        el("div.table-tools", f.clock, f.hintBtn, rulesLink, watchBtn, leaveBtn)),
+        el("div.table-tools", f.clock, f.lastBtn, f.hintBtn, rulesLink, watchBtn, leaveBtn)),
       f.seats,
       f.over,
       f.review,
       el("div.table-main",
-        el("div.play-area", f.lesson, f.status, f.news, f.board),
-        el("aside.side", el("h3", "Game log"), f.log, this.chat.node))));
+        el("div.play-area", f.status, f.news, f.board),
+        // The lesson's words beside the board (a desktop), right under the hand (a phone): with the
+        // hand on one screen either way.
+        el("aside.side", f.lesson, el("h3", "Game log"), f.log, this.chat.node))));
     this.updateSeats();
     clearInterval(this.clockTimer);
     this.clockTimer = setInterval(() => this.tickClock(), 500);
+  }
+
+  /** Who said a chat message: a seat under the name it shows now (the one who sat there then, if the
+   * seat has changed hands since), a spectator under their own name. */
+  speaker(m) {
+    const s = typeof m.seat === "number" ? this.table.seats[m.seat] : null;
+    if (!s || s.kind !== "human" || !s.name || s.name !== m.name) return m.name;
+    return seatNames(this.table, this.info, this.me)[m.seat];
   }
 
   optionsText() {
@@ -568,6 +696,9 @@ export class TableScreen {
       // The parts of each legal move, in legal's order, for a game that gives them (docs/web.md).
       moves: this.view && !this.pending && this.view.moves ? this.view.moves : null,
       hint: this.hint,
+      // A completed trick to draw over the view's own: the last one asked for, or the one held.
+      trickShown: this.peek && this.lastTrick ? { trick: this.lastTrick, peek: true }
+        : this.held ? { trick: this.held, peek: false } : null,
       selection: this.selection,
       select: (patch) => {
         Object.assign(this.selection, patch);
@@ -591,6 +722,10 @@ export class TableScreen {
     this.frame.hintBtn.disabled = !canHint || this.hintPending;
     this.frame.hintBtn.textContent = this.hintPending ? "Thinking…" : "Hint";
     this.frame.hintBtn.hidden = this.me === null;
+    if (this.frame.lastBtn) {
+      this.frame.lastBtn.disabled = !this.lastTrick;
+      this.frame.lastBtn.setAttribute("aria-pressed", this.peek ? "true" : "false");
+    }
     this.updateSeats();
     this.showLesson();
     this.renderOver(ctx);
@@ -599,13 +734,19 @@ export class TableScreen {
   // The lesson's words for this position (a lesson table's pupil only), and why the move just tried
   // is not the lesson's.
   showLesson() {
-    const refused = this.refused;
     const box = this.frame.lesson;
     const t = this.view && this.view.tutorial;
-    box.hidden = !t || (!t.text && !refused);
+    // A seat is written {seat:N} by the lesson: it gets the name this page shows for that seat.
+    const names = seatNames(this.table, this.info, this.me);
+    const named = (text) => text.replace(/\{seat:(\d+)\}/g, (_, n) => names[Number(n)] || `Seat ${Number(n) + 1}`);
+    const refused = this.refused && named(this.refused);
+    const free = t && !t.text && !t.expect.length && this.view.legal && this.view.legal.length > 1;
+    box.hidden = !t || (!t.text && !refused && !free);
+    const said = box.hidden ? "" : `${t.text}|${refused}`;
     clear(box);
     if (box.hidden) return;
-    box.append(el("span.lesson-label", "Lesson"), el("p.lesson-text", withCards(t.text)));
+    box.append(el("span.lesson-label", "Lesson"),
+      el("p.lesson-text", withCards(free ? "Your choice: any legal move will do here." : named(t.text))));
     const describe = this.describeMove();
     if (t.expect.length) {
       // A long list (a payment of several cards has many ways) names a few and counts the rest.
@@ -616,6 +757,37 @@ export class TableScreen {
         "Play ", names, "."));
     }
     if (refused) box.append(el("p.lesson-refused", { "data-testid": "lesson-refused" }, withCards(refused)));
+    this.placeLesson(box, said !== this.lessonSaid);
+    this.lessonSaid = said;
+  }
+
+  // A narrow screen holds the lesson's words in a sheet along its bottom edge (app.css): the page keeps
+  // room below for it. At the pupil's turn the card the lesson asks for (else the hand) is brought into
+  // view when the words are new or it is out of sight, and the words with it.
+  placeLesson(box, fresh) {
+    const root = document.documentElement;
+    const sheet = !box.hidden && getComputedStyle(box).position === "fixed";
+    root.classList.toggle("lesson-sheet", sheet);
+    root.style.setProperty("--lesson-h", sheet ? `${box.offsetHeight}px` : "0px");
+    const t = this.view && this.view.tutorial;
+    if (box.hidden || !t || !this.view.legal || !this.view.legal.length) return;
+    const board = this.frame.board;
+    const pick = (m) => board.querySelector(`[data-action="${m}"]`) || board.querySelector(`.card-btn[data-card="${m}"]`)
+      || board.querySelector(`.token-btn.selectable[data-court="${m.split(" ")[0]}"]`);
+    const wanted = t.expect.map(pick).find(Boolean) || board.querySelector(".hand, .token-btn.selectable");
+    if (!wanted) return;
+    const check = (first) => {
+      if (!wanted.isConnected) return;
+      const r = wanted.getBoundingClientRect();
+      const bottom = innerHeight - (sheet ? box.offsetHeight : 0);
+      if ((first && fresh) || r.top < 0 || r.bottom > bottom) wanted.scrollIntoView({ block: "nearest" });
+      if (first && !sheet && box.isConnected) box.scrollIntoView({ block: "nearest" });
+    };
+    requestAnimationFrame(() => {
+      check(true);
+      // Cards dealt in or flying to the trick settle later: look again once they have.
+      Promise.all(document.getAnimations().map((a) => a.finished)).then(() => check(false), () => {});
+    });
   }
 
   statusText(ctx) {
@@ -623,12 +795,15 @@ export class TableScreen {
     if (st === "waiting") return "Waiting for every seat to be taken…";
     if (st === "over") return "The game is over.";
     if (this.pending) return "…";
-    return this.game.status(ctx);
+    // What the rules allow, and at a lesson's table that the lesson takes fewer moves than that.
+    const t = this.view.tutorial;
+    const narrowed = t && t.expect.length && ctx.legal.length > t.expect.length;
+    return `${this.game.status(ctx)}${narrowed ? " The lesson takes only the moves in its box." : ""}`;
   }
 
   renderOver(ctx) {
     const box = this.frame.over;
-    if (this.view.status !== "over") {
+    if (this.view.status !== "over" || this.ending) { // the deciding trick is drawn first
       box.hidden = true;
       return;
     }
@@ -660,7 +835,10 @@ export class TableScreen {
     this.reviewing = true;
     this.frame.review.hidden = false;
     this.renderBoard();
-    fetchReview(this.id, this.me, this.frame.review, this.describeMove(), () => this.closed);
+    const code = this.params.get("invite") || (this.invites && this.invites.watch);
+    const replay = replayLink(this.id, this.me, code);
+    const stepLink = (i) => `${replay}${replay.includes("?") ? "&" : "?"}step=${i}`;
+    fetchReview(this.id, this.me, this.frame.review, this.describeMove(), () => this.closed, stepLink);
   }
 
   /** How a move is named to the player: the game's own words, else a card code as the card. */
@@ -697,6 +875,7 @@ export class TableScreen {
       return;
     }
     this.pending = true;
+    this.peek = false;
     this.renderBoard();
   }
 
@@ -717,6 +896,11 @@ export class TableScreen {
       ev.preventDefault();
       return;
     }
+    if (this.frame.lastBtn && (ev.key === "l" || ev.key === "L" || (ev.key === "Escape" && this.peek))) {
+      this.togglePeek(ev.key === "Escape" ? false : !this.peek);
+      ev.preventDefault();
+      return;
+    }
     if (this.game.keyboard && this.game.keyboard(ev, this.ctx(), this.frame.board)) ev.preventDefault();
   }
 
@@ -733,7 +917,7 @@ export class TableScreen {
     const names = seatNames(this.table, this.info, this.me);
     const seat = typeof c.seat === "number" ? c.seat : this.view.view.current_player;
     box.hidden = false;
-    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${left}s`;
+    box.textContent = `◷ ${seat === this.me ? "your" : `${names[seat]}'s`} move: ${leftWords(left)}`;
     box.classList.toggle("urgent", left <= 10);
   }
 }

@@ -63,6 +63,45 @@ export function hintBox(ctx, describe) {
     describe ? describe(h.action, h.move) : h.action, p ? ` — its chance of winning from here: ${p}.` : ".");
 }
 
+/** A hand in the order the engine shows it (``ctx.info.drawing.card_order``: the game's ``drawing()``). */
+export function sortHand(ctx, codes) {
+  const order = ctx.info.drawing.card_order;
+  return [...codes].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+}
+
+/** The player's hand as a row of card buttons, in the engine's order: on the player's turn
+ * (``myTurn``) the legal cards raised and playable, the others dimmed; cards of the ``trump`` suit
+ * (a suit letter, or null) marked; the hinted card outlined; ``tag(card)`` a small word on a card or
+ * null; ``dealt`` deals the row in (a new deal). */
+export function handRow(ctx, cards, { myTurn, trump = null, tag = () => null, dealt = false }) {
+  const legal = new Set(ctx.legal);
+  const row = el(`div.hand${dealt ? ".deal-in" : ""}`, { "data-origin": `seat-${ctx.me}`, "data-testid": "hand" });
+  sortHand(ctx, cards).forEach((c, i) => {
+    const playable = myTurn && legal.has(c);
+    const cls = [playable ? "playable" : myTurn ? "dimmed" : "", trump && c[1] === trump ? "trump" : "",
+      ctx.hint && ctx.hint.action === c ? "hinted" : ""].filter(Boolean).join(" ");
+    const b = cardButton(c, { cls, onclick: playable ? () => ctx.act(c) : null, tag: tag(c) });
+    b.style.setProperty("--i", i);
+    row.append(b);
+  });
+  return row;
+}
+
+/** The completed trick the page wants drawn now instead of the view's own trick, or null:
+ * ``ctx.trickShown`` is ``{trick, peek}``, ``trick`` a trick event (``leader``, ``cards`` in the
+ * order played, ``winner``, ``points``); ``peek`` when the player asked for the last trick. */
+export function shownTrick(ctx) {
+  return ctx.trickShown || null;
+}
+
+/** The line under a completed trick: who won it (and for how many points); "Last trick" first when
+ * the player asked to see it again. */
+export function trickLabel(ctx, t, peek = false) {
+  const who = t.winner === ctx.me ? "You" : ctx.names[t.winner];
+  const pts = t.points ? ` · ${t.points} pts` : "";
+  return el("div.trick-label", { "data-testid": "trick-label" }, `${peek ? "Last trick · " : ""}${who} won it${pts}`);
+}
+
 export function sentence(...parts) {
   return el("span", ...parts);
 }
