@@ -8,9 +8,12 @@ choice, a batch of ``--pool`` candidate worlds is drawn from the seat's view (``
 and weighed by the opponent model (``log_likelihoods``, timed), and one world of the plain search is
 timed beside it: every legal action played out by the heuristic as ``rollout`` plays it out (what it
 spends on a world). It prints, by how many moves of the deal had been made, the other players'
-decisions weighed per candidate, the milliseconds per candidate drawn and weighed, the effective
-number of candidates of a batch, and the ratio of a kept world's cost (a batch's cost over the worlds
-it keeps) to a plain world's. Set ``OPENBLAS_NUM_THREADS=1`` on a shared machine.
+decisions weighed per candidate, the milliseconds per candidate drawn and weighed, the milliseconds
+a world's playouts take, the effective number of candidates of a batch, and what a searched world
+costs with the weighing against without it: the search keeps the whole batch, so a world costs its
+draw, its share of the weighing and its playouts, against a draw and the playouts (draws of worlds
+kept again, ``kit.redraw_unseen``, are not counted: they cost less than a first draw). Set
+``OPENBLAS_NUM_THREADS=1`` on a shared machine.
 """
 
 from __future__ import annotations
@@ -85,18 +88,17 @@ def main() -> None:
                 r[6] += t3 - t2
             state.apply_action(legal[0] if len(legal) == 1 else kit.playout(state, legal, tie))
     print(f"{game.spec()}: {args.games} heuristic games, batches of {args.pool} candidates")
-    print("moves seen  decisions weighed  draw ms  weigh ms  effective  kept world / plain world")
-    print("this deal   per candidate      per candidate      per batch")
+    print("moves seen  decisions weighed  draw ms  weigh ms  playouts ms  effective  world cost")
+    print("this deal   per candidate      per candidate      per world    per batch  weighed / plain")
     for i, r in enumerate(rows):
         batches = r[5]
         if not batches:
             continue
-        kept = max(1.0, math.ceil(r[4] / batches))
-        batch_s = (r[2] + r[3]) / batches
+        draw, weigh, play = r[2] / r[1], r[3] / r[1], r[6] / batches
         label = f"{BUCKETS[i]}+" if i == len(BUCKETS) - 1 else f"{BUCKETS[i]}-{BUCKETS[i + 1] - 1}"
         print(
-            f"{label:10}  {r[0] / batches:17.1f}  {1e3 * r[2] / r[1]:7.3f}  {1e3 * r[3] / r[1]:8.3f}  "
-            f"{r[4] / batches:9.1f}  {batch_s / kept / (r[6] / batches):8.1f}x"
+            f"{label:10}  {r[0] / batches:17.1f}  {1e3 * draw:7.3f}  {1e3 * weigh:8.3f}  {1e3 * play:11.3f}  "
+            f"{r[4] / batches:9.1f}  {(draw + weigh + play) / (draw + play):8.2f}x"
         )
 
 
