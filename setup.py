@@ -49,6 +49,8 @@ EXCLUDE = {
     # The learned agent's work is numpy's matrix products over the compiled game's observation;
     # compiled, its few lines of glue would gain nothing.
     "gamester/agents/learned.py": "a numpy forward pass, nothing for mypyc to speed up",
+    # Policy inference's opponent model: the same network's forward pass over many worlds at once.
+    "gamester/agents/opponent.py": "numpy forward passes, nothing for mypyc to speed up",
 }
 # The same, for a part every game's folder may hold (a glob relative to src/), with its reason.
 EXCLUDE_GLOBS = {

@@ -274,6 +274,39 @@ def test_hand_made_twins_look_the_same_and_give_the_same_worlds(spec: str) -> No
         assert made and differed
 
 
+@pytest.mark.parametrize("spec", ["penneech", "piquesept"])
+def test_twins_give_the_same_inferred_worlds(spec: str) -> None:
+    """Policy inference (``infer=policy``, gamester.agents.belief) weighs worlds by the other players'
+    moves in them: it reads the seat's view and the worlds drawn from it, nothing else, so two states
+    the seat cannot tell apart (twins made by hand and through ``determinize``) give, for the same
+    generator, the same weights and the same resampled worlds."""
+    from gamester.agents.base import View
+    from gamester.agents.belief import InferredWorlds
+    from gamester.agents.opponent import policy_model
+    from gamester.core.rng import make_rng
+
+    rng = random.Random(29)
+    game = gamester.load_game(spec)
+    model = policy_model(game)
+    made = weighed = 0
+    for state, seat in pair_positions(spec):
+        if game.name == "piquesept":
+            view = state.public_observation()
+            seat = view["soloist"] if seat % 2 else view["drawer"]
+        for other in [*hand_made_twins(state, seat, rng), twin(state, seat, 3)]:
+            a = InferredWorlds(View(state, seat), make_rng(7), model, 8)
+            b = InferredWorlds(View(other, seat), make_rng(7), model, 8)
+            for _ in range(5):
+                assert world_fingerprint(a.draw()) == world_fingerprint(b.draw())
+            assert {**a.stats(), "seconds": 0} == {**b.stats(), "seconds": 0}
+            worlds = [View(state, seat).determinize(make_rng(k)) for k in range(4)]
+            logs = model.log_likelihoods(View(state, seat), worlds)
+            assert logs == model.log_likelihoods(View(other, seat), worlds)
+            made += 1
+            weighed += len(set(logs)) > 1
+    assert made and weighed
+
+
 REBUILDS: dict[str, list[int]] = {}
 
 

@@ -177,6 +177,36 @@ def test_a_person_plays_a_learned_bot_to_the_end(c: TestClient) -> None:
     assert _learned_moves_are_the_agent_s(record, [1]) > 0
 
 
+def test_the_oracle_is_never_offered_nor_seated(c: TestClient) -> None:
+    """``oracle:…`` sees every hand (research only, docs/agents.md): no game's menu lists it, the
+    best agent (the Expert, hints, reviews) is never one, and a table refuses it as a seat."""
+    menus = _menus(c)
+    for name in GAMES:
+        specs = list(menus[name])
+        assert not any(s.startswith("oracle") for s in specs)
+        assert not best_agent_spec(name).startswith("oracle")
+        game = load_game(name)
+        with pytest.raises(MenuError, match="not a computer player"):
+            check_seat(game, "oracle:" + best_agent_spec(name), agent_menu(name))
+        assert agent_refuses("oracle:heuristic", game) is not None
+
+
+def test_a_search_seat_may_read_the_moves_but_only_in_words_the_server_knows() -> None:
+    """``infer=policy`` (docs/agents.md) may be asked of any menu search; other words are refused in
+    one line naming the choices, and ``pool`` stays within its cap."""
+    game = load_game("piquesept")
+    menu = agent_menu("piquesept")
+    check_seat(game, "ismcts:iterations=300,infer=policy,pool=16", menu)
+    entry = next(e for e in menu if e["spec"].startswith("ismcts"))
+    assert entry["params"]["infer"] == {"choices": ["none", "policy"]}
+    for spec, words in [
+        ("ismcts:iterations=300,infer=oracle", "infer must be one of none, policy"),
+        ("ismcts:iterations=300,pool=500", "pool must be a whole number from 2 to 64"),
+    ]:
+        with pytest.raises(MenuError, match=words):
+            check_seat(game, spec, menu)
+
+
 @pytest.mark.parametrize(
     ("game", "caps"),
     [

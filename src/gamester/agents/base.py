@@ -113,9 +113,16 @@ def agent_factory(name: str) -> AgentFactory:
     return _factory(name)
 
 
+# Agents whose spec's rest is another agent's whole spec, taken as one parameter ``agent``:
+# ``oracle:rollout:worlds=30`` is ``("oracle", {"agent": "rollout:worlds=30"})``.
+WRAPPERS = ("oracle",)
+
+
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``"ismcts:iterations=2000,c=1.4"`` -> ``("ismcts", {"iterations": "2000", "c": "1.4"})``."""
     name, _, rest = spec.strip().partition(":")
+    if name.strip() in WRAPPERS:
+        return name.strip(), ({"agent": rest.strip()} if rest.strip() else {})
     params: dict[str, str] = {}
     for part in rest.split(","):
         part = part.strip()
@@ -233,3 +240,4 @@ register_agent("lookahead", "gamester.agents.lookahead:LookaheadAgent")
 register_agent("rollout", "gamester.agents.rollout:RolloutAgent")
 register_agent("futures", "gamester.agents.futures:FuturesAgent")
 register_agent("learned", "gamester.agents.learned:LearnedAgent")
+register_agent("oracle", "gamester.agents.oracle:OracleAgent")

@@ -19,8 +19,10 @@ the bank's futures include their own). Reaching the target inside the deal is a 
 
 The worlds are also filtered by the opponent's plays: ``heuristic`` is deterministic, so a world is
 kept only if the heuristic, replayed in it from the opponent's seat since the deal's first trick, makes
-every play the opponent made (``infer=1``; see ``_sample``). With ``objective=deal`` the agent plays as
-``rollout``.
+every play the opponent made (``infer=heuristic``, the default, once spelt ``infer=1``; see
+``_sample``). ``infer=policy`` (``pool=N``) weighs the worlds by an opponent model instead
+(``gamester.agents.belief``), and ``infer=none`` (once ``infer=0``) takes them as drawn. With
+``objective=deal`` the agent plays as ``rollout`` (with ``infer=policy`` if asked, else none).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.agents.heuristic import heuristic_kit
 from gamester.agents.rollout import Finish, RolloutAgent, rule_decision, search_actions
 from gamester.core.errors import AgentError
@@ -44,6 +47,8 @@ from gamester.core.kit import DealRace, Kit
 from gamester.core.protocol import Game, State
 from gamester.core.rng import choice, make_rng
 
+INFER = ("heuristic", "policy", "none")
+_INFER_ALIASES = {"1": "heuristic", "0": "none"}
 _BANK_SEED = 0x5EED_F00D
 # (options, bank size) -> per next dealer, per simulated game: the running points of seat 0 and of
 # seat 1 after each scoring event (non-decreasing, so the event that reaches a total is a bisection).
@@ -259,11 +264,14 @@ class FuturesAgent(EvaluatingAgent):
         seconds: Any = None,
         prune: Any = 1,
         bank: Any = 2000,
-        infer: Any = 1,
+        infer: Any = "heuristic",
         tries: Any = 8,
         seed: Any = None,
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
-        self.infer = int_param("infer", infer) > 0
+        # infer=1 and infer=0, the spellings before policy inference, still mean what they meant.
+        self.infer = infer_param(self.name, _INFER_ALIASES.get(str(infer).strip(), infer), INFER)
+        self.pool = pool_param(pool)
         self.tries = int_param("tries", tries, 1)
         self.worlds = int_param("worlds", worlds, 1)
         self.prune = int_param("prune", prune) > 0
@@ -322,7 +330,7 @@ class FuturesAgent(EvaluatingAgent):
         ``seconds=``, its time) lasts (consistent worlds go to ``pool``); after it, a pooled world
         with the stock shuffled afresh; with an empty pool, the draw with the fewest differing
         plays. Returns the world and that number."""
-        if not self.infer:
+        if self.infer == "none":
             return view.determinize(self.rng), 0
         best: State | None = None
         best_miss = 1 << 30
@@ -354,7 +362,13 @@ class FuturesAgent(EvaluatingAgent):
             # One deal, no race: plain ``rollout`` with the same budget.
             if self._deal_agent is None:
                 self._deal_agent = RolloutAgent(
-                    game, self.worlds, self.seconds, int(self.prune), self.rng.getrandbits(32)
+                    game,
+                    self.worlds,
+                    self.seconds,
+                    int(self.prune),
+                    self.rng.getrandbits(32),
+                    infer="policy" if self.infer == "policy" else "none",
+                    pool=self.pool,
                 )
             return self._deal_agent.evaluate(view)
         key = dataclasses.astuple(game.options)
@@ -368,13 +382,18 @@ class FuturesAgent(EvaluatingAgent):
         # alone used to take more than a second a move at seconds=0.1.
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
 
+        inferred = world_source(view, self.rng, self.infer, self.pool) if self.infer == "policy" else None
+
         def sample() -> tuple[State, Finish, int]:
-            world, miss = self._sample(kit, race, view, me, pool, budget, deadline)
+            if inferred is not None:
+                world, miss = inferred.draw(), 0
+            else:
+                world, miss = self._sample(kit, race, view, me, pool, budget, deadline)
             return world, lambda w: self._finish(kit, race, w, me), miss
 
         out, misses = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
         out["inconsistent_worlds"] = misses
-        return out
+        return out if inferred is None else with_inference(out, inferred)
 
 
 if __name__ == "__main__":  # python -m gamester.agents.futures: (re)write the shipped default bank

@@ -15,6 +15,8 @@ in some worlds only), adds one node, finishes the game with a rollout, and backs
 * Rollouts are uniformly random to the end of the game (``rollout=random``), or follow the game's
   rollout model (``rollout=model``, the default; ``game.kit().rollout_model``): Penneech stops at
   the end of the current deal, scores the race to the target and plays with a cheap policy.
+* ``infer=policy`` (``pool=N``) draws each iteration's world from worlds resampled by how likely an
+  opponent model makes the other players' moves in them (``gamester.agents.belief``).
 * The move played is the root child visited most; ``evaluate`` also reports its share of winning
   rollouts, which is what ``--hint`` shows.
 
@@ -31,6 +33,7 @@ import time
 from typing import Any
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.core.errors import AgentError
 from gamester.core.kit import RolloutModel
 from gamester.core.protocol import Game, State
@@ -63,6 +66,8 @@ class ISMCTSAgent(Agent):
         c: Any = 0.7,
         rollout: Any = "model",
         seed: Any = None,
+        infer: Any = "none",
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         if iterations is not None and seconds is not None:
             raise AgentError("agent 'ismcts': give iterations= or seconds=, not both")
@@ -77,6 +82,8 @@ class ISMCTSAgent(Agent):
                 "policy and cut-off, if it has them), random (uniform to the end)"
             )
         self.rollout = rollout
+        self.infer = infer_param(self.name, infer)
+        self.pool = pool_param(pool)
         self.rng = make_rng(seed_param(seed))
         self.last_iterations = 0
 
@@ -103,27 +110,31 @@ class ISMCTSAgent(Agent):
         clock = time.perf_counter
         deadline = None if self.seconds is None else clock() + self.seconds
         limit = self.iterations
+        worlds = world_source(view, rng, self.infer, self.pool)
         done = 0
         while True:
             if limit is not None and done >= limit:
                 break
             if deadline is not None and done and clock() >= deadline:
                 break
-            _iterate(view.determinize(rng), root, rng, c, spread, model)
+            _iterate(worlds.draw(), root, rng, c, spread, model)
             done += 1
         self.last_iterations = done
         stats = {a: root.children[a] for a in legal if a in root.children}
         best = max(legal, key=lambda a: (stats[a].n, stats[a].w) if a in stats else (-1, 0.0))
         e = stats.get(best)
         n = e.n if e else 0
-        return {
-            "action": best,
-            "win_probability": (e.wins / n) if e and n else 0.5,
-            "mean_return": (e.w / n) if e and n else 0.0,
-            "iterations": done,
-            "visits": {view.action_to_string(a): s.n for a, s in sorted(stats.items())},
-            "player": me,
-        }
+        return with_inference(
+            {
+                "action": best,
+                "win_probability": (e.wins / n) if e and n else 0.5,
+                "mean_return": (e.w / n) if e and n else 0.0,
+                "iterations": done,
+                "visits": {view.action_to_string(a): s.n for a, s in sorted(stats.items())},
+                "player": me,
+            },
+            worlds,
+        )
 
 
 def _iterate(

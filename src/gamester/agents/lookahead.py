@@ -10,9 +10,11 @@ Each decision:
    when it may). The ``candidates`` groups the heuristic scores highest are searched. Bearing off is
    always among them when legal.
 2. **Worlds.** Worlds are drawn with ``view.determinize(rng)``: the hidden hand cards dealt afresh,
-   consistent with what the seat has seen. Each world is tried with every candidate still in the
-   running (common random numbers: the candidates meet the same hidden cards and the same playout
-   seed, so their difference is measured with little noise).
+   consistent with what the seat has seen (with ``infer=policy``, ``pool=N``, resampled by how
+   likely an opponent model makes the other players' moves in them: ``gamester.agents.belief``).
+   Each world is tried with every candidate still in the running (common random numbers: the
+   candidates meet the same hidden cards and the same playout seed, so their difference is measured
+   with little noise).
 3. **Playouts.** After the candidate move every seat, ours included, plays like the ``heuristic``
    agent (``kit.playout``: Pentyrch's heuristic move scores on the world's move tuples), to the end of
    the game, or for ``horizon`` actions and then scored by the kit's evaluation (``kit.static_value``;
@@ -39,6 +41,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from gamester.agents.base import Agent, View, float_param, int_param, seed_param
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
 from gamester.core.protocol import Game, State
@@ -97,6 +100,8 @@ class LookaheadAgent(Agent):
         candidates: Any = 8,
         horizon: Any = 0,
         seed: Any = None,
+        infer: Any = "none",
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         if worlds is not None and seconds is not None:
             raise AgentError("agent 'lookahead': give worlds= or seconds=, not both")
@@ -106,6 +111,8 @@ class LookaheadAgent(Agent):
             self.worlds = 24
         self.candidates = int_param("candidates", candidates, 1)
         self.horizon = int_param("horizon", horizon, 0)
+        self.infer = infer_param(self.name, infer)
+        self.pool = pool_param(pool)
         self.rng = make_rng(seed_param(seed))
         if game is not None:
             _kit(game)
@@ -128,7 +135,8 @@ class LookaheadAgent(Agent):
             raise AgentError("agent 'lookahead': it is not this seat's turn")
         me = view.player
         rng = self.rng
-        first = view.determinize(rng)
+        worlds = world_source(view, rng, self.infer, self.pool)
+        first = worlds.draw()
         cands = self._candidates(kit, first, legal, view)
         clock = time.perf_counter
         deadline = None if self.seconds is None else clock() + self.seconds
@@ -144,7 +152,7 @@ class LookaheadAgent(Agent):
             if deadline is not None and done and clock() >= deadline:
                 break
             if done:
-                world = view.determinize(rng)
+                world = worlds.draw()
             seed = rng.getrandbits(64)
             for c in alive:
                 s = world.clone()
@@ -159,7 +167,7 @@ class LookaheadAgent(Agent):
                 alive = [c for c in alive if c is best or c.mean() + 2.0 * c.stderr() >= bar]
         pick = max(alive, key=lambda c: (c.mean(), c.n, c.prior))
         n = pick.n
-        return {
+        out: dict[str, Any] = {
             "action": pick.action,
             "win_probability": pick.wins / n if n else None,
             "mean_return": pick.total / n if n else None,
@@ -175,6 +183,7 @@ class LookaheadAgent(Agent):
             },
             "player": me,
         }
+        return with_inference(out, worlds)
 
     def _candidates(self, kit: Kit, world: State, legal: list[int], view: View) -> list[_Candidate]:
         """One action per board effect (Pentyrch: court card and destination), the heuristic's

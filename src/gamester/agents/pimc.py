@@ -18,6 +18,9 @@ Any game whose kit offers an exact solver (``game.kit().solver``) can be played.
 * Piquesept: the side's card points decide the deal (66 wins); the value is the return the seat gets,
   with the card points as a small tie-breaker.
 
+``infer=policy`` (``pool=N``) solves worlds resampled by how likely an opponent model makes the other
+players' moves in them (``gamester.agents.belief``).
+
 ``evaluate`` returns the chosen action and its averaged value as the win probability (Penneech) — an
 optimistic figure, since each world is solved as if every card were seen.
 """
@@ -28,6 +31,7 @@ import time
 from typing import Any
 
 from gamester.agents.base import EvaluatingAgent, View, float_param, int_param, seed_param
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.core.errors import AgentError
 from gamester.core.kit import Solver
 from gamester.core.protocol import Game
@@ -47,9 +51,17 @@ class PIMCAgent(EvaluatingAgent):
     name = "pimc"
 
     def __init__(
-        self, game: Game | None = None, worlds: Any = 20, seconds: Any = None, seed: Any = None
+        self,
+        game: Game | None = None,
+        worlds: Any = 20,
+        seconds: Any = None,
+        seed: Any = None,
+        infer: Any = "none",
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
+        self.infer = infer_param(self.name, infer)
+        self.pool = pool_param(pool)
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
         self.rng = make_rng(seed_param(seed))
         if game is not None:
@@ -66,19 +78,23 @@ class PIMCAgent(EvaluatingAgent):
         totals = dict.fromkeys(legal, 0.0)
         clock = time.perf_counter
         deadline = None if self.seconds is None else clock() + self.seconds
+        worlds = world_source(view, self.rng, self.infer, self.pool)
         done = 0
         while done < self.worlds if deadline is None else (done == 0 or clock() < deadline):
-            world = view.determinize(self.rng)
+            world = worlds.draw()
             values = solver.solve_actions(world, view.player)
             for a in legal:
                 totals[a] += values[a]
             done += 1
         means = {a: totals[a] / done for a in legal}
         best = max(legal, key=lambda a: (round(means[a], 9), -legal.index(a)))
-        return {
-            "action": best,
-            "win_probability": solver.as_probability(means[best], view),
-            "value": means[best],
-            "worlds": done,
-            "values": {view.action_to_string(a): round(v, 4) for a, v in means.items()},
-        }
+        return with_inference(
+            {
+                "action": best,
+                "win_probability": solver.as_probability(means[best], view),
+                "value": means[best],
+                "worlds": done,
+                "values": {view.action_to_string(a): round(v, 4) for a, v in means.items()},
+            },
+            worlds,
+        )

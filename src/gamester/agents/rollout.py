@@ -26,6 +26,9 @@ the agent's seat is played.
   with the ``learned`` network in every seat instead of the heuristic, each seat again reading only
   its own ``View`` of the world: search guided by the network (expert iteration's other half). Each
   playout move costs a forward pass besides the heuristic's move, so fewer worlds fit in a time.
+* ``infer=policy`` (``pool=N``) searches worlds resampled by how likely an opponent model makes the
+  moves the other players made in them (``gamester.agents.belief``); ``infer=none``, the default,
+  searches the sampler's worlds as drawn.
 * ``seconds=`` caps the time instead of ``worlds=`` (at least one world); ``evaluate`` reports the
   chosen action, its mean return, its share of won rollouts (``win_probability``), every action's
   mean and how many worlds each was searched in.
@@ -52,6 +55,7 @@ from gamester.agents.base import (
     make_agent,
     seed_param,
 )
+from gamester.agents.belief import infer_param, pool_param, with_inference, world_source
 from gamester.agents.heuristic import heuristic_kit
 from gamester.core.errors import AgentError
 from gamester.core.kit import Kit
@@ -88,8 +92,12 @@ class RolloutAgent(EvaluatingAgent):
         seed: Any = None,
         policy: Any = "heuristic",
         model: Any = None,
+        infer: Any = "none",
+        pool: Any = 16,  # belief.POOL, spelt out: a compiled signature shows only literal defaults
     ) -> None:
         self.worlds = int_param("worlds", worlds, 1)
+        self.infer = infer_param(self.name, infer)
+        self.pool = pool_param(pool)
         self.prune = int_param("prune", prune) > 0
         self.seconds = float_param("seconds", seconds) if seconds is not None else None
         self.rng = make_rng(seed_param(seed))
@@ -118,15 +126,16 @@ class RolloutAgent(EvaluatingAgent):
         if ruled is not None:
             return ruled
         player = self.player
+        worlds = world_source(view, self.rng, self.infer, self.pool)
 
         def sample() -> tuple[State, Finish, int]:
-            world = view.determinize(self.rng)
+            world = worlds.draw()
             tie_seed = self.rng.getrandbits(32)
             # The playout's own tie-breaker per action.
             return world, lambda w: _finish(w, me, kit, make_rng(tie_seed), player), 0
 
         out, _ = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
-        return out
+        return with_inference(out, worlds)
 
 
 Finish = Callable[[State], float]

@@ -27,6 +27,12 @@ What a kit may offer (each part is optional; ``None`` or ``has_heuristic = False
   deal by the futures that follow it.
 * ``recommended_agent``: the strongest agent spec for the game at about a second a move;
   ``skill_ladder``: the agent whose growing budget ``analyse`` uses to measure how much skill pays.
+* ``deal_history(world)``: a sampled world as it stood when its deal began, and the actions since;
+  what policy inference replays (``gamester.agents.belief``). Every game has it (the base class
+  replays the record); a game may offer a cheaper one.
+* ``redraw_unseen(state, rng)``: a state with only the chance still to come drawn afresh: more
+  worlds from one that inference weighed (``gamester.agents.belief``), and, from the true state, the
+  worlds of the research-only ``oracle`` (``gamester.sim.oracle``), never a player's.
 
 Everything that reads a world reads a state the agent sampled itself, so it sees no true hidden card;
 what a seat may not know (the other hands of its own sampled world) is used only where the docstring
@@ -42,6 +48,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from gamester.core._mypyc import mypyc_attr
 from gamester.core.errors import GameError
+from gamester.core.rng import make_rng
 
 if TYPE_CHECKING:
     from gamester.core.protocol import Game, State
@@ -202,3 +209,34 @@ class Kit:
         (``tensor[order]``), so that a network learns one seat's geometry, not every seat's; None
         if not offered."""
         return None
+
+    def deal_history(self, world: State) -> tuple[State, list[int]]:
+        """``world`` (a state the agent drew itself) as it stood when its current deal began, before
+        any player's choice in it, and the actions taken since, in order: applied to the first, they
+        give ``world`` again. Policy inference (``gamester.agents.belief``) replays them to ask how
+        likely each player's moves were had this world been the true one. The base class replays the
+        world's record from the game's start, the whole game counting as one deal."""
+        game = world.game
+        start = game.new_initial_state(
+            seed=world.seed, chance=[game.format_chance(e) for e in world.chance.entries()]
+        )
+        s = start.clone()
+        actions: list[int] = []
+        for text in world.history_strings():
+            a = s.string_to_action(text)
+            actions.append(a)
+            s.apply_action(a)
+        return start, actions
+
+    def redraw_unseen(self, state: State, rng: random.Random) -> State:
+        """A copy of ``state`` with every card any seat holds where it is, and only the chance still
+        to come (what no seat has seen yet) drawn afresh from ``rng``. On a world the agent drew, more
+        worlds with the same hands (policy inference keeps a weighed world more than once; no
+        player's moves say anything about cards no one has seen). On the true state, the world of an
+        oracle that sees every hand but not the future: for research only (``gamester.sim.oracle``
+        hands it to agents that declare themselves oracles), never given to a player. The base class
+        keeps the whole position and gives the copy a fresh generator."""
+        s = state.clone()
+        s.chance.given = None
+        s.chance.rng = make_rng(rng.getrandbits(63))
+        return s

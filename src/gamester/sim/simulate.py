@@ -13,12 +13,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from gamester.agents.base import View, agent_seed, make_agent, split_agents
+from gamester.agents.base import agent_seed, make_agent, split_agents
 from gamester.core.columns import fit, labelled
 from gamester.core.errors import AgentError
 from gamester.core.record import winners
 from gamester.core.registry import load_game
 from gamester.sim.backend import check_backend, run_jobs
+from gamester.sim.oracle import seat_view
 
 
 def agent_specs(agents: str, num_players: int) -> list[str]:
@@ -42,7 +43,7 @@ def play_one(
     state = game.new_initial_state(seed=seed)
     while not state.is_terminal():
         p = state.current_player()
-        state.apply_action(agents[p].step(View(state, p)))
+        state.apply_action(agents[p].step(seat_view(agents[p], state, p)))
     rec = state.record()
     rec["agents"] = specs
     return rec, state.returns(), winners(state)

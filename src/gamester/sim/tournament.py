@@ -31,12 +31,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gamester.agents.base import View, agent_seed, make_agent, split_agents
+from gamester.agents.base import agent_seed, make_agent, split_agents
 from gamester.core.columns import listing, say_error
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.registry import load_game
 from gamester.sim.backend import check_backend, run_jobs
+from gamester.sim.oracle import seat_view
 
 # Kept importable from here (the modules each idea now lives in):
 from gamester.sim.standings import _interval as _interval
@@ -109,7 +110,7 @@ def play_game(game: Game, lineup: Sequence[str], deal_seed: int) -> dict[str, An
     while not state.is_terminal():
         p = state.current_player()
         t0 = clock()
-        a = agents[p].step(View(state, p))
+        a = agents[p].step(seat_view(agents[p], state, p))
         think[p] += clock() - t0
         moves[p] += 1
         state.apply_action(a)

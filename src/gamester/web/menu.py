@@ -35,6 +35,14 @@ CAPS: dict[str, dict[str, tuple[float, float, bool]]] = {
     "lookahead": {"worlds": (1, 16, True), "seconds": (0.05, 2.0, False)},
 }
 
+# Per agent: parameter -> the words it may be set to (the menu's own specs use them; never ``oracle``,
+# which is no menu agent and refuses every table).
+CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
+    name: {"infer": ("none", "policy")} for name in ("ismcts", "rollout", "pimc", "lookahead")
+}
+CHOICES["futures"] = {"infer": ("heuristic", "policy", "none")}
+for _name in CHOICES:
+    CAPS[_name]["pool"] = (2, 64, True)  # policy inference's candidate worlds a batch
 
 # The stars (``strength``): 0 plays any legal move; 1 is the level of the game's heuristic; 2 is
 # measured clearly above the heuristic without being the best; 3 is the game's best agent at about a
@@ -102,6 +110,7 @@ def _menu(game_name: str) -> tuple[dict[str, Any], ...]:
     for entry in out:
         name = parse_agent_spec(entry["spec"])[0]
         entry["params"] = {k: {"min": lo, "max": hi} for k, (lo, hi, _) in CAPS.get(name, {}).items()}
+        entry["params"].update({k: {"choices": list(v)} for k, v in CHOICES.get(name, {}).items()})
         entry["cannot_play"] = _cannot_play(entry["spec"], variants)
     return tuple(out)
 
@@ -169,9 +178,14 @@ def check_seat(game: Game, spec: str, menu: list[dict[str, Any]]) -> None:
             f"{name!r} is not a computer player of this server for {game_name}; choose one of {listed}"
         )
     caps = CAPS.get(name, {})
+    choices = CHOICES.get(name, {})
     for key, text in params.items():
+        if key in choices:
+            if text not in choices[key]:
+                raise MenuError(f"{name}: {key} must be one of {', '.join(choices[key])} on this server")
+            continue
         if key not in caps:
-            allowed = ", ".join(caps) or "none"
+            allowed = ", ".join([*caps, *choices]) or "none"
             raise MenuError(f"{name}: parameter {key!r} cannot be set here (settable: {allowed})")
         lo, hi, whole = caps[key]
         try:

@@ -454,11 +454,13 @@ class PenneechState(State[PenneechGame]):
             self._target,
         )
 
-    def deal_opening(self, target: int | None = None) -> tuple[PenneechState, list[int]]:
+    def deal_opening(
+        self, target: int | None = None, scores: list[int] | None = None
+    ) -> tuple[PenneechState, list[int]]:
         """A copy of this (sampled) world as it stood at the first trick of its current deal (the
         dealt hands, the first turn-up, no trick yet), and the card plays made since. The scores stay
-        those of now; ``target`` replaces the target (out of reach: the plays replay without the game
-        ending)."""
+        those of now unless ``scores`` replaces them; ``target`` replaces the target (out of reach:
+        the plays replay without the game ending)."""
         hands = self._hands
         n = 14 - hands[0].bit_count() - hands[1].bit_count()
         plays = self._history[-n:] if n else []
@@ -471,8 +473,12 @@ class PenneechState(State[PenneechGame]):
         s._voids = [0, 0]
         s._led = -1
         s._cur = s._leader = 1 - s._dealer
+        if n:
+            s._history = s._history[:-n]  # replaying the plays gives the history back
         if target is not None:
             s._target = target
+        if scores is not None:
+            s._scores = list(scores)
         return s, plays
 
     def scores_before_this_deal(self) -> list[int]:

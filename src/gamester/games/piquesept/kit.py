@@ -35,6 +35,20 @@ class PiqueseptKit(Kit):
         assert isinstance(world, PiqueseptState)
         return heuristic.decide(heuristic.seen_from_world(world), legal, rng)
 
+    def deal_history(self, world: State) -> tuple[State, list[int]]:
+        """The world replayed from its packs to the start of its current deal (earlier deals of a
+        match played through), and the actions of this deal: the first trick, the give, the rest."""
+        assert isinstance(world, PiqueseptState)
+        game = world.game
+        start = game.new_initial_state(
+            seed=world.seed, chance=[game.format_chance(e) for e in world.chance.entries()]
+        )
+        actions = world._actions()
+        done = len(world._past) * (game.num_players * game.hand_size + 1)
+        for a in actions[:done]:
+            start.apply_action(a)
+        return start, actions[done:]
+
     def world_view(self, world: State) -> PiqueseptWorld:
         """A read-only snapshot of a sampled ``world``, every hand in the open (:class:`PiqueseptWorld`)."""
         assert isinstance(world, PiqueseptState)
