@@ -137,10 +137,11 @@ def _play(page: Any, players: int, limit: float = 150.0, peek_after: int = 2) ->
     return {"peek": peek}
 
 
-def _check_holds(page: Any, srv: Server, table: str, me: int, least: int, lost: bool) -> None:
+def _check_holds(page: Any, srv: Server, table: str, me: int, least: int) -> bool:
     """Every trick of the game drawn with its winner; those after which the player is not the next
-    to move (the deciding one too: nobody is) for at least ``HOLD_MS``; with ``lost``, some of those
-    were completed by the player's own card. Prints what was measured (the closing note's figures)."""
+    to move (the deciding one too: nobody is) for at least ``HOLD_MS``. Prints what was measured (the
+    closing note's figures) and answers whether some of those tricks were completed by the player's
+    own card and won by another seat (the case that used to vanish at once)."""
     rec = _recorded(page)
     tricks = _game_tricks(srv, table)
     assert len(tricks) >= least, tricks
@@ -167,14 +168,13 @@ def _check_holds(page: Any, srv: Server, table: str, me: int, least: int, lost: 
     assert not never, f"tricks never drawn with their winner: {never}"
     short = [r for r in report if r["measured"] and r["ms"] < HOLD_MS]
     assert not short, f"completed tricks drawn for less than {HOLD_MS} ms: {short}"
-    if lost:  # the case that used to vanish at once: the player's card completes it, a bot leads next
-        assert any(r["last_by"] == me and r["winner"] != me for r in report), report
     # The deciding trick is drawn before the result, and stays for the hold before it.
     final = tricks[-1]
     last_drawn = [d for d in drawn if sorted(d["cards"]) == sorted(final["cards"])][-1]
     assert rec["resultAt"] is not None
     assert last_drawn["start"] < rec["resultAt"], (last_drawn, rec["resultAt"])
     assert rec["resultAt"] - last_drawn["start"] >= HOLD_MS, (last_drawn, rec["resultAt"])
+    return any(r["last_by"] == me and r["winner"] != me for r in report)
 
 
 def _table_id(page: Any) -> str:
@@ -187,17 +187,24 @@ def test_penneech_every_trick_is_seen(pages: Pages, server: Server) -> None:  # 
     completed trick is drawn with its winner, those after which a bot moves next stay ≥ 1 s however
     fast the player clicks, the deal's deciding trick comes before the result, and "Last trick"
     shows the trick before."""
-    page = pages.new(animations=True)
-    page.add_init_script(FAST)
-    page.add_init_script(RECORDER)
-    start_from_lobby(page, server, "penneech", ["you", "random"], options={"objective": "deal"})
-    page.wait_for_selector("[data-testid=board]")
-    out = _play(page, 2)
-    _check_holds(page, server, _table_id(page), 0, 7, lost=True)
-    peek = out["peek"]
-    assert peek, "the Last trick control was never offered"
-    assert sorted(peek["shown"]) == sorted(peek["previous"]), peek
-    assert "won it" in peek["label"] and "Last trick" in peek["label"], peek
+    # A deal is the lobby's (unseeded): one in which no trick is completed by the player's card and
+    # won by the bot is played again, up to three deals, so that case is always among those checked.
+    lost = False
+    for _ in range(3):
+        page = pages.new(animations=True)
+        page.add_init_script(FAST)
+        page.add_init_script(RECORDER)
+        start_from_lobby(page, server, "penneech", ["you", "random"], options={"objective": "deal"})
+        page.wait_for_selector("[data-testid=board]")
+        out = _play(page, 2)
+        lost = _check_holds(page, server, _table_id(page), 0, 7)
+        peek = out["peek"]
+        assert peek, "the Last trick control was never offered"
+        assert sorted(peek["shown"]) == sorted(peek["previous"]), peek
+        assert "won it" in peek["label"] and "Last trick" in peek["label"], peek
+        if lost:
+            break
+    assert lost, "three deals and not one trick completed by the player's card and won by the bot"
 
 
 def test_piquesept_every_trick_is_seen(pages: Pages, server: Server) -> None:  # noqa: F811
@@ -210,7 +217,7 @@ def test_piquesept_every_trick_is_seen(pages: Pages, server: Server) -> None:  #
     start_from_lobby(page, server, "piquesept", ["you", "random", "random", "random"])
     page.wait_for_selector("[data-testid=side-points]")
     out = _play(page, 4)
-    _check_holds(page, server, _table_id(page), 0, 8, lost=False)
+    _check_holds(page, server, _table_id(page), 0, 8)
     peek = out["peek"]
     assert peek and sorted(peek["shown"]) == sorted(peek["previous"]), peek
 
