@@ -105,9 +105,7 @@ class Lobby:
         self.quota = quota
         self.seeks = seeks
         self.moderation = moderation
-        self.decide = sk.decide(
-            lambda: secrets.token_urlsafe(12), lambda: secrets.randbits(62), random.SystemRandom()
-        )
+        self.decide = sk.decide(validate.new_table_id, lambda: secrets.randbits(62), random.SystemRandom())
         self.reports = Throttle(
             people.store, "reports", burst=b.REPORTS_A_DAY, every=86400.0 / b.REPORTS_A_DAY
         )

@@ -25,6 +25,7 @@ from gamester.web.decisions import SeatOwner
 from gamester.web.errors import BadToken, Conflict, NoTable, SeatTaken
 from gamester.web.fair import TableQuota, address_key
 from gamester.web.registry import Registry
+from gamester.web.validate import new_table_id
 
 
 def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
@@ -41,7 +42,7 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
     game = load_game(old.game, **options)
     seed = secrets.randbits(62)
     state = game.new_initial_state(seed=seed)
-    table_id = secrets.token_urlsafe(12)
+    table_id = new_table_id()
     seats = [SeatRow(seat=s.seat, kind=s.kind, agent=s.agent) for s in old.seats]
     if not old.open:  # each seat kept for whoever held it, who sits down with its rematch invite
         for new, was in zip(seats, old.seats, strict=True):

@@ -114,7 +114,7 @@ class _Tables:
         its tables a minute, or its tables waiting)."""
         await parts.quota.spend(address)
         reg = parts.registry
-        table_id = secrets.token_urlsafe(12)
+        table_id = validate.new_table_id()
         token = secrets.token_urlsafe(24) if creator is not None else None
         if creator is not None and owner is not None and isinstance(creator, dict):
             seat = creator.get("seat")

@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from typing import Any
 
 from gamester.web.errors import BadInput, Malformed, NoTable
 from gamester.web.names import name_problem
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+
+def new_table_id() -> str:
+    """A new table's id: 16 URL-safe characters (96 random bits), never starting with ``-``, so that
+    it can be given to a command (``gamester admin chat-delete ID``) without being read as an option."""
+    while (table_id := secrets.token_urlsafe(12)).startswith("-"):
+        pass
+    return table_id
+
+
 STATUSES = ("waiting", "playing", "over")
 CREATE_FIELDS = ("game", "options", "seats", "clock", "join", "rated", "open", "private")
 MESSAGE_TYPES = ("act", "chat", "hint", "ping")
