@@ -255,7 +255,7 @@ def test_a_rated_walk_out_forfeits_and_moves_both_ratings(c: TestClient) -> None
     got = table(c, tid)
     assert got["result"] == "forfeit" and got["forfeit"] == 1
     wait_for(lambda: counted(c, "ended") > ended)
-    assert counted(c, "abandoned") == abandoned + 1
+    assert counted(c, "abandoned") >= abandoned + 1  # other tables of the module may be abandoned meanwhile
     wait_for(lambda: rating(c, names[1]).get("games") == 1)
     stay, left = rating(c, names[0]), rating(c, names[1])
     print(f"\nrated walk-out: {names[0]} (stays) {stay}, {names[1]} (left) {left}")
