@@ -73,7 +73,7 @@ def sign_up(c: TestClient, name: str, password: str = PASSWORD) -> dict[str, str
     return {"Authorization": f"Bearer {r.json()['session']}"}
 
 
-def rating_after(c: TestClient, name: str, game: str, games: int, timeout: float = 30.0) -> dict[str, Any]:
+def rating_after(c: TestClient, name: str, game: str, games: int, timeout: float = 120.0) -> dict[str, Any]:
     """The player's rating once ``games`` rated games have counted (the rating moves just after the
     table ends, beside the last view)."""
     deadline = time.monotonic() + timeout
