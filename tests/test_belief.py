@@ -155,6 +155,32 @@ def test_deal_history_replays_to_the_world_from_how_the_deal_stood(spec: str) ->
     assert checked >= 3
 
 
+@pytest.mark.parametrize(
+    ("spec", "plays"), [("penneech", 30), ("piquesept", 10), ("piquesept(deals=2)", 40), ("pentyrch", 10)]
+)
+def test_deal_history_of_a_world_of_a_position(spec: str, plays: int) -> None:
+    """A state read from a position (docs/positions.md) has worlds that are positions of their own:
+    ``deal_history`` replays them from where their record starts, never from the game's start (a
+    Pentyrch position's world had no chance to replay there; a Piquesept match's later deal started
+    again at its first); a position that holds its deal's plays still gives them all."""
+    game = gamester.load_game(spec)
+    kit = game.kit()
+    state = _heuristic_game(game, plays, seed=3)
+    read = game.read_position(state.position())
+    me = read.current_player()
+    for k in range(3):
+        world = read.determinize(me, make_rng(k))
+        start, actions = kit.deal_history(world)
+        replayed = start.clone()
+        for a in actions:
+            replayed.apply_action(a)
+        assert replayed.history_strings() == world.history_strings()
+        for q in range(game.num_players):
+            assert replayed.observation(q) == world.observation(q)
+        if spec != "pentyrch":  # the whole game is Pentyrch's deal: its position starts the record
+            assert len(actions) == len(kit.deal_history(state.determinize(me, make_rng(k)))[1])
+
+
 @pytest.mark.parametrize("name", [*GAMES, "pentyrch"])
 def test_resampled_worlds_stay_consistent_with_the_seat_s_knowledge(name: str) -> None:
     """Every world handed out after the weighting is one the exact sampler drew: it shows the seat its
