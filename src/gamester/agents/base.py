@@ -90,10 +90,7 @@ def agent_names() -> list[str]:
     return sorted(set(_AGENTS) | set(_FACTORIES))
 
 
-def agent_factory(name: str) -> AgentFactory:
-    """The factory registered for the agent ``name`` (``AgentError`` if none), imported but not
-    called: what ``make_agent`` calls, and what reads its parameters without building an agent
-    (the web's canonical specs)."""
+def _factory(name: str) -> AgentFactory:
     f = _FACTORIES.get(name)
     if f is None:
         if name not in _AGENTS:
@@ -109,6 +106,12 @@ def agent_factory(name: str) -> AgentFactory:
             raise AgentError(f"agent {name!r} cannot be loaded: {e}") from None
         f = _FACTORIES[name] = getattr(module, attr)
     return f
+
+
+def agent_factory(name: str) -> AgentFactory:
+    """The factory registered for the agent ``name`` (``AgentError`` if none), imported but not
+    called: what reads its parameters without building an agent (the web's canonical specs)."""
+    return _factory(name)
 
 
 # Agents whose spec's rest is another agent's whole spec, taken as one parameter ``agent``:
@@ -165,7 +168,7 @@ def _parameters(factory: AgentFactory) -> list[str]:
 def make_agent(spec: str, *, game: Game | None = None, seed: int | None = None) -> Agent:
     """An agent from its spec string. ``seed`` (or ``seed=`` in the spec) makes it deterministic."""
     name, params = parse_agent_spec(spec)
-    factory = agent_factory(name)
+    factory = _factory(name)
     if seed is not None and "seed" not in params:
         params["seed"] = str(seed)
     valid = _parameters(factory)
@@ -192,7 +195,7 @@ def agent_refuses(spec: str, game: Game) -> str | None:
     checks a seat with this before any worker makes the agent (docs/agents.md, "What an agent can
     play")."""
     name, params = parse_agent_spec(spec)
-    check = getattr(agent_factory(name), "refuses", None)
+    check = getattr(_factory(name), "refuses", None)
     if check is None:
         return None
     why = check(game, params)
