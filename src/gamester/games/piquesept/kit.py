@@ -38,16 +38,17 @@ class PiqueseptKit(Kit):
     def deal_history(self, world: State) -> tuple[State, list[int]]:
         """The world replayed from its packs to the start of its current deal (earlier deals of a
         match played through, until the engine deals this one), and the actions of this deal: the
-        first trick, the give, the rest. A world of a position (a position of its own) starts at
-        its deal as dealt: the position read again without its plays, the chance they drew after."""
+        first trick, the give, the rest. A state read from a position (a world of one is a position
+        of its own) starts at the position's deal as dealt."""
         assert isinstance(world, PiqueseptState)
-        if world.chance.origin is None:
-            start, done = self.record_start(world)
-            assert isinstance(start, PiqueseptState)
-        else:
+        start, done = self.record_start(world)
+        assert isinstance(start, PiqueseptState)
+        if world.chance.origin is not None:
+            # The position holds its deal's plays: the deal as dealt is the position without them,
+            # read with every outcome after the deal's pack (the trade's card, later deals).
             chance = [world.game.format_chance(e) for e in world.chance.entries()]
-            text = position.write(world, plays=[], drawn=-1, seed=0)
-            start, done = position.read(world.game, text, chance[1:]), 0  # chance[0]: the deal's pack
+            text = position.write(start, plays=[], drawn=-1, seed=0)
+            start, done = position.read(world.game, text, chance[1:]), 0
         actions = world._actions()
         while start._deal_no < world._deal_no:
             start.apply_action(actions[done])
