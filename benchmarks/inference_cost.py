@@ -25,15 +25,15 @@ import time
 from gamester.agents.base import View
 from gamester.agents.opponent import policy_model
 from gamester.agents.rollout import _finish as finish
+from gamester.core.protocol import State
 from gamester.core.registry import load_game
 from gamester.core.rng import make_rng
 
 BUCKETS = (0, 4, 8, 16, 32, 64)
 
 
-def weighed(kit: object, world: object, me: int, history: int) -> int:
-    """The other players' decisions with a choice that the model reads in ``world``."""
-    start, actions = kit.deal_history(world)  # type: ignore[attr-defined]
+def weighed(start: State, actions: list[int], me: int, history: int) -> int:
+    """The other players' decisions with a choice that the model reads in a world's deal history."""
     s = start.clone()
     n = 0
     for i, a in enumerate(actions):
@@ -75,11 +75,12 @@ def main() -> None:
                     s.apply_action(a)
                     finish(s, p, kit, tie)
                 t3 = clock()
-                seen = len(kit.deal_history(worlds[0])[1])
+                start, actions = kit.deal_history(worlds[0])
+                seen = len(actions)
                 top = max(logs)
                 w = [math.exp(x - top) for x in logs]
                 r = rows[max(i for i, b in enumerate(BUCKETS) if seen >= b)]
-                r[0] += weighed(kit, worlds[0], p, model.history)
+                r[0] += weighed(start, actions, p, model.history)
                 r[1] += args.pool
                 r[2] += t1 - t0
                 r[3] += t2 - t1

@@ -17,7 +17,7 @@ import dataclasses
 import random
 from typing import Any
 
-from gamester.agents import make_agent
+from gamester.agents import agent_seed, make_agent
 from gamester.agents.base import View
 from gamester.core.lesson import Lesson, coach, current, free_decisions, guided_line, lesson, line_of_play
 from gamester.core.protocol import State
@@ -26,7 +26,7 @@ from gamester.core.registry import game_part
 
 def chooser(t: Lesson) -> Any:
     game = t.new_state().game
-    agents = {p: make_agent("heuristic", game=game, seed=t.seed * 10 + p) for p in range(t.players())}
+    agents = {p: make_agent("heuristic", game=game, seed=agent_seed(t.seed, p)) for p in range(t.players())}
     part = game_part(t.game, "lesson")
     prefer = (
         [getattr(part, n) for n in ("_trapping", "_centre", "_protecting")] if t.id == "pentyrch-2" else []

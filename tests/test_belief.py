@@ -155,6 +155,57 @@ def test_deal_history_replays_to_the_world_from_how_the_deal_stood(spec: str) ->
     assert checked >= 3
 
 
+@pytest.mark.parametrize(
+    ("spec", "plays"), [("penneech", 30), ("piquesept", 10), ("piquesept(deals=2)", 40), ("pentyrch", 10)]
+)
+def test_deal_history_of_a_world_of_a_position(spec: str, plays: int) -> None:
+    """A state read from a position (docs/positions.md) has worlds that are positions of their own:
+    ``deal_history`` replays them from where their record starts, never from the game's start (a
+    Pentyrch position's world had no chance to replay there; a Piquesept match's later deal started
+    again at its first); a position that holds its deal's plays still gives them all."""
+    game = gamester.load_game(spec)
+    kit = game.kit()
+    state = _heuristic_game(game, plays, seed=3)
+    read = game.read_position(state.position())
+    me = read.current_player()
+    for k in range(3):
+        world = read.determinize(me, make_rng(k))
+        start, actions = kit.deal_history(world)
+        replayed = start.clone()
+        for a in actions:
+            replayed.apply_action(a)
+        assert replayed.history_strings() == world.history_strings()
+        for q in range(game.num_players):
+            assert replayed.observation(q) == world.observation(q)
+        if spec != "pentyrch":  # the whole game is Pentyrch's deal: its position starts the record
+            assert len(actions) == len(kit.deal_history(state.determinize(me, make_rng(k)))[1])
+
+
+def test_deal_history_of_a_match_played_on_from_a_position() -> None:
+    """A Piquesept match read from a position in its second deal and played on into the next: its
+    deal history (and its worlds') starts where the engine dealt the current deal."""
+    game = gamester.load_game("piquesept(deals=3)")
+    kit = game.kit()
+    state = game.read_position(_heuristic_game(game, 40, seed=3).position())
+    rng = make_rng(1)
+    deals = set()
+    while not state.is_terminal():
+        me = state.current_player()
+        for world in (state, state.determinize(me, make_rng(len(state.history_strings())))):
+            start, actions = kit.deal_history(world)
+            replayed = start.clone()
+            for a in actions:
+                replayed.apply_action(a)
+            assert replayed.history_strings() == world.history_strings()
+            assert replayed.observation(me) == world.observation(me)
+            assert start.observation(me)["deal"] == world.observation(me)["deal"]
+            assert not start.observation(me)["tricks"] and not start.observation(me)["trick"]
+        deals.add(state.observation(0)["deal"])
+        legal = state.legal_actions()
+        state.apply_action(legal[0] if len(legal) == 1 else kit.playout(state, legal, rng))
+    assert deals == {1, 2}
+
+
 @pytest.mark.parametrize("name", [*GAMES, "pentyrch"])
 def test_resampled_worlds_stay_consistent_with_the_seat_s_knowledge(name: str) -> None:
     """Every world handed out after the weighting is one the exact sampler drew: it shows the seat its

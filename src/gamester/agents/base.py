@@ -15,6 +15,7 @@ from typing import Any
 from gamester.core._mypyc import mypyc_attr
 from gamester.core.errors import AgentError
 from gamester.core.kit import View as View  # re-exported: agents take a View
+from gamester.core.options import key_values
 from gamester.core.protocol import Game
 from gamester.core.rng import derive
 
@@ -123,16 +124,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     name, _, rest = spec.strip().partition(":")
     if name.strip() in WRAPPERS:
         return name.strip(), ({"agent": rest.strip()} if rest.strip() else {})
-    params: dict[str, str] = {}
-    for part in rest.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "=" not in part:
-            raise AgentError(f"agent spec {spec!r}: {part!r} is not parameter=value")
-        k, _, v = part.partition("=")
-        params[k.strip()] = v.strip()
-    return name.strip(), params
+    return name.strip(), key_values(
+        rest, lambda part: AgentError(f"agent spec {spec!r}: {part!r} is not parameter=value")
+    )
 
 
 def split_agents(text: str) -> list[str]:

@@ -215,18 +215,29 @@ class Kit:
         any player's choice in it, and the actions taken since, in order: applied to the first, they
         give ``world`` again. Policy inference (``gamester.agents.belief``) replays them to ask how
         likely each player's moves were had this world been the true one. The base class replays the
-        world's record from the game's start, the whole game counting as one deal."""
-        game = world.game
-        start = game.new_initial_state(
-            seed=world.seed, chance=[game.format_chance(e) for e in world.chance.entries()]
-        )
+        world's record from where it starts (:meth:`record_start`), the whole game counting as one
+        deal."""
+        start, skip = self.record_start(world)
         s = start.clone()
         actions: list[int] = []
-        for text in world.history_strings():
+        for text in world.history_strings()[skip:]:
             a = s.string_to_action(text)
             actions.append(a)
             s.apply_action(a)
         return start, actions
+
+    def record_start(self, world: State) -> tuple[State, int]:
+        """The state ``world``'s record starts from, rebuilt by the game from the chance ``world``
+        consumed: the game's first (a fresh ``new_initial_state``), or for a state read from a
+        position (every world of one is a position of its own) that position read again; and how many
+        of ``world``'s actions (``history_strings()``) come before it. What a ``deal_history`` replays
+        ``world``'s actions from, so that a replay goes through the game's own rules."""
+        game = world.game
+        chance = [game.format_chance(e) for e in world.chance.entries()]
+        origin = world.chance.origin
+        if origin is None:
+            return game.new_initial_state(seed=world.seed, chance=chance), 0
+        return game.read_position(origin.position, chance[origin.entries :]), origin.actions
 
     def redraw_unseen(self, state: State, rng: random.Random) -> State:
         """A copy of ``state`` with every card any seat holds where it is, and only the chance still

@@ -170,16 +170,24 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
             f"{quote(spec)}: a game spec looks like name(option=value,...), closing ')' missing"
         )
     name, _, body = spec[:-1].partition("(")
-    opts: dict[str, str] = {}
+    return name.strip(), key_values(
+        body, lambda part: OptionError(f"{quote(spec)}: {quote(part)} is not option=value")
+    )
+
+
+def key_values(body: str, bad: Callable[[str], Exception]) -> dict[str, str]:
+    """``"k=v,k2=v2"`` as a dict, each side stripped and empty pieces skipped: the options of a game
+    spec and the parameters of an agent spec; a piece without ``=`` raises ``bad(piece)``."""
+    out: dict[str, str] = {}
     for part in body.split(","):
         part = part.strip()
         if not part:
             continue
         if "=" not in part:
-            raise OptionError(f"{quote(spec)}: {quote(part)} is not option=value")
+            raise bad(part)
         k, _, v = part.partition("=")
-        opts[k.strip()] = v.strip()
-    return name.strip(), opts
+        out[k.strip()] = v.strip()
+    return out
 
 
 def build_options(cls: type[T], rulesets: Mapping[str, RuleSet], raw: Mapping[Any, Any], game: str) -> T:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from gamester.agents.base import View, make_agent, split_agents
+from gamester.agents.base import View, agent_seed, make_agent, split_agents
 from gamester.agents.learned import _model_path
 from gamester.agents.opponent import Batch, Fit, PolicyModel, move_log_probs
 from gamester.core.protocol import Game
@@ -62,7 +62,7 @@ def collect(game: Game, agents: list[str], games: int, seed: int, log: Any = Non
     for g in range(games):
         lineup = [agents[below(rng, len(agents))] for _ in range(game.num_players)]
         deal = rng.getrandbits(48)
-        players = [make_agent(spec, game=game, seed=deal + s) for s, spec in enumerate(lineup)]
+        players = [make_agent(spec, game=game, seed=agent_seed(deal, s)) for s, spec in enumerate(lineup)]
         state = game.new_initial_state(seed=deal)
         while not state.is_terminal():
             p = state.current_player()

@@ -27,7 +27,6 @@ from gamester.core.rng import Chance
 from gamester.games.piquesept import position, views
 from gamester.games.piquesept.deal import _HI as _HI
 from gamester.games.piquesept.deal import _LO as _LO
-from gamester.games.piquesept.deal import _PHASE_NAMES as _PHASE_NAMES
 from gamester.games.piquesept.deal import A2ID as A2ID
 from gamester.games.piquesept.deal import ACTION_OF_CODE as ACTION_OF_CODE
 from gamester.games.piquesept.deal import CODE as CODE

@@ -12,7 +12,7 @@ from typing import Any
 
 from gamester.core.kit import Kit, View
 from gamester.core.protocol import State
-from gamester.games.piquesept import heuristic, solver
+from gamester.games.piquesept import heuristic, position, solver
 from gamester.games.piquesept.game import PiqueseptGame, PiqueseptState
 from gamester.games.piquesept.worlds import PiqueseptWorld
 
@@ -37,16 +37,22 @@ class PiqueseptKit(Kit):
 
     def deal_history(self, world: State) -> tuple[State, list[int]]:
         """The world replayed from its packs to the start of its current deal (earlier deals of a
-        match played through), and the actions of this deal: the first trick, the give, the rest."""
+        match played through, until the engine deals this one), and the actions of this deal: the
+        first trick, the give, the rest. A state read from a position (a world of one is a position
+        of its own) starts at the position's deal as dealt."""
         assert isinstance(world, PiqueseptState)
-        game = world.game
-        start = game.new_initial_state(
-            seed=world.seed, chance=[game.format_chance(e) for e in world.chance.entries()]
-        )
+        start, done = self.record_start(world)
+        assert isinstance(start, PiqueseptState)
+        if world.chance.origin is not None:
+            # The position holds its deal's plays: the deal as dealt is the position without them,
+            # read with every outcome after the deal's pack (the trade's card, later deals).
+            chance = [world.game.format_chance(e) for e in world.chance.entries()]
+            text = position.write(start, plays=[], drawn=-1, seed=0)
+            start, done = position.read(world.game, text, chance[1:]), 0
         actions = world._actions()
-        done = len(world._past) * (game.num_players * game.hand_size + 1)
-        for a in actions[:done]:
-            start.apply_action(a)
+        while start._deal_no < world._deal_no:
+            start.apply_action(actions[done])
+            done += 1
         return start, actions[done:]
 
     def world_view(self, world: State) -> PiqueseptWorld:
