@@ -16,7 +16,7 @@ from gamester.web import decisions as d
 from gamester.web.errors import BadInput, Conflict, NotOver
 
 
-def build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict[int, d.Frame], int]:
+def build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict[int, d.Frame]]:
     """The state at ``row.seq`` rebuilt from the seed and the stored actions, with its frame: the
     only one a socket can be sent, as every socket arrives at the table's seq (the frames of the
     moves made later are kept as they come)."""
@@ -37,15 +37,14 @@ def build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict[
     now = d.chance_of(state)
     if now[: len(row.chance)] != row.chance[: len(now)]:
         raise Conflict(f"table {row.id}: its stored chance does not match its seed", code="corrupt")
-    return row, state, frames, len(now)
+    return row, state, frames
 
 
 def catch_up(
     row: TableRow, fresh: TableRow, state: State, frames: OrderedDict[int, d.Frame], texts: list[str]
-) -> int:
+) -> None:
     """Apply the moves stored since ``row.seq`` (``texts``, read up to ``fresh.seq``) to ``state``,
-    keeping their frames, each told as ``fresh`` tells it (a stand-in's move says so); the length of
-    the state's chance log after them."""
+    keeping their frames, each told as ``fresh`` tells it (a stand-in's move says so)."""
     n = len(row.seats)
     for text in texts[: fresh.seq - row.seq]:
         a = state.string_to_action(text)
@@ -54,7 +53,6 @@ def catch_up(
         state.apply_action(a)
         row.seq += 1
         d.keep(frames, row.seq, d.frame(state, before, a, n, row.lesson, told))
-    return len(state.chance.log)
 
 
 def record(row: TableRow, state: State) -> dict[str, Any]:

@@ -127,10 +127,8 @@ class Room:
         self.row: TableRow | None = row
         self.state: State | None = state
         self.frames: OrderedDict[int, d.Frame] = OrderedDict()
-        self.chance_len = 0
         if row is not None and state is not None:
             self.frames[0] = d.frame(state, None, None, len(row.seats), row.lesson)
-            self.chance_len = len(state.chance.log)
         self.conns: set[Connection] = set()
         self.lease_until = 0.0
         self.closed = False
@@ -322,7 +320,7 @@ class Room:
             raise NoTable(f"no table {self.id!r}")
         acts = await self.host.db(self.host.repo.actions, self.id) if row.seq else []
         # CPU only, but a long game takes a while to replay: off the event loop.
-        self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(rebuild.build, row, acts)
+        self.row, self.state, self.frames = await asyncio.to_thread(rebuild.build, row, acts)
 
     async def _sync(self) -> bool:
         """Read the row again and apply the actions stored since; True if the table changed beyond
@@ -338,7 +336,7 @@ class Room:
         changed = changed or (fresh.deadline != row.deadline and fresh.seq == row.seq)
         if fresh.seq > row.seq:
             texts = await self.host.db(self.host.repo.actions, self.id, row.seq)
-            self.chance_len = rebuild.catch_up(row, fresh, state, self.frames, texts)
+            rebuild.catch_up(row, fresh, state, self.frames, texts)
         fresh.seq = row.seq
         self.row = fresh
         self._tell(news)  # a seat abandoned or taken back through another server: told here too
@@ -415,7 +413,7 @@ class Room:
         move = d.act(
             row,
             state,
-            self.chance_len,
+            len(state.chance.log),  # the chance drawn so far: a move that draws more stores it
             player,
             text,
             seq,
@@ -444,7 +442,6 @@ class Room:
             raise Stale("another move was made first; the view is out of date")
         d.applied(row, move)
         self.state = move.state
-        self.chance_len = move.chance_len
         d.keep(self.frames, row.seq, move.frame)
         self._push()
         if row.status == "over" and row.rated:
