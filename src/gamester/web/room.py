@@ -667,10 +667,7 @@ class Room:
             row, state = self._row(), self._state()
             if row.status != "playing" or row.seats[seat].abandoned is not None:
                 return False
-            if (
-                how == "gone"
-                and d.due(row, state, host.now(), self.connected(), host.abandon_seconds).kind != "abandon"
-            ):
+            if how == "gone" and self._decide().kind != "abandon":
                 return False  # back, or seen through another server since: nothing to do
             plan = absence.abandon(row, state, seat, how)
             before = absence.seat_news(row)
