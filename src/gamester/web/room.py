@@ -88,6 +88,10 @@ CHAT_HEARD = 50
 two notices is not expected: each socket says at most one every few seconds)."""
 
 
+_Views = dict[tuple[int, int], tuple[str, str] | None]
+"""The views made during one push, by (seq, viewer): ``view_text``'s answer."""
+
+
 class Host(jobs.Workers, Protocol):
     """What a room needs from the server around it (the registry)."""
 
@@ -361,8 +365,13 @@ class Room:
         return d.public(self._row(), self.connected())
 
     # -- pushing -------------------------------------------------------------------------------
-    def _send_view(self, c: Connection, seq: int) -> None:
-        got = d.view_text(self._row(), self._state(), self.frames, seq, c.viewer, self.host.now())
+    def _send_view(self, c: Connection, seq: int, made: _Views) -> None:
+        """``c``'s view of ``seq``, put together once per viewer for every socket of ``made`` (one
+        push): the text is the same for all the sockets of a seat, or of the spectators."""
+        key = (seq, c.viewer)
+        if key not in made:
+            made[key] = d.view_text(self._row(), self._state(), self.frames, seq, c.viewer, self.host.now())
+        got = made[key]
         if got is not None:
             c.send_text(got[0])
             c.last_status = got[1]
@@ -372,6 +381,7 @@ class Room:
         the current one once more if its status changed, e.g. waiting → playing or a forfeit)."""
         row = self._row()
         cur = row.seq
+        made: _Views = {}
         for c in list(self.conns):
             if c.closed:
                 continue
@@ -379,7 +389,7 @@ class Room:
             if cur <= c.last_seq:
                 first = cur if again and row.status != c.last_status else cur + 1
             for s in range(first, cur + 1):
-                self._send_view(c, s)
+                self._send_view(c, s, made)
             c.last_seq = max(c.last_seq, cur)
 
     def _announce(self) -> None:
@@ -485,7 +495,7 @@ class Room:
         )
         conn.speaker = chat.Speaker(seat, name, keys, account=account, blocked=blocked)
         self.conns.add(conn)
-        self._send_view(conn, row.seq)
+        self._send_view(conn, row.seq, {})
         conn.last_seq = row.seq
         if seat is not None:
             self._announce()
