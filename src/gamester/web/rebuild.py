@@ -16,38 +16,35 @@ from gamester.web import decisions as d
 from gamester.web.errors import BadInput, Conflict, NotOver
 
 
-def build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict[int, d.Frame], int]:
-    """The state at ``row.seq`` rebuilt from the seed and the stored actions, with the last frames."""
+def build(row: TableRow, acts: list[str]) -> tuple[TableRow, State, OrderedDict[int, d.Frame]]:
+    """The state at ``row.seq`` rebuilt from the seed and the stored actions, with its frame: the
+    only one a socket can be sent, as every socket arrives at the table's seq (the frames of the
+    moves made later are kept as they come)."""
     game = load_game(row.game, **row.options)
     # From the seed, not the stored chance: a state given a chance list cannot draw past its end,
     # and the table's next deal needs new packs. The stored chance is checked against it below.
     state = game.new_initial_state(seed=row.seed)
-    n = game.num_players
-    frames: OrderedDict[int, d.Frame] = OrderedDict()
-    start = max(0, len(acts) - d.KEEP_FRAMES)
-    if start == 0:
-        frames[0] = d.frame(state, None, None, n, row.lesson)
+    before: State | None = None
+    a: int | None = None
     for i, text in enumerate(acts):
         a = state.string_to_action(text)
-        if i + 1 > start:
+        if i == len(acts) - 1:  # the last move: its frame tells it
             before = state.clone()
-            state.apply_action(a)
-            frames[i + 1] = d.frame(state, before, a, n, row.lesson)
-        else:
-            state.apply_action(a)
+        state.apply_action(a)
     row.seq = len(acts)
+    frames: OrderedDict[int, d.Frame] = OrderedDict()
+    frames[row.seq] = d.frame(state, before, a, game.num_players, row.lesson)
     now = d.chance_of(state)
     if now[: len(row.chance)] != row.chance[: len(now)]:
         raise Conflict(f"table {row.id}: its stored chance does not match its seed", code="corrupt")
-    return row, state, frames, len(now)
+    return row, state, frames
 
 
 def catch_up(
     row: TableRow, fresh: TableRow, state: State, frames: OrderedDict[int, d.Frame], texts: list[str]
-) -> int:
+) -> None:
     """Apply the moves stored since ``row.seq`` (``texts``, read up to ``fresh.seq``) to ``state``,
-    keeping their frames, each told as ``fresh`` tells it (a stand-in's move says so); the length of
-    the state's chance log after them."""
+    keeping their frames, each told as ``fresh`` tells it (a stand-in's move says so)."""
     n = len(row.seats)
     for text in texts[: fresh.seq - row.seq]:
         a = state.string_to_action(text)
@@ -56,7 +53,6 @@ def catch_up(
         state.apply_action(a)
         row.seq += 1
         d.keep(frames, row.seq, d.frame(state, before, a, n, row.lesson, told))
-    return len(state.chance.log)
 
 
 def record(row: TableRow, state: State) -> dict[str, Any]:

@@ -12,12 +12,13 @@ asking at once, on two servers, still find one table. Every socket of the old ta
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from typing import Any
 
 from gamester.core.record import replay
 from gamester.core.registry import load_game
-from gamester.store.port import SeatRow, TableRow
+from gamester.store.port import AccountRow, SeatRow, TableRow
 from gamester.web import decisions as d
 from gamester.web.accounts import People
 from gamester.web.commands import Join, Record, Rematched
@@ -71,6 +72,14 @@ def next_table(old: TableRow, last_dealer: Any, now: float) -> TableRow:
     return row
 
 
+async def seat_owner(people: People, row: AccountRow) -> SeatOwner:
+    """``row``'s account as the owner of a seat it takes (a join, a new table, a rematch): its name,
+    its token for each seat, and the accounts it blocks or is blocked by, never at one table with it."""
+    related = people.moderation.related if people.moderation is not None else None
+    shunned = frozenset() if related is None else await asyncio.to_thread(related, row.key)
+    return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
+
+
 async def ask(
     reg: Registry, people: People, table_id: str, token: Any, quota: TableQuota, address: str
 ) -> dict[str, Any]:
@@ -99,9 +108,7 @@ async def ask(
     if mine.account is not None:
         row = await reg.db(people.store.account, mine.account)
         if row is not None:
-            related = people.moderation.related if people.moderation is not None else None
-            shunned = frozenset() if related is None else await reg.db(related, row.key)  # blocks since
-            owner = SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
+            owner = await seat_owner(people, row)  # with the blocks made since
     if made:
         reg.tell(table_id, Rematched(rid))  # this server's sockets of the old table
         reg.publish(table_id, "rematch")  # and the other servers'

@@ -88,6 +88,10 @@ CHAT_HEARD = 50
 two notices is not expected: each socket says at most one every few seconds)."""
 
 
+_Views = dict[tuple[int, int], tuple[str, str] | None]
+"""The views made during one push, by (seq, viewer): ``view_text``'s answer."""
+
+
 class Host(jobs.Workers, Protocol):
     """What a room needs from the server around it (the registry)."""
 
@@ -127,10 +131,8 @@ class Room:
         self.row: TableRow | None = row
         self.state: State | None = state
         self.frames: OrderedDict[int, d.Frame] = OrderedDict()
-        self.chance_len = 0
         if row is not None and state is not None:
             self.frames[0] = d.frame(state, None, None, len(row.seats), row.lesson)
-            self.chance_len = len(state.chance.log)
         self.conns: set[Connection] = set()
         self.lease_until = 0.0
         self.closed = False
@@ -322,7 +324,7 @@ class Room:
             raise NoTable(f"no table {self.id!r}")
         acts = await self.host.db(self.host.repo.actions, self.id) if row.seq else []
         # CPU only, but a long game takes a while to replay: off the event loop.
-        self.row, self.state, self.frames, self.chance_len = await asyncio.to_thread(rebuild.build, row, acts)
+        self.row, self.state, self.frames = await asyncio.to_thread(rebuild.build, row, acts)
 
     async def _sync(self) -> bool:
         """Read the row again and apply the actions stored since; True if the table changed beyond
@@ -338,7 +340,7 @@ class Room:
         changed = changed or (fresh.deadline != row.deadline and fresh.seq == row.seq)
         if fresh.seq > row.seq:
             texts = await self.host.db(self.host.repo.actions, self.id, row.seq)
-            self.chance_len = rebuild.catch_up(row, fresh, state, self.frames, texts)
+            rebuild.catch_up(row, fresh, state, self.frames, texts)
         fresh.seq = row.seq
         self.row = fresh
         self._tell(news)  # a seat abandoned or taken back through another server: told here too
@@ -363,8 +365,13 @@ class Room:
         return d.public(self._row(), self.connected())
 
     # -- pushing -------------------------------------------------------------------------------
-    def _send_view(self, c: Connection, seq: int) -> None:
-        got = d.view_text(self._row(), self._state(), self.frames, seq, c.viewer, self.host.now())
+    def _send_view(self, c: Connection, seq: int, made: _Views) -> None:
+        """``c``'s view of ``seq``, put together once per viewer for every socket of ``made`` (one
+        push): the text is the same for all the sockets of a seat, or of the spectators."""
+        key = (seq, c.viewer)
+        if key not in made:
+            made[key] = d.view_text(self._row(), self._state(), self.frames, seq, c.viewer, self.host.now())
+        got = made[key]
         if got is not None:
             c.send_text(got[0])
             c.last_status = got[1]
@@ -374,6 +381,7 @@ class Room:
         the current one once more if its status changed, e.g. waiting → playing or a forfeit)."""
         row = self._row()
         cur = row.seq
+        made: _Views = {}
         for c in list(self.conns):
             if c.closed:
                 continue
@@ -381,7 +389,7 @@ class Room:
             if cur <= c.last_seq:
                 first = cur if again and row.status != c.last_status else cur + 1
             for s in range(first, cur + 1):
-                self._send_view(c, s)
+                self._send_view(c, s, made)
             c.last_seq = max(c.last_seq, cur)
 
     def _announce(self) -> None:
@@ -415,7 +423,7 @@ class Room:
         move = d.act(
             row,
             state,
-            self.chance_len,
+            len(state.chance.log),  # the chance drawn so far: a move that draws more stores it
             player,
             text,
             seq,
@@ -444,7 +452,6 @@ class Room:
             raise Stale("another move was made first; the view is out of date")
         d.applied(row, move)
         self.state = move.state
-        self.chance_len = move.chance_len
         d.keep(self.frames, row.seq, move.frame)
         self._push()
         if row.status == "over" and row.rated:
@@ -488,7 +495,7 @@ class Room:
         )
         conn.speaker = chat.Speaker(seat, name, keys, account=account, blocked=blocked)
         self.conns.add(conn)
-        self._send_view(conn, row.seq)
+        self._send_view(conn, row.seq, {})
         conn.last_seq = row.seq
         if seat is not None:
             self._announce()
@@ -670,10 +677,7 @@ class Room:
             row, state = self._row(), self._state()
             if row.status != "playing" or row.seats[seat].abandoned is not None:
                 return False
-            if (
-                how == "gone"
-                and d.due(row, state, host.now(), self.connected(), host.abandon_seconds).kind != "abandon"
-            ):
+            if how == "gone" and self._decide().kind != "abandon":
                 return False  # back, or seen through another server since: nothing to do
             plan = absence.abandon(row, state, seat, how)
             before = absence.seat_news(row)

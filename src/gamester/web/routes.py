@@ -167,13 +167,8 @@ class _Tables:
 
     async def owner_of(self, request: Request) -> SeatOwner | None:
         """The logged-in account of the request as a seat's owner (None: a guest)."""
-        people = parts_of(request).people
         row = await self.account(request)
-        if row is None:
-            return None
-        related = people.moderation.related if people.moderation is not None else None
-        shunned = frozenset() if related is None else await asyncio.to_thread(related, row.key)
-        return SeatOwner(row.key, row.name, lambda t, n: people.seat_token(row, t, n), shunned)
+        return None if row is None else await rematch.seat_owner(parts_of(request).people, row)
 
     async def watching(self, tid: str, conn: Request | WebSocket, *, fresh: bool = False) -> dict[str, Any]:
         """The public table (``fresh``: read again first), once ``conn`` may see it: a private table
