@@ -392,13 +392,13 @@ class People:
     @staticmethod
     def seat_token(row: AccountRow, table_id: str, seat: int) -> str:
         """The seat's token for this account: the same on every device, unknown without the account."""
-        return _seat_token(row.seat_key, table_id, seat)
+        return seat_token_of(row.seat_key, table_id, seat)
 
     @staticmethod
     def rekey() -> Rekey:
         """A new seat key and the token hashes it derives: voids every seat token of an account."""
         key = secrets.token_hex(32)
-        return Rekey(key, lambda table_id, seat: _hash(_seat_token(key, table_id, seat)))
+        return Rekey(key, lambda table_id, seat: _hash(seat_token_of(key, table_id, seat)))
 
     async def revoked(self, done: Revoked) -> None:
         """The account's seat tokens changed at these tables: their sockets holding the old ones are
@@ -476,7 +476,9 @@ class People:
         }
 
 
-def _seat_token(seat_key: str, table_id: str, seat: int) -> str:
+def seat_token_of(seat_key: str, table_id: str, seat: int) -> str:
+    """The token an account whose seat key is ``seat_key`` holds at that seat (People.seat_token;
+    quick play gives a matched account the same: web/seeks.py)."""
     return hmac.new(bytes.fromhex(seat_key), f"{table_id}:{seat}".encode(), hashlib.sha256).hexdigest()
 
 
