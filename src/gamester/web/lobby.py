@@ -425,12 +425,11 @@ class Lobby:
 
     # -- blocks and reports ----------------------------------------------------------------------
     async def block(self, me: AccountRow, name: Any) -> tuple[int, dict[str, Any]]:
-        key = await self.reg.db(b.other_account, self.moderation, name, me.key, "block")
+        key, shown = await self.reg.db(b.other_account, self.moderation, name, me.key, "block")
         done = await self.reg.db(self.moderation.block, me.key, key, self.reg.now(), b.MAX_BLOCKS, write=True)
         if done == "too_many":
             raise BadInput(f"you block {b.MAX_BLOCKS} accounts already", code="too_many_blocks")
         self.reg.publish(account_channel(me.key), "blocks")
-        shown = await self.reg.db(self.moderation.account_name, key)
         return (201 if done == "ok" else 200), {"name": shown, "blocked": True}
 
     async def unblock(self, me: AccountRow, name: str) -> dict[str, Any]:
@@ -445,7 +444,7 @@ class Lobby:
         unknown = sorted(set(data) - {"name", "table", "reason"})
         if unknown:
             raise BadInput(f"unknown field {unknown[0][:40]!r}; valid fields: name, table, reason")
-        key = await self.reg.db(b.other_account, self.moderation, data.get("name"), me.key, "report")
+        key, _ = await self.reg.db(b.other_account, self.moderation, data.get("name"), me.key, "report")
         table = data.get("table")
         if table is not None and (
             not isinstance(table, str)
