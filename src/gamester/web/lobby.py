@@ -56,7 +56,7 @@ from gamester.web.fair import address_key
 from gamester.web.limits import Limits
 from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry
-from gamester.web.routes import parts_of
+from gamester.web.routes import client_of, parts_of
 from gamester.web.sockets import Connection
 
 log = logging.getLogger("gamester.web")
@@ -507,17 +507,15 @@ def lobby_router() -> APIRouter:
             raise NotLoggedIn("not logged in")
         return row
 
-    def client(conn: Request | WebSocket) -> str:
-        return conn.client.host if conn.client is not None else "?"
-
     @api.post("/api/seeks", status_code=201)
     async def seek(request: Request) -> Any:
         data = validate.body(await request.body())
         who = await account(request)
         # A seek may make a table: it spends the address's tables-a-minute share like every other
         # way a table is made (web/fair.py, TableQuota; the table starts at once, so no waiting cap).
-        await parts_of(request).quota.spend(client(request))
-        return await lobby_of(request).create(data, who, client(request))
+        address = client_of(request)
+        await parts_of(request).quota.spend(address)
+        return await lobby_of(request).create(data, who, address)
 
     @api.get("/api/seeks")
     async def seeks(request: Request) -> Any:
