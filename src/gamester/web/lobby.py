@@ -232,8 +232,8 @@ class Lobby:
         if result == "again":
             raise Conflict("you already seek this game with these rules", code="already_seeking")
         self._changed(table)
-        out = {"token": token, **await self._status(row.id)}
-        return out
+        # No table made: the seek is as stored (waiting); else read it back, it may be seated.
+        return {"token": token, **await self._status(row.id, row if table is None else None)}
 
     async def _seek(self, seek_id: str, token: Any) -> SeekRow:
         if not validate.TABLE_ID.match(seek_id):
