@@ -1,6 +1,6 @@
 """Persistence of web tables and people: a port and its SQLAlchemy adapters (SQLite or PostgreSQL).
 
-``open_stores(url, initial_rating)`` runs the Alembic migrations shipped in
+``open_stores(url, initial_rating, seek_times)`` runs the Alembic migrations shipped in
 ``gamester/store/migrations`` and returns the :class:`~gamester.store.port.Stores` of that database:
 the tables (:class:`~gamester.store.repository.SqlTableRepository`) and the people
 (:class:`~gamester.store.people.PeopleStore`), each behind its port. A table row holds the game's
@@ -35,10 +35,10 @@ def database_command(url: str, command: str, path: Path | None = None, *, replac
     return dump.run(url, command, path, replace=replace)
 
 
-def open_stores(url: str, initial_rating: Rating, seek_times: SeekTimes | None = None) -> Stores:
+def open_stores(url: str, initial_rating: Rating, seek_times: SeekTimes) -> Stores:
     """The stores of the database at ``url``, migrated to the newest schema (ValueError on a bad URL
     or an unreachable database, with one line saying which). New ratings start at ``initial_rating``;
-    seeks live as ``seek_times`` says (the web's quick play gives its own)."""
+    seeks live as ``seek_times`` says (the web's rule: web/seeks.py ``TIMES``)."""
     from gamester.store.moderation import ModerationStore
     from gamester.store.people import PeopleStore
     from gamester.store.seeks import SeekStore
@@ -47,7 +47,7 @@ def open_stores(url: str, initial_rating: Rating, seek_times: SeekTimes | None =
     return Stores(
         tables=tables,
         people=PeopleStore(tables, initial_rating),
-        seeks=SeekStore(tables, seek_times or SeekTimes(600.0, 30.0)),
+        seeks=SeekStore(tables, seek_times),
         moderation=ModerationStore(tables),
     )
 

@@ -36,6 +36,7 @@ found (its ``carry_over``). One made by a newer release is refused.
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import io
 import json
@@ -43,12 +44,15 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from gamester.store import migrate
 from gamester.store.schema import metadata
+
+if TYPE_CHECKING:
+    from alembic.script import ScriptDirectory
 
 FORMAT = "gamester-db"
 VERSION = 1
@@ -85,11 +89,17 @@ def revision(engine: sa.Engine) -> str | None:
         return rev
 
 
-def head() -> str:
-    """The newest schema revision this release knows."""
+@functools.cache
+def _scripts() -> ScriptDirectory:
+    """This release's migrations (read once: a command asks several times)."""
     from alembic.script import ScriptDirectory
 
-    found = ScriptDirectory(migrate.location()).get_current_head()
+    return ScriptDirectory(migrate.location())
+
+
+def head() -> str:
+    """The newest schema revision this release knows."""
+    found = _scripts().get_current_head()
     assert found is not None
     return found
 
@@ -111,9 +121,7 @@ def upgrade(engine: sa.Engine) -> tuple[str | None, str]:
 
 
 def _known_revisions() -> set[str]:
-    from alembic.script import ScriptDirectory
-
-    return {s.revision for s in ScriptDirectory(migrate.location()).walk_revisions()}
+    return {s.revision for s in _scripts().walk_revisions()}
 
 
 # -- export --------------------------------------------------------------------------------------
@@ -344,9 +352,7 @@ def _header(first: tuple[int, Any], path: Path) -> dict[str, Any]:
 def _carry_over(conn: sa.Connection, schema: str) -> None:
     """Rows of an export made at an older ``schema`` get what each later migration gave the rows it
     found (its ``carry_over(conn)``, where it has one), not only the defaults of the columns it added."""
-    from alembic.script import ScriptDirectory
-
-    later = list(ScriptDirectory(migrate.location()).iterate_revisions(head(), schema))  # newest first
+    later = list(_scripts().iterate_revisions(head(), schema))  # newest first
     for script in reversed(later):
         step = getattr(script.module, "carry_over", None)
         if step is not None:

@@ -92,10 +92,6 @@ class ModerationStore:
         with self.engine.connect() as c:
             return [{"name": r[1] or r[0], "since": r[2]} for r in c.execute(q)]
 
-    def blocked_by(self, blocker: str) -> frozenset[str]:
-        """The keys of the accounts ``blocker`` blocks (whose chat its sockets never get)."""
-        return blocked_by(self.engine, blocker)
-
     def related(self, key: str) -> frozenset[str]:
         """Every account that blocks ``key`` or that ``key`` blocks: none of them sits with it."""
         b = blocks.c

@@ -76,7 +76,7 @@ from gamester.web.errors import (
     Overloaded,
     Refused,
 )
-from gamester.web.fair import FairGate
+from gamester.web.fair import FairGate, address_key
 from gamester.web.names import reserved_skeletons, skeleton
 from gamester.web.proxy import is_https
 from gamester.web.ratings import PAIR_RESULTS_A_DAY, canonical_spec, movers, rate
@@ -149,14 +149,10 @@ def problem_code(problem: str) -> str:
     return "weak_password" if "too common" in problem else "bad_password"
 
 
-def over_https(conn: HTTPConnection) -> bool:
-    """Whether the request came over https (wss), to us or to a proxy we trust (web/proxy.py
-    decides it once for every reader). The one place cookies ask it."""
-    return is_https(conn)
-
-
 def cookie_name(base: str, conn: HTTPConnection) -> str:
-    return SECURE_PREFIX + base if over_https(conn) else base
+    """The cookie ``base`` as named for this request: ``__Host-`` + ``base`` over https (to us or to a
+    proxy we trust: web/proxy.py's ``is_https``, the one place that decides it)."""
+    return SECURE_PREFIX + base if is_https(conn) else base
 
 
 @functools.cache
@@ -257,7 +253,6 @@ class People:
         """``fn(*args)`` (a hash or a verification) in a thread, once ``address``'s turn comes at
         :attr:`hashing` (``Refused`` ``busy`` at once when the line, or the address's share of it,
         is full)."""
-        from gamester.web.fair import address_key
 
         async def work() -> Any:
             return await asyncio.to_thread(fn, *args)
@@ -392,13 +387,13 @@ class People:
     @staticmethod
     def seat_token(row: AccountRow, table_id: str, seat: int) -> str:
         """The seat's token for this account: the same on every device, unknown without the account."""
-        return _seat_token(row.seat_key, table_id, seat)
+        return seat_token_of(row.seat_key, table_id, seat)
 
     @staticmethod
     def rekey() -> Rekey:
         """A new seat key and the token hashes it derives: voids every seat token of an account."""
         key = secrets.token_hex(32)
-        return Rekey(key, lambda table_id, seat: _hash(_seat_token(key, table_id, seat)))
+        return Rekey(key, lambda table_id, seat: _hash(seat_token_of(key, table_id, seat)))
 
     async def revoked(self, done: Revoked) -> None:
         """The account's seat tokens changed at these tables: their sockets holding the old ones are
@@ -476,7 +471,9 @@ class People:
         }
 
 
-def _seat_token(seat_key: str, table_id: str, seat: int) -> str:
+def seat_token_of(seat_key: str, table_id: str, seat: int) -> str:
+    """The token an account whose seat key is ``seat_key`` holds at that seat (People.seat_token;
+    quick play gives a matched account the same: web/seeks.py)."""
     return hmac.new(bytes.fromhex(seat_key), f"{table_id}:{seat}".encode(), hashlib.sha256).hexdigest()
 
 
@@ -552,8 +549,6 @@ async def _prove(
 
 def _room_in_line(p: People, addr: str) -> None:
     """``Overloaded`` (``busy``) unless the hashing line has room for this address."""
-    from gamester.web.fair import address_key
-
     p.hashing.check(address_key(addr))
 
 
@@ -586,14 +581,14 @@ def _set_cookie(out: Response, request: Request, base: str, value: str, max_age:
         max_age=max_age,
         httponly=True,
         samesite="lax",
-        secure=over_https(request),
+        secure=is_https(request),
         path="/",
     )
 
 
 def _clear_cookie(out: Response, request: Request) -> None:
     name = cookie_name(COOKIE, request)
-    out.delete_cookie(name, path="/", httponly=True, samesite="lax", secure=over_https(request))
+    out.delete_cookie(name, path="/", httponly=True, samesite="lax", secure=is_https(request))
 
 
 def router() -> APIRouter:
@@ -642,8 +637,7 @@ def router() -> APIRouter:
         session = await run_in_threadpool(p.open_session, row)
         out = JSONResponse({"name": row.name, "session": session})
         _set_cookie(out, request, COOKIE, session, SESSION_SECONDS)
-        seen = request.cookies.get(cookie_name(DEVICE, request))
-        _set_cookie(out, request, DEVICE, p.device_cookie(row, seen), DEVICE_SECONDS)
+        _set_cookie(out, request, DEVICE, p.device_cookie(row, cookie), DEVICE_SECONDS)
         return out
 
     @api.delete("/api/session")

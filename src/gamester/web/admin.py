@@ -100,8 +100,7 @@ def _act(stores: Stores, args: argparse.Namespace) -> int:
         return _reports(store.reports(args.limit, now), args.json)
     if args.action == "chat-delete":
         return _chat_delete(store, args.table, args.name)
-    key = _account(store, args.name)
-    name = store.account_name(key)
+    key, name = _account(store, args.name)
     if args.action == "unban":
         lifted = store.unban(key)
         print(f"gamester: {name} may log in again" if lifted else f"gamester: {name} was not banned")
@@ -121,11 +120,13 @@ def _act(stores: Stores, args: argparse.Namespace) -> int:
     return 0
 
 
-def _account(store: ModerationRepository, name: str) -> str:
+def _account(store: ModerationRepository, name: str) -> tuple[str, str]:
+    """The account's key and its name as written (AdminError if there is none)."""
     key = name.casefold()
-    if len(name) > 40 or store.account_name(key) is None:
+    shown = None if len(name) > 40 else store.account_name(key)
+    if shown is None:
         raise AdminError(f"no account {name[:40]!r}")
-    return key
+    return key, shown
 
 
 def _chat_delete(store: ModerationRepository, table: str, name: str | None) -> int:

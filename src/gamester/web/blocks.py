@@ -57,16 +57,17 @@ def reason_text(value: Any) -> str:
     return text
 
 
-def other_account(store: ModerationRepository, name: Any, me: str, what: str) -> str:
-    """The key of the account named ``name``, which is not ``me``: ``no_player`` (404) or
-    ``bad_<what>`` (422) otherwise."""
+def other_account(store: ModerationRepository, name: Any, me: str, what: str) -> tuple[str, str]:
+    """The key of the account named ``name``, which is not ``me``, and its name as written:
+    ``no_player`` (404) or ``bad_<what>`` (422) otherwise."""
     from gamester.web.accounts import NAME
 
     if not isinstance(name, str) or not NAME.match(name):
         raise NotFound(f"no player {str(name)[:40]!r}", code="no_player")
     key = name.casefold()
-    if store.account_name(key) is None:
+    shown = store.account_name(key)
+    if shown is None:
         raise NotFound(f"no player {name!r}", code="no_player")
     if key == me:
         raise BadInput(f"{what}: not yourself", code=f"bad_{what}")
-    return key
+    return key, shown

@@ -56,7 +56,7 @@ from gamester.web.fair import address_key
 from gamester.web.limits import Limits
 from gamester.web.ratings import INITIAL
 from gamester.web.registry import Registry
-from gamester.web.routes import parts_of
+from gamester.web.routes import client_of, parts_of
 from gamester.web.sockets import Connection
 
 log = logging.getLogger("gamester.web")
@@ -232,8 +232,8 @@ class Lobby:
         if result == "again":
             raise Conflict("you already seek this game with these rules", code="already_seeking")
         self._changed(table)
-        out = {"token": token, **await self._status(row.id)}
-        return out
+        # No table made: the seek is as stored (waiting); else read it back, it may be seated.
+        return {"token": token, **await self._status(row.id, row if table is None else None)}
 
     async def _seek(self, seek_id: str, token: Any) -> SeekRow:
         if not validate.TABLE_ID.match(seek_id):
@@ -425,12 +425,11 @@ class Lobby:
 
     # -- blocks and reports ----------------------------------------------------------------------
     async def block(self, me: AccountRow, name: Any) -> tuple[int, dict[str, Any]]:
-        key = await self.reg.db(b.other_account, self.moderation, name, me.key, "block")
+        key, shown = await self.reg.db(b.other_account, self.moderation, name, me.key, "block")
         done = await self.reg.db(self.moderation.block, me.key, key, self.reg.now(), b.MAX_BLOCKS, write=True)
         if done == "too_many":
             raise BadInput(f"you block {b.MAX_BLOCKS} accounts already", code="too_many_blocks")
         self.reg.publish(account_channel(me.key), "blocks")
-        shown = await self.reg.db(self.moderation.account_name, key)
         return (201 if done == "ok" else 200), {"name": shown, "blocked": True}
 
     async def unblock(self, me: AccountRow, name: str) -> dict[str, Any]:
@@ -445,7 +444,7 @@ class Lobby:
         unknown = sorted(set(data) - {"name", "table", "reason"})
         if unknown:
             raise BadInput(f"unknown field {unknown[0][:40]!r}; valid fields: name, table, reason")
-        key = await self.reg.db(b.other_account, self.moderation, data.get("name"), me.key, "report")
+        key, _ = await self.reg.db(b.other_account, self.moderation, data.get("name"), me.key, "report")
         table = data.get("table")
         if table is not None and (
             not isinstance(table, str)
@@ -508,17 +507,15 @@ def lobby_router() -> APIRouter:
             raise NotLoggedIn("not logged in")
         return row
 
-    def client(conn: Request | WebSocket) -> str:
-        return conn.client.host if conn.client is not None else "?"
-
     @api.post("/api/seeks", status_code=201)
     async def seek(request: Request) -> Any:
         data = validate.body(await request.body())
         who = await account(request)
         # A seek may make a table: it spends the address's tables-a-minute share like every other
         # way a table is made (web/fair.py, TableQuota; the table starts at once, so no waiting cap).
-        await parts_of(request).quota.spend(client(request))
-        return await lobby_of(request).create(data, who, client(request))
+        address = client_of(request)
+        await parts_of(request).quota.spend(address)
+        return await lobby_of(request).create(data, who, address)
 
     @api.get("/api/seeks")
     async def seeks(request: Request) -> Any:

@@ -56,7 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gamester.store.port import TableRepository, TableRow
 from gamester.web import absence, logs
 from gamester.web import decisions as d
-from gamester.web.proxy import Network, parse_trusted
+from gamester.web.proxy import Network, in_networks, parse_trusted
 
 if TYPE_CHECKING:  # the parts metrics reads; they import nothing of it
     from gamester.web.accounts import People
@@ -205,9 +205,9 @@ def allowed(scope: Scope, allow: Sequence[Network], trusted: Sequence[Network]) 
         addr = ipaddress.ip_address(str(client[0]))
     except ValueError:
         return False
-    if forwarded and not any(peer_addr.version == n.version and peer_addr in n for n in trusted):
+    if forwarded and not in_networks(peer_addr, trusted):
         return False
-    return addr.is_loopback or any(addr.version == n.version and addr in n for n in allow)
+    return addr.is_loopback or in_networks(addr, allow)
 
 
 def install(app: Any, metrics: ServerMetrics, allow: Iterable[str], trusted: Sequence[Network]) -> None:

@@ -71,8 +71,15 @@ def _address(text: str) -> Address | None:
     return found
 
 
-def _trusted(addr: Address | None, trusted: Sequence[Network]) -> bool:
-    return addr is not None and any(addr.version == n.version and addr in n for n in trusted)
+def in_networks(addr: Address | None, nets: Sequence[Network]) -> bool:
+    """Whether ``addr`` is in one of ``nets`` (an address of the other IP version never is)."""
+    return addr is not None and any(addr.version == n.version and addr in n for n in nets)
+
+
+def is_trusted_peer(peer: str, trusted: Sequence[Network]) -> bool:
+    """Whether the TCP peer ``peer`` is a trusted proxy: the one test of ``--trusted-proxy``, for
+    :class:`ClientAddress` and the connection cap alike (web/server.py)."""
+    return in_networks(_address(peer), trusted)
 
 
 def client_address(peer: str | None, forwarded: Sequence[str], trusted: Sequence[Network]) -> str:
@@ -92,8 +99,7 @@ def client_address(peer: str | None, forwarded: Sequence[str], trusted: Sequence
     """
     if peer is None:
         return "?"
-    here = _address(peer)
-    if not _trusted(here, trusted):
+    if not is_trusted_peer(peer, trusted):
         return peer
     current = peer
     hops = [h for line in forwarded for h in line.split(",")]
@@ -102,7 +108,7 @@ def client_address(peer: str | None, forwarded: Sequence[str], trusted: Sequence
         if addr is None:
             return current
         current = str(addr)
-        if not _trusted(addr, trusted):
+        if not in_networks(addr, trusted):
             return current
     return current
 
@@ -123,7 +129,7 @@ def decide(scope: Scope, trusted: Sequence[Network]) -> Decided:
     client = scope.get("client")
     peer = str(client[0]) if client else None
     https = scope.get("scheme") in ("https", "wss")
-    if peer is None or not _trusted(_address(peer), trusted):
+    if peer is None or not is_trusted_peer(peer, trusted):
         return Decided(peer or "?", https)
     address = client_address(peer, _headers(scope, b"x-forwarded-for"), trusted)
     proto = _headers(scope, b"x-forwarded-proto")
@@ -155,9 +161,6 @@ class ClientAddress:
             else:
                 scope["scheme"] = "wss" if found.https else "ws"
         await self.app(scope, receive, send)
-
-    def is_trusted(self, peer: str) -> bool:
-        return _trusted(_address(peer), self.trusted)
 
 
 def is_https(conn: HTTPConnection) -> bool:

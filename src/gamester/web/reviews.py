@@ -118,15 +118,17 @@ class ReviewDesk:
         """Reviews waiting or running on this server."""
         return len(self._tasks)
 
-    async def _seat(self, table_id: str, seat: Any) -> int:
-        n = len((await self.reg.call(table_id, Public()))["seats"])
+    async def _seat(self, table_id: str, seat: Any) -> tuple[int, dict[str, Any]]:
+        """The seat asked for, checked against the table, and the table as anyone sees it."""
+        public: dict[str, Any] = await self.reg.call(table_id, Public())
+        n = len(public["seats"])
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise BadInput(f"seat: expected a player number from 0 to {n - 1}", code="bad_seat")
-        return seat
+        return seat, public
 
     async def status(self, table_id: str, seat: Any) -> dict[str, Any]:
         """What ``GET …/review?seat=N`` answers (404 ``no_review`` if none was asked for)."""
-        seat = await self._seat(table_id, seat)
+        seat, _ = await self._seat(table_id, seat)
         row = await self.reg.db(self.reg.repo.review, table_id, seat)
         if row is None:
             raise NotFound(f"no review of seat {seat} was asked for; POST it first", code="no_review")
@@ -141,7 +143,7 @@ class ReviewDesk:
         unless it is done or under way; refused (``RateLimited``) past the server's line or
         ``address``'s share of it."""
         record = await self.reg.call(table_id, Record())  # NotOver until the game is over
-        seat = await self._seat(table_id, seat)
+        seat, public = await self._seat(table_id, seat)
         now = self.now()
         row = await self.reg.db(self.reg.repo.review, table_id, seat)
         if row is not None and (
@@ -163,8 +165,8 @@ class ReviewDesk:
         if await self.reg.db(
             claim, table_id, seat, self.server_id, now, now - self.stale_seconds, write=True
         ):
-            lesson = (await self.reg.call(table_id, Public())).get("tutorial")
             self._by_address[key] = self._by_address.get(key, 0) + 1
+            lesson = public.get("tutorial")
             task = asyncio.get_running_loop().create_task(self._queued(key, table_id, seat, record, lesson))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

@@ -35,6 +35,7 @@ from gamester.core.registry import load_game
 from gamester.store.port import Decide, Pool, SeekRepository, SeekRow, SeekTimes, TableRow
 from gamester.web import decisions as d
 from gamester.web import slow
+from gamester.web.accounts import seat_token_of
 from gamester.web.decisions import short
 from gamester.web.errors import BadInput, NotLoggedIn
 from gamester.web.menu import MenuError, agent_menu, check_options, check_seat
@@ -235,8 +236,7 @@ def seat_token(seek: SeekRow, seat_keys: dict[str, str], table_id: str, seat: in
     gets from any device: web/accounts.py ``People.seat_token``); a guest's is derived from its seek
     token's hash, which only the server holds, so it can be told again to whoever holds the seek token."""
     if seek.account is not None and seek.account in seat_keys:
-        key, text = bytes.fromhex(seat_keys[seek.account]), f"{table_id}:{seat}"
-        return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+        return seat_token_of(seat_keys[seek.account], table_id, seat)
     mac = hmac.new(seek.token_hash.encode(), f"seek:{table_id}:{seat}".encode(), hashlib.sha256)
     return base64.urlsafe_b64encode(mac.digest()[:24]).decode("ascii")
 

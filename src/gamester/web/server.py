@@ -41,7 +41,7 @@ from gamester.web.limits import LimitsError
 from gamester.web.limits import load as load_limits
 from gamester.web.logs import FORMATS, say
 from gamester.web.logs import setup as setup_logs
-from gamester.web.proxy import ProxyError, parse_trusted
+from gamester.web.proxy import ProxyError, is_trusted_peer, parse_trusted
 from gamester.web.routes import MAX_WS_MESSAGE
 
 
@@ -153,7 +153,7 @@ def serve(
         forwarded_allow_ips=[],
         # Header size and time limits and the per-address connection cap (docs/web.md, On the
         # internet); a trusted proxy carries many clients' connections and is not capped.
-        http=guarded_protocol(chosen, lambda peer: _trusted_peer(peer, trusted)),
+        http=guarded_protocol(chosen, lambda peer: is_trusted_peer(peer, trusted)),
         timeout_graceful_shutdown=3,
         # The websockets implementation answers an oversized handshake with 400; the sans-I/O one
         # (uvicorn's default here) leaves it hanging.
@@ -185,14 +185,6 @@ def serve(
 HARD_STOP_SECONDS = 8.0
 """After a stop signal, the server has this long to stop on its own; then its worker processes are
 ended and it exits (a restart waits at most about this long, whatever the server was doing)."""
-
-
-def _trusted_peer(peer: str, trusted: Sequence[Any]) -> bool:
-    try:
-        addr = ipaddress.ip_address(peer)
-    except ValueError:
-        return False
-    return any(addr.version == n.version and addr in n for n in trusted)
 
 
 def _hard_stop(code: int, seconds: float) -> None:
