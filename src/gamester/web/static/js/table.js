@@ -2,7 +2,7 @@
 // hints, the clock, the game log and the end of the game. What each game draws comes from
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
-import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
+import { agentLevel, api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
 import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, SUITS, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
@@ -54,8 +54,7 @@ const SUIT_OF = Object.fromEntries(Object.entries(SUITS).map(([letter, sign]) =>
 
 /** A computer player's level as the lobby says it ("Casual"), from its spec. */
 function agentWord(info, spec) {
-  const a = info && info.agents.find((x) => x.spec === spec);
-  return (a ? a.label.split(":")[0] : spec) || "a computer player";
+  return agentLevel(info, spec) || spec || "a computer player";
 }
 
 /** What follows a seat abandoned (docs/web.md, Leaving and abandoned seats), said to everyone. */
@@ -118,10 +117,7 @@ export function replayLink(tableId, seat, code) {
 
 /** A name for every seat as a player would say it: "You", a person's name, or the bot's level. */
 export function seatNames(table, info, me) {
-  const short = (s) => {
-    const a = info && info.agents.find((x) => x.spec === s.agent);
-    return (a ? a.label.split(":")[0] : s.agent) || "Computer";
-  };
+  const short = (s) => agentLevel(info, s.agent) || s.agent || "Computer";
   const names = table.seats.map((s) => {
     if (me !== null && s.seat === me) return "You";
     if (s.kind === "bot") return short(s);
