@@ -25,6 +25,7 @@ const LOG_FORMAT = 3;
 const LOG_MAX = 400;
 const CARD = /\b[2-9TJQKA][CDHS]\b/; // a move that plays a card (the card sound)
 const SEAT_MARK = /\uE000(\d+)\uE001/g;
+const LESSON_SEAT = /\{seat:(\d+)\}/g; // how a lesson writes a seat (gamester.core.lesson.seat)
 const MARK_CHARS = /[\uE000\uE001]/g;
 
 /** The mark that stands for seat ``s``'s name in a log line (private-use characters). */
@@ -498,10 +499,11 @@ export class TableScreen {
     return { ...ctx, names: ctx.names.map((n, s) => (s === this.me ? n : seatMark(s))) };
   }
 
-  /** A line's text with each seat's mark written as the seat's name now. */
-  named(text) {
+  /** A line's text with each seat's mark (or each seat the ``mark`` pattern finds) written as the
+   * seat's name now. */
+  named(text, mark = SEAT_MARK) {
     const names = seatNames(this.table, this.info, this.me);
-    return text.replace(SEAT_MARK, (_, s) => names[Number(s)] || `Seat ${Number(s) + 1}`);
+    return text.replace(mark, (_, s) => names[Number(s)] || `Seat ${Number(s) + 1}`);
   }
 
   /** One entry of the log (``{text, kind}``, seats as marks): kept in ``this.log`` and drawn. */
@@ -820,8 +822,7 @@ export class TableScreen {
     const box = this.frame.lesson;
     const t = this.view && this.view.tutorial;
     // A seat is written {seat:N} by the lesson: it gets the name this page shows for that seat.
-    const names = seatNames(this.table, this.info, this.me);
-    const named = (text) => text.replace(/\{seat:(\d+)\}/g, (_, n) => names[Number(n)] || `Seat ${Number(n) + 1}`);
+    const named = (text) => this.named(text, LESSON_SEAT);
     const refused = this.refused && named(this.refused);
     const free = t && !t.text && !t.expect.length && this.view.legal && this.view.legal.length > 1;
     box.hidden = !t || (!t.text && !refused && !free);
