@@ -376,9 +376,7 @@ def pupil_moves(lesson: Lesson, actions: Sequence[str]) -> int:
 def refuse(lesson: Lesson, state: State, move: str) -> str | None:
     """Why the lesson will not play the pupil's legal ``move`` now (one sentence), or None when it is
     taken (or when it is not the pupil's turn, or ``move`` is not legal: the engine refuses that)."""
-    if state.is_terminal() or state.current_player() != lesson.seat:
-        return None
-    found = _current(lesson, tuple(state.history_strings()))
+    found = current(lesson, state)
     if found is None:
         return None
     moment, note = found
