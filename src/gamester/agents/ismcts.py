@@ -200,9 +200,12 @@ def _iterate(
         edge.wins += 1.0 if r >= 1.0 else 0.0 if r <= -1.0 else 0.5 + 0.5 * r
 
 
-def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list[float] | None:
+def model_rollout(
+    state: State, model: RolloutModel, rng: random.Random, events: list[dict[str, Any]] | None = None
+) -> list[float] | None:
     """Play ``state`` on with the model's policy (uniform where it has none) until the game ends
-    (None) or the model stops the playout (then its estimated returns)."""
+    (None) or the model stops the playout (then its estimated returns). The playout's events are
+    added to ``events`` when it is given (a review reads them)."""
     marker = model.start(state)
     stop = model.stop
     policy = model.policy
@@ -218,5 +221,7 @@ def model_rollout(state: State, model: RolloutModel, rng: random.Random) -> list
             state.apply_action(la[draw(len(la))])
         else:
             state.apply_action(policy(state, la, rng))
+        if events is not None:
+            events.extend(state.last_events())
         steps += 1
     return None

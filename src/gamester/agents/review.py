@@ -41,6 +41,7 @@ from typing import Any
 
 from gamester.agents import best_agent_spec
 from gamester.agents.base import View, make_agent
+from gamester.agents.ismcts import model_rollout
 from gamester.core.errors import GameError
 from gamester.core.protocol import Game, State
 from gamester.core.record import replay, winners
@@ -299,23 +300,20 @@ def _playout(world: State, me: int, rng: random.Random, events: list[dict[str, A
     the playout are added to ``events`` when it is given."""
     kit = world.game.kit()
     model = kit.rollout_model
-    marker = model.start(world) if model is not None else None
-    steps = 0
+    if model is not None:
+        value = model_rollout(world, model, rng, events)
+        if value is not None:  # zero-sum +1/-1 returns: a chance p of winning is 2p - 1
+            return max(0.0, min(1.0, (value[me] + 1.0) / 2.0))
+        return share(world, me)
     while not world.is_terminal():
-        if model is not None and model.stop(world, marker, steps):
-            # zero-sum +1/-1 returns: a chance p of winning is 2p - 1
-            return max(0.0, min(1.0, (model.value(world)[me] + 1.0) / 2.0))
         legal = world.legal_actions()
         if len(legal) == 1:
             action = legal[0]
-        elif model is not None and model.policy is not None:
-            action = model.policy(world, legal, rng)
-        elif model is None and kit.has_heuristic:
+        elif kit.has_heuristic:
             action = kit.playout(world, legal, rng)
         else:
             action = legal[below(rng, len(legal))]
         world.apply_action(action)
         if events is not None:
             events.extend(world.last_events())
-        steps += 1
     return share(world, me)

@@ -172,9 +172,6 @@ class Note:
     asker: str | None  # the step whose moves were asked for
     asked: tuple[str, ...] = ()  # what that step asked for (before the lesson's course narrowed it)
 
-    def json(self) -> dict[str, Any]:
-        return {"text": self.text, "expect": self.expect}
-
 
 class _Walk:
     """A game of a lesson, followed as the pupil sees it: the state, the events the pupil saw since
@@ -351,15 +348,6 @@ class _Walk:
 # -- what a screen asks of a lesson ----------------------------------------------------------------
 
 
-def moments(lesson: Lesson, actions: Sequence[str]) -> tuple[State, list[tuple[Moment, Note]]]:
-    """Replay ``actions`` (notation) from the lesson's deal: the pupil's moments with their notes, and
-    the state after the last action. The moves the lesson takes are worked out at the pupil's current
-    decision (the last entry, when it is the pupil's turn); at earlier ones each note's ``expect``
-    holds what its step asked for."""
-    walk = _Walk.replay(lesson, actions, notes=True)
-    return walk.state, walk.moments
-
-
 @lru_cache(maxsize=512)
 def _current(lesson: Lesson, history: tuple[str, ...]) -> tuple[Moment, Note] | None:
     walk = _Walk.replay(lesson, history, notes=True)
@@ -388,9 +376,7 @@ def pupil_moves(lesson: Lesson, actions: Sequence[str]) -> int:
 def refuse(lesson: Lesson, state: State, move: str) -> str | None:
     """Why the lesson will not play the pupil's legal ``move`` now (one sentence), or None when it is
     taken (or when it is not the pupil's turn, or ``move`` is not legal: the engine refuses that)."""
-    if state.is_terminal() or state.current_player() != lesson.seat:
-        return None
-    found = _current(lesson, tuple(state.history_strings()))
+    found = current(lesson, state)
     if found is None:
         return None
     moment, note = found
@@ -411,9 +397,8 @@ def refuse(lesson: Lesson, state: State, move: str) -> str | None:
 
 def untaught(lesson: Lesson, state: State) -> list[Step]:
     """The steps the game so far has not reached."""
-    _, seen = moments(lesson, state.history_strings())
-    done = {rule for _, note in seen for rule in note.rules}
-    return [s for s in lesson.steps if s.rule not in done]
+    taught = _Walk.replay(lesson, state.history_strings(), notes=True, course=False).taught
+    return [s for s in lesson.steps if s.rule not in taught]
 
 
 def closing(lesson: Lesson, state: State) -> str:

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from gamester.agents.review import Step
 
 
+MEASURE_WORDS = {"share": "share of the best result", "chance": "chance of winning"}
+"""What a review's numbers are (``measure`` in its JSON: ``gamester.agents.review.measure_of``)."""
+
+
 def add_review_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument(
         "record", nargs="?", help="a record file (JSON), a .pos file (a position), or - for standard input"
@@ -47,7 +51,7 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
         _check_plot(args.plot)
     if record.get("position") is not None and not record.get("actions"):
         return judge_position(args, record)
-    from gamester.agents.review import WORLDS, review_json
+    from gamester.agents.review import WORLDS, measure_of, review_json
     from gamester.sim.review import review_steps
 
     try:
@@ -64,13 +68,13 @@ def run_review_cli(args: argparse.Namespace, record: Any) -> int:
         print(file=sys.stderr)
         say_error("gamester review: interrupted; nothing was reviewed")
         return 130
-    out = review_json(args.seat, steps, measure="share" if _by_shares(record) else "chance")
+    out = review_json(args.seat, steps, measure=measure_of(record["game"]))
     if args.plot:
         write_chart(args.plot, record.get("game", "?"), args.seat, steps)
     if args.json:
         print(json.dumps(out))
     else:
-        print(format_review(out, steps, shares=out["measure"] == "share"))
+        print(format_review(out, steps))
         if args.plot:
             print(f"wrote {args.plot}")
     return 0
@@ -82,7 +86,7 @@ def judge_position(args: argparse.Namespace, record: dict[str, Any]) -> int:
     agent's choice (docs/positions.md, On the command line)."""
     from gamester.agents import best_agent_spec
     from gamester.agents.base import View, make_agent
-    from gamester.agents.review import WORLDS, chances, step_seeds
+    from gamester.agents.review import WORLDS, chances, measure_of, step_seeds
     from gamester.core.record import replay
     from gamester.core.rng import make_rng
 
@@ -109,10 +113,9 @@ def judge_position(args: argparse.Namespace, record: dict[str, Any]) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    rows = [("move", "share" if _by_shares(record) else "chance", "")] + [
-        (a, f"{p:.0%}", "best" if a == out["best"] else "") for p, a in ranked
-    ]
-    what = "share of the best result" if _by_shares(record) else "chance of winning"
+    measure = measure_of(str(record["game"]))
+    rows = [("move", measure, "")] + [(a, f"{p:.0%}", "best" if a == out["best"] else "") for p, a in ranked]
+    what = MEASURE_WORDS[measure]
     lines = [f"Seat {seat + 1} (player {seat}) to move: the {what} after each legal move ({worlds} worlds)"]
     lines += table(rows, right=(1,), wrap=(0,))
     lines.append(f"The best agent plays {out['best']}.")
@@ -120,10 +123,10 @@ def judge_position(args: argparse.Namespace, record: dict[str, Any]) -> int:
     return 0
 
 
-def format_review(out: dict[str, Any], steps: list[Step], shares: bool = False) -> str:
+def format_review(out: dict[str, Any], steps: list[Step]) -> str:
     """The readable table: one line per decision, the marks, why each marked move falls short, and
-    the summary. Seats are named as the web page names them, Seat 1 for player 0 (``shares``: the
-    game is reviewed by its share of the best result, not the chance of winning)."""
+    the summary. Seats are named as the web page names them, Seat 1 for player 0; the numbers are
+    what ``out["measure"]`` says (a share of the best result, or the chance of winning)."""
     import textwrap
 
     from gamester.agents.review import BLUNDER, MISTAKE, summarise
@@ -132,18 +135,9 @@ def format_review(out: dict[str, Any], steps: list[Step], shares: bool = False) 
     who = f"Seat {seat + 1} (player {seat}, --seat {seat})"
     if not steps:
         return f"{who} made no decision in this record (no turn with more than one legal move)."
-    what = "share of the best result" if shares else "chance of winning"
-    lines = [f"Review of {who}:", f"the {what} after the move played and after the best"]
-    rows = [
-        (
-            "#",
-            "played",
-            "chance" if not shares else "share",
-            "best",
-            "chance" if not shares else "share",
-            "mark",
-        )
-    ]
+    measure = out["measure"]
+    lines = [f"Review of {who}:", f"the {MEASURE_WORDS[measure]} after the move played and after the best"]
+    rows = [("#", "played", measure, "best", measure, "mark")]
     for s in steps:
         rows.append(
             (
@@ -175,13 +169,6 @@ def format_review(out: dict[str, Any], steps: list[Step], shares: bool = False) 
         f"(a drop of {MISTAKE:.0%} or more),\n{summ['blunders']} blunder(s) ({BLUNDER:.0%} or more)."
     )
     return "\n".join(lines)
-
-
-def _by_shares(record: dict[str, Any]) -> bool:
-    """Whether the record's game is reviewed by its own share of the best result (Pentyrch)."""
-    from gamester.agents.review import measure_of
-
-    return measure_of(str(record["game"])) == "share"
 
 
 def _check_plot(path: str) -> None:

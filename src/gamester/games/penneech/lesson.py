@@ -12,14 +12,12 @@ Rules: rules.md beside this file (Redeal, Turn-ups, Tricks, End of deal).
 
 from __future__ import annotations
 
-from gamester.core.cards import SUIT_NAMES, SUITS
+from gamester.core.cards import SUITS, parse_card
 from gamester.core.lesson import Lesson, Moment, Step, or_list, seat
+from gamester.games.penneech.render import suit_name
+from gamester.games.penneech.rules import beats
 
 OPPONENT = seat(1)  # the pupil is seat 0, the computer player seat 1
-
-
-def _suit(letter: str) -> str:
-    return SUIT_NAMES[SUITS.index(letter)]
 
 
 def _follows(m: Moment) -> bool:
@@ -44,20 +42,10 @@ def _restricted(m: Moment) -> bool:
     return set(m.legal) == allowed and allowed != set(m.obs["hand"]) and trump != _led(m)
 
 
-def _order(suit: str) -> str:
-    return "7AKQJT98654320" if suit == "D" else "AKQJT98765432"
-
-
-def _beats(mine: str, led: str, trump: str) -> bool:
-    if mine[1] == led[1]:
-        order = _order(led[1])
-        return order.index(mine[0]) < order.index(led[0])
-    return mine[1] == trump
-
-
 def _winning(m: Moment) -> list[str]:
-    led = m.obs["trick"][0]
-    return [c for c in m.legal if _beats(c, led, m.obs["trump"])]
+    """The pupil's legal cards that win the trick (the engine's rule: rules.py, ``beats``)."""
+    led, trump = parse_card(m.obs["trick"][0]), SUITS.index(m.obs["trump"])
+    return [c for c in m.legal if beats(parse_card(c), led, trump)]
 
 
 def _honour_turned(m: Moment) -> dict[str, object] | None:
@@ -71,7 +59,7 @@ def _who(m: Moment, who: object) -> str:
 def _turn_up_text(m: Moment) -> str:
     return (
         f"The card turned up from the stock sets trumps for one trick: {m.obs['turn_up']} is up, so "
-        f"{_suit(m.obs['trump'])} are trumps now. You lead the first trick: one card each, won by the "
+        f"{suit_name(m.obs['trump'])} are trumps now. You lead the first trick: one card each, won by the "
         "higher card of the suit led, unless a trump is played."
     )
 
@@ -86,17 +74,17 @@ def _honour_text(m: Moment) -> str:
 
 
 def _follow_text(m: Moment) -> str:
-    suit = _suit(_led(m))
+    suit = suit_name(_led(m))
     text = (
         f"{m.obs['trick'][0]} was led. Holding {suit}, you must play one of them or a trump "
-        f"({_suit(m.obs['trump'])}); your other cards may not be played to this trick."
+        f"({suit_name(m.obs['trump'])}); your other cards may not be played to this trick."
     )
     win = _winning(m)
     return text + (f" Win it: play {or_list(win)}." if win else " None of yours can win it.")
 
 
 def _void_text(m: Moment) -> str:
-    suit, trump = _suit(_led(m)), _suit(m.obs["trump"])
+    suit, trump = suit_name(_led(m)), suit_name(m.obs["trump"])
     if _led(m) == m.obs["trump"]:
         return f"You hold no {suit}, the trump suit: any card may be played, and none can win the trick."
     return (
@@ -215,7 +203,7 @@ SECOND_STEPS = [
         text=lambda m: (
             f"The new deal gave you the 7D, the Penneech. It is the highest diamond, above the Ace, "
             f"whether diamonds are trumps or not. {m.obs['turn_up']} is turned up: "
-            f"{_suit(m.obs['trump'])} are trumps for this trick. Keep the 7D until diamonds are trumps."
+            f"{suit_name(m.obs['trump'])} are trumps for this trick. Keep the 7D until diamonds are trumps."
         ),
         expect=lambda m: [c for c in m.legal if c != "7D"] if m.obs["trump"] != "D" else [],
         wrong=lambda m, move: "Keep the 7D for a trick where diamonds are trumps: play another card.",

@@ -16,12 +16,13 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from gamester.core.cards import SUITS, parse_card
 from gamester.core.lesson import Gloss, Lesson, Moment, Step, seat
+from gamester.games.pentyrch.board import SEAT_SUIT
+from gamester.games.pentyrch.cards import VALUE
 
 _MOVE = re.compile(r"^([JQK][CDHS]) (?:@([a-g][1-7])|([a-g][1-7])-([a-g][1-7])|(off))(?: (\S+))?$")
-VALUE = {"A": 1, "T": 10}
 NAMES = {"J": "Jack", "Q": "Queen", "K": "King"}
-SUIT_OF_SEAT = {0: "H", 1: "C", 2: "D", 3: "S"}
 
 
 class Move(NamedTuple):
@@ -42,7 +43,7 @@ def parse(text: str) -> Move | None:
 
 
 def _value(card: str) -> int:
-    return VALUE.get(card[0]) or int(card[0])
+    return VALUE[parse_card(card)]
 
 
 def _card(code: str) -> str:
@@ -75,11 +76,11 @@ def _cell(m: Moment, cell: str) -> dict[str, list[str]]:
 
 
 def _mine(m: Moment, court: str) -> bool:
-    return court[1] == SUIT_OF_SEAT[m.obs["player"]]
+    return court[1] == SUITS[SEAT_SUIT[m.obs["player"]]]
 
 
 def _owner(court: str) -> int:
-    return next(s for s, suit in SUIT_OF_SEAT.items() if suit == court[1])
+    return SEAT_SUIT.index(SUITS.index(court[1]))
 
 
 def _covers(m: Moment, move: Move) -> str | None:

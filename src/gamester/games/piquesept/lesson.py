@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from gamester.core.cards import SUIT_NAMES, SUITS
 from gamester.core.lesson import Lesson, Moment, Step, or_list, seat
-
-POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
+from gamester.games.piquesept.deal import ACTION_OF_CODE
+from gamester.games.piquesept.rules import PTS
 
 
 def _points(card: str) -> int:
-    return 10 if card == "7S" else POINTS.get(card[0], 0)
+    """What ``card`` (a code) counts for whoever wins it: the engine's table (rules.py)."""
+    return PTS[ACTION_OF_CODE[card]]
 
 
 def _suit(letter: str) -> str:

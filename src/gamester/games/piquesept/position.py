@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gamester.core import position as pos
+from gamester.core.cards import CODES
 from gamester.core.errors import GameError, RecordError
 from gamester.core.rng import Chance
 from gamester.games.piquesept.deal import A2ID, CODE, ID2A, IDBIT, OVER, mask_to_actions
@@ -107,12 +108,12 @@ def read(game: PiqueseptGame, text: str, chance: list[Any] | None) -> PiqueseptS
     own: list[Any] = []
     # docs/rules/piquesept.md, Seats and dealing: pack[i] goes to seat (dealer + 1 + i) mod n.
     by_seat = [sorted(cards) for cards in dealt_cards]
-    own.append([_code(by_seat[(dealer + 1 + i) % n][i // n]) for i in range(len(game.pack_ids))])
+    own.append([CODES[by_seat[(dealer + 1 + i) % n][i // n]] for i in range(len(game.pack_ids))])
     if f.has("drawn"):
         drawn = f.cards("drawn")
         if len(drawn) != 1:
             raise f.fail("drawn", "one card is drawn in the trade")
-        own.append(_code(drawn[0]))
+        own.append(CODES[drawn[0]])
     plays = [] if f.text("plays", pos.EMPTY) == pos.EMPTY else f.text("plays").split(",")
     seed, stream, future = pos.read_chance(f, chance)
     s = game.blank_state(seed, Chance(stream, own))
@@ -139,12 +140,6 @@ def read(game: PiqueseptGame, text: str, chance: list[Any] | None) -> PiqueseptS
     s._events = []  # what the last action caused is not part of a position
     pos.settle(s, future)
     return s
-
-
-def _code(card: int) -> str:
-    from gamester.core.cards import CODES
-
-    return CODES[card]
 
 
 def _past(f: pos.Fields, n: int, deal: int) -> list[tuple[Any, ...]]:

@@ -50,6 +50,13 @@ export async function gameInfo(name) {
   return (await games()).find((g) => g.name === name);
 }
 
+/** A computer player's level as the lobby says it ("Casual"), from its spec and the game's ``info``
+ * (gameInfo); null for a spec the game does not list. */
+export function agentLevel(info, spec) {
+  const a = info && info.agents.find((x) => x.spec === spec);
+  return a ? a.label.split(":")[0] : null;
+}
+
 // -- seats this browser holds (token per table, kept across reloads) ---------------------------
 const SEATS_KEY = "gamester.seats";
 

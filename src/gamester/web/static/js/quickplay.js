@@ -1,7 +1,7 @@
 // The lobby's live parts: Quick play (a seek, docs/web.md "Quick play"), the people looking for a
 // game right now, and your tables (your turn first), kept up to date by the lobby socket /ws/lobby.
 
-import { api, parseMessage, rememberSeat } from "./api.js";
+import { agentLevel, api, parseMessage, rememberSeat } from "./api.js";
 import { clear, el, put, saveSettings, settings, toast } from "./ui.js";
 
 export const FAST_CLOCKS = [[null, "No clock"], [15, "15 s a move"], [30, "30 s a move"], [60, "1 min a move"],
@@ -61,15 +61,11 @@ export function rulesWords(info, options) {
 
 /** The other seats of a table as a player reads them: names, and computer players by level. */
 function opponents(info, names, seat) {
-  const level = (spec) => {
-    const a = info && info.agents.find((x) => x.spec === spec);
-    return a ? a.label.split(":")[0] : null;
-  };
   const words = [];
   const bots = new Map();
   names.forEach((n, i) => {
     if (i === seat) return;
-    const bot = n && level(n);
+    const bot = n && agentLevel(info, n);
     if (bot) bots.set(bot, (bots.get(bot) || 0) + 1);
     else words.push(n || "open seat");
   });

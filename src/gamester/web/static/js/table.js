@@ -2,7 +2,7 @@
 // hints, the clock, the game log and the end of the game. What each game draws comes from
 // the game's own package (its web.js, served at /games/<name>/web.js).
 
-import { api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
+import { agentLevel, api, forgetSeat, gameInfo, mySeat, rememberSeat, tablePath, TableSocket } from "./api.js";
 import { animationsOn, clear, copyText, el, settings, saveSettings, sleep, SUITS, toast, withCards } from "./ui.js";
 import { flipAfter, flipBefore } from "./flip.js";
 import generic from "./games/generic.js";
@@ -25,6 +25,7 @@ const LOG_FORMAT = 3;
 const LOG_MAX = 400;
 const CARD = /\b[2-9TJQKA][CDHS]\b/; // a move that plays a card (the card sound)
 const SEAT_MARK = /\uE000(\d+)\uE001/g;
+const LESSON_SEAT = /\{seat:(\d+)\}/g; // how a lesson writes a seat (gamester.core.lesson.seat)
 const MARK_CHARS = /[\uE000\uE001]/g;
 
 /** The mark that stands for seat ``s``'s name in a log line (private-use characters). */
@@ -54,8 +55,7 @@ const SUIT_OF = Object.fromEntries(Object.entries(SUITS).map(([letter, sign]) =>
 
 /** A computer player's level as the lobby says it ("Casual"), from its spec. */
 function agentWord(info, spec) {
-  const a = info && info.agents.find((x) => x.spec === spec);
-  return (a ? a.label.split(":")[0] : spec) || "a computer player";
+  return agentLevel(info, spec) || spec || "a computer player";
 }
 
 /** What follows a seat abandoned (docs/web.md, Leaving and abandoned seats), said to everyone. */
@@ -118,10 +118,7 @@ export function replayLink(tableId, seat, code) {
 
 /** A name for every seat as a player would say it: "You", a person's name, or the bot's level. */
 export function seatNames(table, info, me) {
-  const short = (s) => {
-    const a = info && info.agents.find((x) => x.spec === s.agent);
-    return (a ? a.label.split(":")[0] : s.agent) || "Computer";
-  };
+  const short = (s) => agentLevel(info, s.agent) || s.agent || "Computer";
   const names = table.seats.map((s) => {
     if (me !== null && s.seat === me) return "You";
     if (s.kind === "bot") return short(s);
@@ -502,10 +499,11 @@ export class TableScreen {
     return { ...ctx, names: ctx.names.map((n, s) => (s === this.me ? n : seatMark(s))) };
   }
 
-  /** A line's text with each seat's mark written as the seat's name now. */
-  named(text) {
+  /** A line's text with each seat's mark (or each seat the ``mark`` pattern finds) written as the
+   * seat's name now. */
+  named(text, mark = SEAT_MARK) {
     const names = seatNames(this.table, this.info, this.me);
-    return text.replace(SEAT_MARK, (_, s) => names[Number(s)] || `Seat ${Number(s) + 1}`);
+    return text.replace(mark, (_, s) => names[Number(s)] || `Seat ${Number(s) + 1}`);
   }
 
   /** One entry of the log (``{text, kind}``, seats as marks): kept in ``this.log`` and drawn. */
@@ -824,8 +822,7 @@ export class TableScreen {
     const box = this.frame.lesson;
     const t = this.view && this.view.tutorial;
     // A seat is written {seat:N} by the lesson: it gets the name this page shows for that seat.
-    const names = seatNames(this.table, this.info, this.me);
-    const named = (text) => text.replace(/\{seat:(\d+)\}/g, (_, n) => names[Number(n)] || `Seat ${Number(n) + 1}`);
+    const named = (text) => this.named(text, LESSON_SEAT);
     const refused = this.refused && named(this.refused);
     const free = t && !t.text && !t.expect.length && this.view.legal && this.view.legal.length > 1;
     box.hidden = !t || (!t.text && !refused && !free);
