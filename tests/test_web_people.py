@@ -357,8 +357,10 @@ def test_a_forfeit_on_the_clock_is_rated_once_both_have_moved(c: TestClient) -> 
     """A forfeit is the loser's loss once both have played; a table where a player never moved was
     not played and moves no rating (the rage-quit's rating side: docs/web.md, Fair play)."""
     ann, bob = sign_up(c, "Ann"), sign_up(c, "Bob")
-    body = {"game": "penneech", "seats": ["human", "human"], "rated": True,  # time for both to move
-            "clock": {"seconds_per_move": 3, "on_timeout": "forfeit"}}  # fmt: skip
+    # 6 s a move: time for both to move on a loaded machine (CI: two cores, two test workers and a
+    # database), where 3 s once ran out before the first move reached the server
+    body = {"game": "penneech", "seats": ["human", "human"], "rated": True,
+            "clock": {"seconds_per_move": 6, "on_timeout": "forfeit"}}  # fmt: skip
 
     def forfeited(moves: int) -> tuple[str, dict[str, Any]]:
         tid = remember(c.post("/api/tables", json=body, headers=ann)).json()["id"]
