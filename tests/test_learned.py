@@ -326,7 +326,7 @@ def test_tiny_training_is_reproducible(
 
     def run(out: str, seed: int) -> dict[str, np.ndarray]:
         cfg = TrainConfig(
-            game=name, out=str(tmp_path / out), games=64, seed=seed, hidden=16, games_per_job=8,
+            game=name, out=str(tmp_path / out), games=32, seed=seed, hidden=16, games_per_job=4,
             eval_every=2, eval_deals=4, margin_deals=4, vocab_games=10, progress=False, buffer=5_000,
             target=target, teacher=teacher, teach_share=0.5, features=features,
         )  # fmt: skip
