@@ -46,6 +46,12 @@ function measureText(review) {
     : "Chances of winning are estimated from what you could see at each move, never from the hidden cards.";
 }
 
+/** Whether the search chose another move that its own estimate puts no higher than the one played
+ * (the two estimates are sampled, so "best" can read below yours: the key says what that means). */
+function noBetter(st) {
+  return st.best !== st.action && st.p_best <= st.p_played;
+}
+
 /** Draw a done review into box (text only: moves are in the game's notation). ``stepLink(i)``, when
  * given, is the replay's address at the position after action i: each move links there. */
 export function drawReview(box, review, pretty, stepLink = null) {
@@ -70,14 +76,15 @@ export function drawReview(box, review, pretty, stepLink = null) {
   }
   if (!review.steps.length) return;
   box.append(chanceChart(review.steps),
-    el("p.muted.chart-key", `Solid: your ${word} after the move you played. Dashed: after the best move. Dots: mistakes and blunders, each with why below.`));
+    el("p.muted.chart-key", `Solid: your ${word} after the move you played. Dashed: after the best move. Dots: mistakes and blunders, each with why below.`,
+      review.steps.some(noBetter) ? ` A faint best move did no better than yours: the two estimates differ only by the worlds sampled.` : null));
   const rows = review.steps.flatMap((st) => {
     const num = stepLink ? el("a", { href: stepLink(st.index + 1), title: "See it in the replay" }, String(st.index + 1))
       : String(st.index + 1);
     const row = el(`tr${st.mark ? `.${st.mark}` : ""}`, { "data-index": st.index },
       el("td", num),
       el("td", pretty(st.action)),
-      el("td", st.best === st.action ? "the same" : pretty(st.best)),
+      el(`td${noBetter(st) ? ".no-better" : ""}`, st.best === st.action ? "the same" : pretty(st.best)),
       el("td", pct(st.p_played)),
       el("td", pct(st.p_best)),
       el("td.mark-cell", st.mark));
