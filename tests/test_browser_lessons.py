@@ -248,6 +248,15 @@ def test_the_review_says_why_and_the_replay_shows_it(
     marked = table.locator("tbody tr.mistake:not(.why-row), tbody tr.blunder:not(.why-row)").count()
     whys = page.locator("[data-testid=review-why]").count()
     assert rows > 0 and marked == whys
+    # A judge's move no better by the review's own estimate is drawn faint (docs/review.md): faint
+    # only where its chance shows no higher than the played move's, and always where it shows lower.
+    cells = table.locator("tbody tr:not(.why-row)").evaluate_all(
+        "rs => rs.map(r => [...r.cells].slice(2, 5).map(c => [c.textContent, c.className]))"
+    )
+    for (best, faint), (mine, _), (theirs, _) in cells:
+        pb, pp = int(theirs.rstrip("%")), int(mine.rstrip("%"))
+        assert ("no-better" in faint) <= (best != "the same" and pb <= pp), cells
+        assert ("no-better" in faint) >= (best != "the same" and pb < pp), cells
     page.locator("[data-testid=review]").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"review-penneech-{size}.png"))
     if marked:
