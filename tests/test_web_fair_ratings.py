@@ -49,7 +49,9 @@ def rating(c: httpx.Client, name: str) -> dict[str, Any]:
 
 async def _table(base: str, ws: str, farmer: dict[str, str], puppet: dict[str, str], moves: int) -> str:
     """One rated table: the farmer moves whenever it may; the puppet makes ``moves`` moves, then lets
-    its clock run out."""
+    its clock run out. A puppet that moves at all moves on until the farmer has moved too (a Penneech
+    deal may ask one player twice in a row, and a table where one of them never moved was not
+    played: the rage-quit needs both to have moved)."""
     async with httpx.AsyncClient(base_url=base, timeout=60) as c:
         body = {"game": "penneech", "seats": ["human", "human"], "rated": True, "clock": CLOCK}
         t = (await c.post("/api/tables", json=body, headers=farmer)).json()
@@ -61,13 +63,14 @@ async def _table(base: str, ws: str, farmer: dict[str, str], puppet: dict[str, s
             assert r.status_code == 200, r.text
             tokens.append(r.json()["token"])
     socks = [await WsClient.open(ws, tid, tok) for tok in tokens]
-    made = 0
+    made, farmer_moved = 0, False
     try:
         views = [await s.current_view() for s in socks]
         while views[0]["status"] != "over":
             mover = next((i for i, v in enumerate(views) if v["legal"]), None)
-            if mover == 0 or (mover == 1 and made < moves):
+            if mover == 0 or (mover == 1 and (made < moves or (moves > 0 and not farmer_moved))):
                 made += mover
+                farmer_moved = farmer_moved or mover == 0
                 v = views[mover]
                 await socks[mover].send({"type": "act", "action": v["legal"][0], "seq": v["seq"]})
             # The next view: after the move, or the same seq again once the clock has ended the table.
