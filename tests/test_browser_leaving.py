@@ -107,9 +107,9 @@ def test_a_rated_walk_out_seen_by_the_one_who_stays(pages: Pages, server: Server
     bob.click("[data-testid=take-seat-1]")
     bob.wait_for_selector("[data-testid=board]")
     ann.wait_for_selector("[data-testid=hand] [data-card]")
-    # Both play a card of their own first (the first trick's two cards): a walk-out before that
-    # would only abort the game.
-    play_until([ann, bob], lambda: server.api(f"/tables/{tid}")["seq"] >= 2)
+    # Both move first: a walk-out before that would only abort the game. Three moves make sure of it
+    # (a deal may ask one of them to keep the hand and then to lead: two moves of one player).
+    play_until([ann, bob], lambda: server.api(f"/tables/{tid}")["seq"] >= 3)
     leave(bob)
     bob.wait_for_url(f"{server.base}/#/")
     ann.wait_for_selector("[data-testid=news]:has-text('Boris left the table and forfeits the game')")
