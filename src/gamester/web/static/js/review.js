@@ -46,8 +46,8 @@ function measureText(review) {
     : "Chances of winning are estimated from what you could see at each move, never from the hidden cards.";
 }
 
-/** Whether the search chose another move that its own estimate puts no higher than the one played
- * (the two estimates are sampled, so "best" can read below yours: the key says what that means). */
+/** Whether the judge's search chose another move that the review's worlds rate no higher than the
+ * one played (the judge decides from worlds of its own, so its "best" can read below yours). */
 function noBetter(st) {
   return st.best !== st.action && st.p_best <= st.p_played;
 }
@@ -77,7 +77,7 @@ export function drawReview(box, review, pretty, stepLink = null) {
   if (!review.steps.length) return;
   box.append(chanceChart(review.steps),
     el("p.muted.chart-key", `Solid: your ${word} after the move you played. Dashed: after the best move. Dots: mistakes and blunders, each with why below.`,
-      review.steps.some(noBetter) ? ` A faint best move did no better than yours: the two estimates differ only by the worlds sampled.` : null));
+      review.steps.some(noBetter) ? ` A faint best move is the judge's choice that the review's worlds rate no higher than yours: your move was as good.` : null));
   const rows = review.steps.flatMap((st) => {
     const num = stepLink ? el("a", { href: stepLink(st.index + 1), title: "See it in the replay" }, String(st.index + 1))
       : String(st.index + 1);
