@@ -63,6 +63,14 @@ def _deal_start(state: State) -> int:
     return 0  # a one-deal Piquesept game
 
 
+def _played_on(start: State, actions: list[int]) -> State:
+    """A copy of ``start`` with ``actions`` played (a deal history replayed)."""
+    replayed = start.clone()
+    for a in actions:
+        replayed.apply_action(a)
+    return replayed
+
+
 def _by_hand(game: Game, world: State, me: int, fit: Fit) -> float:
     """The log of the product, over the other seats' moves of this deal in ``world``, of the
     probability of the move made: replayed from the world's record, each valued by the ``learned``
@@ -141,9 +149,7 @@ def test_deal_history_replays_to_the_world_from_how_the_deal_stood(spec: str) ->
         if rng.random() < 0.2 and not state.is_terminal():
             world = state.determinize(0, make_rng(checked))
             for start, actions in (kit.deal_history(world), Kit.deal_history(kit, world)):
-                replayed = start.clone()
-                for a in actions:
-                    replayed.apply_action(a)
+                replayed = _played_on(start, actions)
                 assert replayed.history_strings() == world.history_strings()
                 for q in range(game.num_players):
                     assert replayed.observation(q) == world.observation(q)
@@ -171,9 +177,7 @@ def test_deal_history_of_a_world_of_a_position(spec: str, plays: int) -> None:
     for k in range(3):
         world = read.determinize(me, make_rng(k))
         start, actions = kit.deal_history(world)
-        replayed = start.clone()
-        for a in actions:
-            replayed.apply_action(a)
+        replayed = _played_on(start, actions)
         assert replayed.history_strings() == world.history_strings()
         for q in range(game.num_players):
             assert replayed.observation(q) == world.observation(q)
@@ -193,9 +197,7 @@ def test_deal_history_of_a_match_played_on_from_a_position() -> None:
         me = state.current_player()
         for world in (state, state.determinize(me, make_rng(len(state.history_strings())))):
             start, actions = kit.deal_history(world)
-            replayed = start.clone()
-            for a in actions:
-                replayed.apply_action(a)
+            replayed = _played_on(start, actions)
             assert replayed.history_strings() == world.history_strings()
             assert replayed.observation(me) == world.observation(me)
             assert start.observation(me)["deal"] == world.observation(me)["deal"]
