@@ -335,7 +335,7 @@ def cached_model(path: str | Path) -> Model:
     return m
 
 
-def _model_path(game: Game, model: str | None) -> str:
+def weights_for(game: Game, model: str | None) -> str:
     """The file ``learned`` plays ``game`` from: ``model``, or else the first of the weights shipped
     for the game whose metadata fits it (its options included: the three-hand Piquesept reads a
     smaller observation than the four-hand one), or the main one, which then says why it cannot."""
@@ -373,14 +373,14 @@ class LearnedAgent(Agent):
         None: read from the model's metadata, without making the agent or loading its weights (the
         web checks a seat with this; docs/agents.md, "What an agent can play")."""
         try:
-            meta = model_meta(_model_path(game, params.get("model")))
+            meta = model_meta(weights_for(game, params.get("model")))
         except AgentError as e:
             return str(e)
         return mismatch(meta, game)
 
     def _load(self, game: Game) -> Model:
         if self.model is None or self._game != game:
-            model = cached_model(_model_path(game, self.model_path))
+            model = cached_model(weights_for(game, self.model_path))
             model.check(game)
             self.model, self._game = model, game
         return self.model

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from gamester.agents.base import View
-from gamester.agents.learned import Model, _model_path, cached_model
+from gamester.agents.learned import Model, cached_model, weights_for
 from gamester.core.errors import AgentError
 from gamester.core.protocol import Game, State
 from gamester.core.rng import make_rng
@@ -105,7 +105,7 @@ class PolicyModel:
     shipped one that fits the game) with its fitted softmax (``fit``, else the stored one)."""
 
     def __init__(self, game: Game, model: str | None = None, fit: Fit | None = None) -> None:
-        path = _model_path(game, model)
+        path = weights_for(game, model)
         self.net: Model = cached_model(path)
         self.net.check(game)
         self.fit = fitted(path) if fit is None else fit

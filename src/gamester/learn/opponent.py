@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from gamester.agents.base import View, agent_seed, make_agent, split_agents
-from gamester.agents.learned import _model_path
+from gamester.agents.learned import weights_for
 from gamester.agents.opponent import Batch, Fit, PolicyModel, move_log_probs
 from gamester.core.protocol import Game
 from gamester.core.registry import load_game
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         out = Path(args.out)
         data = json.loads(out.read_text()) if out.exists() else {}
-        name = Path(_model_path(game, None)).name
+        name = Path(weights_for(game, None)).name
         data[name] = {
             "temperature": round(fit.temperature, 6),
             "bonus": round(fit.bonus, 6),
