@@ -1,6 +1,6 @@
 """Fitting the opponent model of policy inference (``gamester.agents.opponent``) by maximum likelihood.
 
-``python -m gamester.learn.opponent GAME --games N [--seed S] [--agents A,B,...] [--write]`` plays
+``python -m gamester.learn.opponent GAME --games N [--seed S] [--agents A,B,...] [--out FILE]`` plays
 ``N`` games with a seat's agent drawn at random for every seat from ``--agents`` (by default the
 computer players of the web's menu for the game, less ``random``: the players a search meets at our
 tables), and records every decision with a choice: the mover's view (observation tensor, legal
@@ -82,9 +82,11 @@ def fit_model(q: Any, batch: Batch, *, heuristic_only: bool = False) -> tuple[Fi
     values left out, the heuristic's bonus and the floor fitted alone)."""
     qq = np.zeros_like(q) if heuristic_only else q
 
+    def as_fit(x: Any) -> Fit:  # log temperature, bonus, logit floor
+        return Fit(math.exp(x[0]), float(x[1]), 1.0 / (1.0 + math.exp(-x[2])))
+
     def loss(x: Any) -> float:
-        fit = Fit(math.exp(x[0]), float(x[1]), 1.0 / (1.0 + math.exp(-x[2])))
-        return -float(move_log_probs(qq, batch, fit).sum())
+        return -float(move_log_probs(qq, batch, as_fit(x)).sum())
 
     best = min(
         (
@@ -96,7 +98,7 @@ def fit_model(q: Any, batch: Batch, *, heuristic_only: bool = False) -> tuple[Fi
         key=loss,
     )
     x = nelder_mead(loss, best, fixed=[0] if heuristic_only else [])
-    return Fit(math.exp(x[0]), float(x[1]), 1.0 / (1.0 + math.exp(-x[2]))), -loss(x)
+    return as_fit(x), -loss(x)
 
 
 def nelder_mead(f: Any, x0: Any, fixed: list[int], steps: int = 400, size: float = 0.5) -> Any:
@@ -167,12 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     lp = move_log_probs(q, batch, fit)
     hp = move_log_probs(np.zeros_like(q), batch, hfit)
     names = np.asarray(who)
+    width = max(len(a) for a in [*agents, "all"])
     for name in [*agents, "all"]:
         m = np.ones(n, dtype=bool) if name == "all" else names == name
         k = int(m.sum())
         if k:
             print(
-                f"  {name:28} {k:6}  {-float(np.log(sizes[m]).mean()):+.4f}  "
+                f"  {name:{width}} {k:6}  {-float(np.log(sizes[m]).mean()):+.4f}  "
                 f"{float(hp[m].mean()):+.4f}  {float(lp[m].mean()):+.4f}"
             )
     print(f"  totals: uniform {uniform:.1f}, heuristic alone {htotal:.1f}, network {total:.1f}")
