@@ -23,24 +23,12 @@ import math
 import time
 
 from gamester.agents.base import View
-from gamester.agents.opponent import policy_model
-from gamester.agents.rollout import _finish as finish
-from gamester.core.protocol import State
+from gamester.agents.opponent import policy_model, weighed_decisions
+from gamester.agents.rollout import play_out
 from gamester.core.registry import load_game
 from gamester.core.rng import make_rng
 
 BUCKETS = (0, 4, 8, 16, 32, 64)
-
-
-def weighed(start: State, actions: list[int], me: int, history: int) -> int:
-    """The other players' decisions with a choice that the model reads in a world's deal history."""
-    s = start.clone()
-    n = 0
-    for i, a in enumerate(actions):
-        if i >= len(actions) - history and s.current_player() != me and len(s.legal_actions()) > 1:
-            n += 1
-        s.apply_action(a)
-    return n
 
 
 def main() -> None:
@@ -73,14 +61,14 @@ def main() -> None:
                 for a in legal:
                     s = worlds[0].clone()
                     s.apply_action(a)
-                    finish(s, p, kit, tie)
+                    play_out(s, p, kit, tie)
                 t3 = clock()
                 start, actions = kit.deal_history(worlds[0])
                 seen = len(actions)
                 top = max(logs)
                 w = [math.exp(x - top) for x in logs]
                 r = rows[max(i for i, b in enumerate(BUCKETS) if seen >= b)]
-                r[0] += weighed(start, actions, p, model.history)
+                r[0] += sum(1 for _ in weighed_decisions(start, actions, p, model.history))
                 r[1] += args.pool
                 r[2] += t1 - t0
                 r[3] += t2 - t1

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -185,24 +186,32 @@ class PolicyModel:
         (among its latest :data:`HISTORY` actions, or :data:`AFTERSTATE_HISTORY`) of the
         probability of the move made, each judged from the mover's view of that world. The worlds
         must be ``view``'s own draws."""
-        me = view.player
-        kit = self.kit
         batch = Batch()
         for w, world in enumerate(worlds):
-            s, actions = kit.deal_history(world)
-            first = len(actions) - self.history
-            for i, a in enumerate(actions):
-                p = s.current_player()
-                if i >= first and p != me:
-                    legal = s.legal_actions()
-                    if len(legal) > 1:
-                        self.add(batch, s, p, legal, a, w)
-                s.apply_action(a)
+            start, actions = self.kit.deal_history(world)
+            for s, p, legal, a in weighed_decisions(start, actions, view.player, self.history):
+                self.add(batch, s, p, legal, a, w)
         if not len(batch):
             return [0.0] * len(worlds)
         lp = self.log_probs(batch)
         out = np.bincount(np.asarray(batch.world, dtype=np.intp), weights=lp, minlength=len(worlds))
         return [float(x) for x in out]
+
+
+def weighed_decisions(
+    start: State, actions: list[int], me: int, history: int
+) -> Iterator[tuple[State, int, list[int], int]]:
+    """The decisions the model weighs in a deal history (``kit.deal_history``): every other player's
+    decision with a choice among the latest ``history`` actions, as (the state then, the mover, the
+    legal actions, the move made). ``start`` is played on in place through ``actions``."""
+    first = len(actions) - history
+    for i, a in enumerate(actions):
+        p = start.current_player()
+        if i >= first and p != me:
+            legal = start.legal_actions()
+            if len(legal) > 1:
+                yield start, p, legal, a
+        start.apply_action(a)
 
 
 def move_log_probs(q: Any, batch: Batch, fit: Fit) -> Any:

@@ -132,7 +132,7 @@ class RolloutAgent(EvaluatingAgent):
             world = worlds.draw()
             tie_seed = self.rng.getrandbits(32)
             # The playout's own tie-breaker per action.
-            return world, lambda w: _finish(w, me, kit, make_rng(tie_seed), player), 0
+            return world, lambda w: play_out(w, me, kit, make_rng(tie_seed), player), 0
 
         out, _ = search_actions(view, legal, sample, self.worlds, self.seconds, self.prune)
         return with_inference(out, worlds)
@@ -205,7 +205,7 @@ def _survivors(active: list[int], results: dict[int, list[float]]) -> list[int]:
     return keep
 
 
-def _finish(state: State, me: int, kit: Kit, rng: random.Random, player: Agent | None = None) -> float:
+def play_out(state: State, me: int, kit: Kit, rng: random.Random, player: Agent | None = None) -> float:
     """Play ``state`` on with the heuristic in every seat (or ``player``, each seat from its own
     view of the world); ``me``'s (estimated) return."""
     model = kit.rollout_model
