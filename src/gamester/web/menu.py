@@ -21,6 +21,8 @@ from typing import Any
 
 from gamester.agents import agent_refuses, best_agent_spec
 from gamester.agents.base import parse_agent_spec
+from gamester.agents.belief import INFER
+from gamester.agents.futures import INFER as FUTURES_INFER
 from gamester.core.errors import GameError
 from gamester.core.options import web_caps
 from gamester.core.protocol import Game
@@ -38,9 +40,9 @@ CAPS: dict[str, dict[str, tuple[float, float, bool]]] = {
 # Per agent: parameter -> the words it may be set to (the menu's own specs use them; never ``oracle``,
 # which is no menu agent and refuses every table).
 CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
-    name: {"infer": ("none", "policy")} for name in ("ismcts", "rollout", "pimc", "lookahead")
+    name: {"infer": INFER} for name in ("ismcts", "rollout", "pimc", "lookahead")
 }
-CHOICES["futures"] = {"infer": ("heuristic", "policy", "none")}
+CHOICES["futures"] = {"infer": FUTURES_INFER}
 for _name in CHOICES:
     CAPS[_name]["pool"] = (2, 64, True)  # policy inference's candidate worlds a batch
 
