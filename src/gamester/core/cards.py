@@ -82,6 +82,11 @@ def card_code(card: int) -> str:
     return CODES[card]
 
 
+def suit_name(letter: str) -> str:
+    """The suit of a code's letter in words: ``"D"`` -> ``"diamonds"``."""
+    return SUIT_NAMES[SUITS.index(letter)]
+
+
 def card_symbol(card: int) -> str:
     """Rank and suit symbol for people, e.g. ``7♦``."""
     return RANKS[card % 13] + SUIT_SYMBOLS[card // 13]

@@ -12,9 +12,8 @@ Rules: rules.md beside this file (Redeal, Turn-ups, Tricks, End of deal).
 
 from __future__ import annotations
 
-from gamester.core.cards import SUITS, parse_card
+from gamester.core.cards import SUITS, parse_card, suit_name
 from gamester.core.lesson import Lesson, Moment, Step, or_list, seat
-from gamester.games.penneech.render import suit_name
 from gamester.games.penneech.rules import beats
 
 OPPONENT = seat(1)  # the pupil is seat 0, the computer player seat 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gamester.core.cards import SUIT_NAMES, SUITS
+from gamester.core.cards import suit_name
 from gamester.core.words import Names, card, cards, plural
 
 HELP = """How to write a move in Penneech:
@@ -18,10 +18,6 @@ HELP = """How to write a move in Penneech:
 
 
 NARRATED_ACTIONS = ("keep", "redeal")  # their events say it all: no "X played keep." line
-
-
-def suit_name(letter: str) -> str:
-    return SUIT_NAMES[SUITS.index(letter)]
 
 
 def _names(seat: int, names: Names | None) -> Names:

@@ -13,7 +13,7 @@ Rules: rules.md beside this file.
 
 from __future__ import annotations
 
-from gamester.core.cards import SUIT_NAMES, SUITS
+from gamester.core.cards import suit_name
 from gamester.core.lesson import Lesson, Moment, Step, or_list, seat
 from gamester.games.piquesept.deal import ACTION_OF_CODE
 from gamester.games.piquesept.rules import PTS
@@ -22,10 +22,6 @@ from gamester.games.piquesept.rules import PTS
 def _points(card: str) -> int:
     """What ``card`` (a code) counts for whoever wins it: the engine's table (rules.py)."""
     return PTS[ACTION_OF_CODE[card]]
-
-
-def _suit(letter: str) -> str:
-    return SUIT_NAMES[SUITS.index(letter)]
 
 
 def _following(m: Moment) -> bool:
@@ -117,7 +113,7 @@ FIRST_STEPS = [
             _following(m) and bool(_of(m, _led(m))) and set(m.legal) == _of(m, _led(m)) != set(m.obs["hand"])
         ),
         text=lambda m: (
-            f"{_suit(_led(m)).capitalize()} were led and you hold some: a defender must follow suit. "
+            f"{suit_name(_led(m)).capitalize()} were led and you hold some: a defender must follow suit. "
             "(The soloist alone may play any card at any time.)"
         ),
     ),
@@ -132,7 +128,7 @@ FIRST_STEPS = [
             and set(m.legal) == _of(m, "S") != set(m.obs["hand"])
         ),
         text=lambda m: (
-            f"You hold no {_suit(_led(m))}: a defender who cannot follow must play a spade, the trump "
+            f"You hold no {suit_name(_led(m))}: a defender who cannot follow must play a spade, the trump "
             "in every trick, if he has one. The highest spade wins."
         ),
     ),
@@ -193,7 +189,7 @@ SECOND_STEPS = [
         "the soloist's freedom to play any card",
         when=_free_moment,
         text=lambda m: (
-            f"{_suit(_led(m)).capitalize()} were led and you hold some, yet the soloist may play any "
+            f"{suit_name(_led(m)).capitalize()} were led and you hold some, yet the soloist may play any "
             "card at any time: the defenders must follow suit, or else trump, but you need not. "
             f"Play another suit this time: {or_list(_free_expect(m))}."
         ),
