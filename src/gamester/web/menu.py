@@ -29,12 +29,14 @@ from gamester.core.protocol import Game
 from gamester.core.registry import game_class, load_game
 
 # Per agent: parameter -> (lowest, highest, whole number?). An agent missing here takes no parameter.
+# ``pool``: policy inference's candidate worlds a batch (with ``infer`` of CHOICES below).
+_POOL = (2, 64, True)
 CAPS: dict[str, dict[str, tuple[float, float, bool]]] = {
-    "ismcts": {"iterations": (1, 2000, True), "seconds": (0.05, 2.0, False)},
-    "rollout": {"worlds": (1, 100, True), "seconds": (0.05, 2.0, False)},
-    "pimc": {"worlds": (1, 100, True), "seconds": (0.05, 2.0, False)},
-    "futures": {"worlds": (1, 400, True), "seconds": (0.05, 2.0, False)},
-    "lookahead": {"worlds": (1, 16, True), "seconds": (0.05, 2.0, False)},
+    "ismcts": {"iterations": (1, 2000, True), "seconds": (0.05, 2.0, False), "pool": _POOL},
+    "rollout": {"worlds": (1, 100, True), "seconds": (0.05, 2.0, False), "pool": _POOL},
+    "pimc": {"worlds": (1, 100, True), "seconds": (0.05, 2.0, False), "pool": _POOL},
+    "futures": {"worlds": (1, 400, True), "seconds": (0.05, 2.0, False), "pool": _POOL},
+    "lookahead": {"worlds": (1, 16, True), "seconds": (0.05, 2.0, False), "pool": _POOL},
 }
 
 # Per agent: parameter -> the words it may be set to (the menu's own specs use them; never ``oracle``,
@@ -43,8 +45,6 @@ CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
     name: {"infer": INFER} for name in ("ismcts", "rollout", "pimc", "lookahead")
 }
 CHOICES["futures"] = {"infer": FUTURES_INFER}
-for _name in CHOICES:
-    CAPS[_name]["pool"] = (2, 64, True)  # policy inference's candidate worlds a batch
 
 # The stars (``strength``): 0 plays any legal move; 1 is the level of the game's heuristic; 2 is
 # measured clearly above the heuristic without being the best; 3 is the game's best agent at about a
