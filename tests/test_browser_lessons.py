@@ -278,6 +278,23 @@ def test_the_lobby_lists_every_lesson(pages: Pages, server: Server) -> None:  # 
     assert "null" not in page.locator("[data-testid=setup]").inner_text()
 
 
+@pytest.mark.parametrize("size", list(SCREEN))
+def test_every_lesson_tile_says_what_it_teaches(
+    pages: Pages,  # noqa: F811
+    server: Server,  # noqa: F811
+    size: str,
+) -> None:
+    """Each lesson's tile shows what it teaches, on a phone too (the two lessons of a game read
+    "Penneech", "Penneech" there when only the game's name showed), and no two tiles read alike."""
+    page = pages.new(viewport=SCREEN[size])
+    page.goto(f"{server.base}/#/")
+    page.locator(".lesson-tile").first.wait_for()
+    tiles = page.locator(".lesson-tile")
+    shown = [tiles.nth(i).inner_text().strip() for i in range(tiles.count())]
+    assert all(tiles.nth(i).locator(".tile-blurb").is_visible() for i in range(tiles.count())), shown
+    assert len(set(shown)) == len(LESSONS), shown
+
+
 def test_playing_alone_needs_no_name(pages: Pages, server: Server) -> None:  # noqa: F811
     """A name matters only to the people at a table: against computer players alone the lobby starts
     the game without asking for one."""
